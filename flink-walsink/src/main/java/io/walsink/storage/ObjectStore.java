@@ -1,0 +1,73 @@
+package io.walsink.storage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The object-store operations the MemWAL format needs, and nothing more.
+ *
+ * <p>Keys are relative to the store's root (the table location), use {@code /} as separator and
+ * never start with one. Every operation either completes or throws a {@link StorageException};
+ * the subtypes tell apart the outcomes a caller must act on differently.
+ */
+public interface ObjectStore extends AutoCloseable {
+
+    /**
+     * Creates {@code key} atomically only if it does not exist.
+     *
+     * @throws ObjectAlreadyExistsException if the key exists; its content is left unchanged
+     * @throws AmbiguousWriteException if the outcome is unknown (for example the acknowledgement
+     *     of a write that may have landed was lost)
+     */
+    void putIfAbsent(String key, byte[] data);
+
+    /** Creates or replaces {@code key}. Used only for best-effort hints. */
+    void put(String key, byte[] data);
+
+    /** Whole object. @throws ObjectNotFoundException if absent */
+    byte[] get(String key);
+
+    /**
+     * Bytes {@code [offset, offset + length)}, shorter if the object ends first.
+     *
+     * @throws ObjectNotFoundException if absent
+     */
+    byte[] getRange(String key, long offset, int length);
+
+    /** Size of the object, or empty if it does not exist. */
+    Optional<ObjectMeta> head(String key);
+
+    default boolean exists(String key) {
+        return head(key).isPresent();
+    }
+
+    /**
+     * One page of the keys that start with {@code prefix}, in ascending key order.
+     *
+     * @param continuation null for the first page, else {@link ListPage#continuation()} of the
+     *     previous page
+     */
+    ListPage list(String prefix, String continuation, int maxKeys);
+
+    /** Every key under {@code prefix}, following pages to the end. */
+    default List<ObjectMeta> listAll(String prefix) {
+        List<ObjectMeta> all = new ArrayList<>();
+        String continuation = null;
+        do {
+            ListPage page = list(prefix, continuation, 1000);
+            all.addAll(page.objects());
+            continuation = page.continuation();
+        } while (continuation != null);
+        return all;
+    }
+
+    /** Removes {@code key}; removing an absent key is not an error. */
+    void delete(String key);
+
+    /** The root of this store as a user would write it, for messages (never holds secrets). */
+    String describe();
+
+    @Override
+    default void close() {}
+}

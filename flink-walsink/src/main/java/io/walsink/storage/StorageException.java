@@ -1,0 +1,30 @@
+package io.walsink.storage;
+
+/**
+ * A failed object-store operation. {@link #isTransient()} tells a retry policy whether trying the
+ * same call again may succeed (throttling, server errors, timeouts) or cannot (bad credentials,
+ * missing bucket, malformed request).
+ */
+public class StorageException extends RuntimeException {
+    private final String location;
+    private final boolean transientFailure;
+
+    public StorageException(String location, String message, boolean transientFailure, Throwable cause) {
+        super(location + ": " + message, cause);
+        this.location = location;
+        this.transientFailure = transientFailure;
+    }
+
+    public StorageException(String location, String message, boolean transientFailure) {
+        this(location, message, transientFailure, null);
+    }
+
+    /** The object (or store) the failure is about, as a user would write it. */
+    public String location() {
+        return location;
+    }
+
+    public boolean isTransient() {
+        return transientFailure;
+    }
+}
