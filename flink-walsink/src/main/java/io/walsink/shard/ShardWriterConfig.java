@@ -1,0 +1,139 @@
+package io.walsink.shard;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Limits and timings of one shard writer. Built once, validated as a whole before anything is
+ * written: a budget that can never be met would otherwise fail only at the first large memtable.
+ */
+public final class ShardWriterConfig {
+    public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(100);
+    public static final long DEFAULT_WAL_MAX_BUFFER_BYTES = 8L << 20;
+    public static final long DEFAULT_MEMTABLE_MAX_BYTES = 128L << 20;
+    public static final long DEFAULT_MEMTABLE_MAX_ROWS = 1_000_000;
+    public static final int DEFAULT_MEMTABLE_MAX_BATCHES = 4_096;
+    public static final int DEFAULT_BATCH_MAX_ROWS = 8_192;
+    public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
+
+    private final Duration flushInterval;
+    private final long walMaxBufferBytes;
+    private final long memtableMaxBytes;
+    private final long memtableMaxRows;
+    private final int memtableMaxBatches;
+    private final int batchMaxRows;
+    private final long maxUnflushedBytes;
+
+    private ShardWriterConfig(Builder b) {
+        this.flushInterval = b.flushInterval;
+        this.walMaxBufferBytes = b.walMaxBufferBytes;
+        this.memtableMaxBytes = b.memtableMaxBytes;
+        this.memtableMaxRows = b.memtableMaxRows;
+        this.memtableMaxBatches = b.memtableMaxBatches;
+        this.batchMaxRows = b.batchMaxRows;
+        this.maxUnflushedBytes = b.maxUnflushedBytes;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static ShardWriterConfig defaults() {
+        return builder().build();
+    }
+
+    /** The ticker: a shard with pending rows appends them about once per interval. */
+    public Duration flushInterval() {
+        return flushInterval;
+    }
+
+    /** Pending bytes that trigger an append before the next tick. */
+    public long walMaxBufferBytes() {
+        return walMaxBufferBytes;
+    }
+
+    public long memtableMaxBytes() {
+        return memtableMaxBytes;
+    }
+
+    public long memtableMaxRows() {
+        return memtableMaxRows;
+    }
+
+    public int memtableMaxBatches() {
+        return memtableMaxBatches;
+    }
+
+    /** Rows after which the memtable's open batch is sealed and a new one starts. */
+    public int batchMaxRows() {
+        return batchMaxRows;
+    }
+
+    /** Bytes held in memtables not yet in SSTables above which the owner should stop feeding. */
+    public long maxUnflushedBytes() {
+        return maxUnflushedBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "ShardWriterConfig{flushInterval=" + flushInterval
+                + ", walMaxBufferBytes=" + walMaxBufferBytes
+                + ", memtableMaxBytes=" + memtableMaxBytes
+                + ", memtableMaxRows=" + memtableMaxRows
+                + ", memtableMaxBatches=" + memtableMaxBatches
+                + ", batchMaxRows=" + batchMaxRows
+                + ", maxUnflushedBytes=" + maxUnflushedBytes + "}";
+    }
+
+    public static final class Builder {
+        private Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
+        private long walMaxBufferBytes = DEFAULT_WAL_MAX_BUFFER_BYTES;
+        private long memtableMaxBytes = DEFAULT_MEMTABLE_MAX_BYTES;
+        private long memtableMaxRows = DEFAULT_MEMTABLE_MAX_ROWS;
+        private int memtableMaxBatches = DEFAULT_MEMTABLE_MAX_BATCHES;
+        private int batchMaxRows = DEFAULT_BATCH_MAX_ROWS;
+        private long maxUnflushedBytes = DEFAULT_MAX_UNFLUSHED_BYTES;
+
+        public Builder flushInterval(Duration v) { this.flushInterval = v; return this; }
+        public Builder walMaxBufferBytes(long v) { this.walMaxBufferBytes = v; return this; }
+        public Builder memtableMaxBytes(long v) { this.memtableMaxBytes = v; return this; }
+        public Builder memtableMaxRows(long v) { this.memtableMaxRows = v; return this; }
+        public Builder memtableMaxBatches(int v) { this.memtableMaxBatches = v; return this; }
+        public Builder batchMaxRows(int v) { this.batchMaxRows = v; return this; }
+        public Builder maxUnflushedBytes(long v) { this.maxUnflushedBytes = v; return this; }
+
+        /** @throws IllegalArgumentException listing every problem, each naming its setting */
+        public ShardWriterConfig build() {
+            List<String> problems = new ArrayList<>();
+            if (flushInterval == null || flushInterval.isNegative() || flushInterval.isZero()) {
+                problems.add("sink.flush-interval must be positive for durable writes, was " + flushInterval);
+            }
+            positive(problems, "sink.wal.max-buffer-size", walMaxBufferBytes);
+            positive(problems, "sink.memtable.max-size", memtableMaxBytes);
+            positive(problems, "sink.memtable.max-rows", memtableMaxRows);
+            positive(problems, "memtable max batches", memtableMaxBatches);
+            positive(problems, "batch max rows", batchMaxRows);
+            positive(problems, "sink.max-unflushed-bytes", maxUnflushedBytes);
+            if (maxUnflushedBytes < memtableMaxBytes) {
+                problems.add("sink.max-unflushed-bytes (" + maxUnflushedBytes
+                        + ") must be at least sink.memtable.max-size (" + memtableMaxBytes
+                        + "), or a single full memtable would block the writer forever");
+            }
+            if (walMaxBufferBytes > memtableMaxBytes) {
+                problems.add("sink.wal.max-buffer-size (" + walMaxBufferBytes
+                        + ") must not exceed sink.memtable.max-size (" + memtableMaxBytes + ")");
+            }
+            if (!problems.isEmpty()) {
+                throw new IllegalArgumentException("invalid shard writer configuration: " + String.join("; ", problems));
+            }
+            return new ShardWriterConfig(this);
+        }
+
+        private static void positive(List<String> problems, String name, long value) {
+            if (value <= 0) {
+                problems.add(name + " must be positive, was " + value);
+            }
+        }
+    }
+}

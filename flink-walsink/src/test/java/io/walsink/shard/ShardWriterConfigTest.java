@@ -1,0 +1,39 @@
+package io.walsink.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ShardWriterConfigTest {
+
+    @Test
+    void defaultsAreConsistent() {
+        ShardWriterConfig config = ShardWriterConfig.defaults();
+        assertThat(config.flushInterval()).isEqualTo(Duration.ofMillis(100));
+        assertThat(config.maxUnflushedBytes()).isGreaterThanOrEqualTo(config.memtableMaxBytes());
+    }
+
+    @Test
+    void zeroIntervalIsRefusedNamingTheOption() {
+        assertThatThrownBy(() -> ShardWriterConfig.builder().flushInterval(Duration.ZERO).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sink.flush-interval");
+    }
+
+    @Test
+    void budgetSmallerThanOneMemtableIsRefused() {
+        assertThatThrownBy(() -> ShardWriterConfig.builder()
+                        .memtableMaxBytes(1 << 20).maxUnflushedBytes(1 << 10).build())
+                .hasMessageContaining("sink.max-unflushed-bytes")
+                .hasMessageContaining("sink.memtable.max-size");
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        assertThatThrownBy(() -> ShardWriterConfig.builder().memtableMaxRows(0).batchMaxRows(-1).build())
+                .hasMessageContaining("sink.memtable.max-rows")
+                .hasMessageContaining("batch max rows");
+    }
+}
