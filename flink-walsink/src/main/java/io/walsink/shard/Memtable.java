@@ -1,0 +1,255 @@
+package io.walsink.shard;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * One generation of a shard's rows in memory, in the WAL storage schema.
+ *
+ * <p>Rows are copied into an open Arrow batch that is sealed after {@code batchMaxRows}; sealed
+ * batches never change, so the WAL appender and the SSTable writer can read them on another
+ * thread. Two cursors describe progress: {@code indexedRows} (rows applied to the primary-key
+ * index) and {@code durableRows} (rows in WAL entries). Readers of the memtable see a row only
+ * when both cover it; that count is derived from the cursors on every call, never cached, so it
+ * cannot go stale when either moves.
+ *
+ * <p>Not thread-safe: the shard's owner thread calls everything except reads of sealed batches.
+ */
+public final class Memtable implements AutoCloseable {
+    private final BufferAllocator allocator;
+    private final Schema schema;
+    private final long generation;
+    private final int batchMaxRows;
+    private final int tombstoneColumn;
+    private final PrimaryKeyIndex index; // null for append-only tables
+
+    private final List<VectorSchemaRoot> sealed = new ArrayList<>();
+    private final List<Long> sealedStartRow = new ArrayList<>();
+    private VectorSchemaRoot open;
+    private int openRows;
+    private long sealedRows;
+    private long sealedBytes;
+    private int durableBatches;
+    private long durableRows;
+    private long indexedRows;
+    private long firstWalPosition;
+    private long lastWalPosition;
+    private boolean frozen;
+
+    /**
+     * @param tombstoneColumn index of the {@code _tombstone} column, or -1 for a profile without
+     * @param keyed whether rows carry a primary key (append-only tables have none)
+     */
+    public Memtable(BufferAllocator allocator, Schema schema, long generation, int batchMaxRows,
+            int tombstoneColumn, boolean keyed) {
+        if (generation < 1) {
+            throw new IllegalArgumentException("memtable generation must be >= 1, was " + generation);
+        }
+        this.allocator = allocator;
+        this.schema = schema;
+        this.generation = generation;
+        this.batchMaxRows = batchMaxRows;
+        this.tombstoneColumn = tombstoneColumn;
+        this.index = keyed ? new PrimaryKeyIndex() : null;
+    }
+
+    public long generation() {
+        return generation;
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    /**
+     * Copies row {@code row} of {@code input} (same column order as the storage schema, without
+     * the tombstone column) and indexes its key bytes.
+     */
+    public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
+        if (frozen) {
+            throw new IllegalStateException("memtable generation " + generation + " is frozen");
+        }
+        if (tombstone && tombstoneColumn < 0) {
+            throw new IllegalArgumentException("this WAL schema profile has no _tombstone column; deletes are not supported");
+        }
+        if (open == null) {
+            open = VectorSchemaRoot.create(schema, allocator);
+            open.allocateNew();
+            openRows = 0;
+        }
+        List<FieldVector> inputs = input.getFieldVectors();
+        for (int c = 0, in = 0; c < open.getFieldVectors().size(); c++) {
+            FieldVector target = open.getVector(c);
+            if (c == tombstoneColumn) {
+                ((BitVector) target).setSafe(openRows, tombstone ? 1 : 0);
+            } else {
+                target.copyFromSafe(row, openRows, inputs.get(in++));
+            }
+        }
+        long position = sealedRows + openRows;
+        openRows++;
+        if (index != null) {
+            index.put(key, 0, keyLength, position);
+        }
+        indexedRows = position + 1;
+        if (openRows >= batchMaxRows) {
+            sealOpenBatch();
+        }
+    }
+
+    /** Seals the open batch, so that everything put so far can be appended to the WAL. */
+    public void sealOpenBatch() {
+        if (open == null || openRows == 0) {
+            return;
+        }
+        open.setRowCount(openRows);
+        sealedStartRow.add(sealedRows);
+        sealed.add(open);
+        sealedRows += openRows;
+        sealedBytes += bufferBytes(open);
+        open = null;
+        openRows = 0;
+    }
+
+    /** Sealed batches not yet in the WAL, oldest first. The owner must seal first to include all. */
+    public List<VectorSchemaRoot> pendingBatches() {
+        return Collections.unmodifiableList(sealed.subList(durableBatches, sealed.size()));
+    }
+
+    public boolean hasPendingRows() {
+        return indexedRows > durableRows;
+    }
+
+    /** Records that the first {@code batches} pending batches are now in WAL entry {@code position}. */
+    public void markDurable(int batches, long position) {
+        if (batches <= 0 || durableBatches + batches > sealed.size()) {
+            throw new IllegalArgumentException("cannot mark " + batches + " batches durable: "
+                    + (sealed.size() - durableBatches) + " pending");
+        }
+        for (int i = 0; i < batches; i++) {
+            durableRows += sealed.get(durableBatches + i).getRowCount();
+        }
+        durableBatches += batches;
+        if (firstWalPosition == 0) {
+            firstWalPosition = position;
+        }
+        lastWalPosition = position;
+    }
+
+    public void freeze() {
+        sealOpenBatch();
+        frozen = true;
+    }
+
+    public boolean isFrozen() {
+        return frozen;
+    }
+
+    public long indexedRows() {
+        return indexedRows;
+    }
+
+    public long durableRows() {
+        return durableRows;
+    }
+
+    /** Rows a reader of the memtable may see: indexed and durable. */
+    public long visibleRows() {
+        return Math.min(indexedRows, durableRows);
+    }
+
+    public long rows() {
+        return indexedRows;
+    }
+
+    public int batchCount() {
+        return sealed.size() + (openRows > 0 ? 1 : 0);
+    }
+
+    /** Arrow buffer bytes of the rows (the open batch counted by capacity). */
+    public long payloadBytes() {
+        return sealedBytes + openBytes();
+    }
+
+    /** Bytes of rows put but not yet in the WAL, by the sealed batches' sizes plus the open batch. */
+    public long pendingBytes() {
+        long bytes = openBytes();
+        for (int i = durableBatches; i < sealed.size(); i++) {
+            bytes += bufferBytes(sealed.get(i));
+        }
+        return bytes;
+    }
+
+    public long primaryKeyIndexBytes() {
+        return index == null ? 0 : index.memoryBytes();
+    }
+
+    public int distinctKeys() {
+        return index == null ? 0 : index.size();
+    }
+
+    /** First and last WAL positions holding rows of this memtable (0 when none). */
+    public long firstWalPosition() {
+        return firstWalPosition;
+    }
+
+    public long lastWalPosition() {
+        return lastWalPosition;
+    }
+
+    /** Sealed batches, oldest first (all of them once frozen). */
+    public List<VectorSchemaRoot> sealedBatches() {
+        return Collections.unmodifiableList(sealed);
+    }
+
+    /** Row position (within the memtable) of the first row of sealed batch {@code i}. */
+    public long batchStartRow(int i) {
+        return sealedStartRow.get(i);
+    }
+
+    /**
+     * Whether row {@code position} is the newest row of its key, given its key bytes.
+     * Every row of an append-only table is its own newest.
+     */
+    public boolean isNewest(long position, byte[] key, int keyLength) {
+        return index == null || index.get(key, 0, keyLength) == position;
+    }
+
+    public int tombstoneColumn() {
+        return tombstoneColumn;
+    }
+
+    @Override
+    public void close() {
+        for (VectorSchemaRoot root : sealed) {
+            root.close();
+        }
+        sealed.clear();
+        if (open != null) {
+            open.close();
+            open = null;
+        }
+    }
+
+    private long openBytes() {
+        if (open == null) {
+            return 0;
+        }
+        open.setRowCount(openRows); // buffer sizes follow the value count; appends continue after it
+        return bufferBytes(open);
+    }
+
+    private static long bufferBytes(VectorSchemaRoot root) {
+        long bytes = 0;
+        for (FieldVector v : root.getFieldVectors()) {
+            bytes += v.getBufferSize();
+        }
+        return bytes;
+    }
+}

@@ -1,0 +1,139 @@
+package io.walsink.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class MemtableTest {
+    private static final Field ID = new Field("id", new FieldType(false, new ArrowType.Int(64, true), null,
+            Map.of("lance-schema:unenforced-primary-key", "true")), null);
+    private static final Field NAME = new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
+    private static final Field TOMBSTONE = new Field("_tombstone", FieldType.notNullable(ArrowType.Bool.INSTANCE), null);
+    private static final Schema TABLE = new Schema(List.of(ID, NAME));
+    private static final Schema STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
+
+    private final BufferAllocator allocator = new RootAllocator();
+
+    @AfterEach
+    void checkNoLeak() {
+        allocator.close(); // fails if a buffer was not released
+    }
+
+    private VectorSchemaRoot input(long[] ids, String[] names) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(TABLE, allocator);
+        BigIntVector id = (BigIntVector) root.getVector(0);
+        VarCharVector name = (VarCharVector) root.getVector(1);
+        for (int i = 0; i < ids.length; i++) {
+            id.setSafe(i, ids[i]);
+            if (names[i] != null) {
+                name.setSafe(i, names[i].getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        root.setRowCount(ids.length);
+        return root;
+    }
+
+    private static byte[] key(long id) {
+        return ByteBuffer.allocate(8).putLong(id ^ Long.MIN_VALUE).array();
+    }
+
+    private static void appendAll(Memtable m, VectorSchemaRoot in, boolean tombstone) {
+        BigIntVector id = (BigIntVector) in.getVector(0);
+        for (int r = 0; r < in.getRowCount(); r++) {
+            m.append(in, r, tombstone, key(id.get(r)), 8);
+        }
+    }
+
+    @Test
+    void rowsAreCopiedIntoSealedBatchesWithTheTombstoneFlag() {
+        try (Memtable m = new Memtable(allocator, STORAGE, 1, 2, 2, true);
+                VectorSchemaRoot in = input(new long[] {1, 2, 3}, new String[] {"a", null, "c"})) {
+            appendAll(m, in, false);
+            m.append(in, 1, true, key(2), 8);
+            m.sealOpenBatch();
+            assertThat(m.sealedBatches()).hasSize(2);
+            VectorSchemaRoot second = m.sealedBatches().get(1);
+            assertThat(second.getRowCount()).isEqualTo(2);
+            assertThat(((BigIntVector) second.getVector(0)).get(1)).isEqualTo(2);
+            assertThat(second.getVector(1).isNull(1)).isTrue();
+            assertThat(((BitVector) second.getVector(2)).get(1)).isEqualTo(1);
+            assertThat(((BitVector) second.getVector(2)).get(0)).isEqualTo(0);
+            assertThat(m.batchStartRow(1)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void newestRowPerKeyIsTracked() {
+        try (Memtable m = new Memtable(allocator, STORAGE, 1, 100, 2, true);
+                VectorSchemaRoot in = input(new long[] {7, 8, 7}, new String[] {"old", "x", "new"})) {
+            appendAll(m, in, false);
+            assertThat(m.isNewest(0, key(7), 8)).isFalse();
+            assertThat(m.isNewest(2, key(7), 8)).isTrue();
+            assertThat(m.isNewest(1, key(8), 8)).isTrue();
+            assertThat(m.distinctKeys()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void visibleRowsFollowTheSlowerOfTheTwoCursors() {
+        try (Memtable m = new Memtable(allocator, STORAGE, 1, 2, 2, true);
+                VectorSchemaRoot in = input(new long[] {1, 2, 3}, new String[] {"a", "b", "c"})) {
+            appendAll(m, in, false);
+            assertThat(m.indexedRows()).isEqualTo(3);
+            assertThat(m.visibleRows()).isZero();
+            assertThat(m.pendingBatches()).hasSize(1);
+            m.markDurable(1, 5);
+            assertThat(m.visibleRows()).isEqualTo(2);
+            assertThat(m.hasPendingRows()).isTrue();
+            m.sealOpenBatch();
+            m.markDurable(1, 6);
+            assertThat(m.visibleRows()).isEqualTo(3);
+            assertThat(m.hasPendingRows()).isFalse();
+            assertThat(m.firstWalPosition()).isEqualTo(5);
+            assertThat(m.lastWalPosition()).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void pendingBytesCountTheOpenBatch() {
+        try (Memtable m = new Memtable(allocator, STORAGE, 1, 1000, 2, true);
+                VectorSchemaRoot in = input(new long[] {1, 2}, new String[] {"aaaa", "bbbb"})) {
+            assertThat(m.pendingBytes()).isZero();
+            appendAll(m, in, false);
+            assertThat(m.pendingBytes()).isPositive();
+            m.append(in, 0, false, key(1), 8); // appending after a size query keeps working
+            m.sealOpenBatch();
+            assertThat(m.sealedBatches().get(0).getRowCount()).isEqualTo(3);
+            assertThat(((VarCharVector) m.sealedBatches().get(0).getVector(1)).getObject(2).toString()).isEqualTo("aaaa");
+        }
+    }
+
+    @Test
+    void frozenMemtableRefusesRowsAndProfileWithoutTombstoneRefusesDeletes() {
+        Schema noTombstone = TABLE;
+        try (Memtable m = new Memtable(allocator, noTombstone, 1, 10, -1, true);
+                VectorSchemaRoot in = input(new long[] {1}, new String[] {"a"})) {
+            assertThatThrownBy(() -> m.append(in, 0, true, key(1), 8)).hasMessageContaining("deletes are not supported");
+            m.append(in, 0, false, key(1), 8);
+            m.freeze();
+            assertThat(m.isFrozen()).isTrue();
+            assertThatThrownBy(() -> m.append(in, 0, false, key(1), 8)).hasMessageContaining("frozen");
+        }
+    }
+}
