@@ -28,9 +28,17 @@ public final class BucketAssigner {
         return new BucketAssigner(BucketSourceType.of(type), numBuckets);
     }
 
-    /** One-off form of {@link #bucketOf(FieldVector, int)}; validates on every call. */
+    /**
+     * One-off form of {@link #bucketOf(FieldVector, int)}: validates type and bucket count on
+     * every call (without allocating); hold a {@link BucketAssigner} for a column instead.
+     */
     public static int bucketOf(FieldVector vector, int row, int numBuckets) {
-        return of(vector.getField().getType(), numBuckets).bucketOf(vector, row);
+        BucketSourceType type = BucketSourceType.of(vector.getField().getType());
+        BucketHash.checkNumBuckets(numBuckets);
+        if (vector.isNull(row)) {
+            return BucketHash.NULL_BUCKET;
+        }
+        return BucketHash.bucketOf(type.hash(vector, row), numBuckets);
     }
 
     /** One-off form of {@link #assign(FieldVector, int[])}. */
