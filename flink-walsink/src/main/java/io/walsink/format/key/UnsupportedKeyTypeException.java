@@ -1,0 +1,14 @@
+package io.walsink.format.key;
+
+import org.apache.arrow.vector.types.pojo.Field;
+
+/** A primary-key column whose Arrow type has no order-preserving key encoding. */
+public final class UnsupportedKeyTypeException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    public UnsupportedKeyTypeException(Field field, String reason) {
+        super("primary-key column '" + field.getName() + "' has type " + field.getType()
+                + ", which cannot be a key: " + reason);
+    }
+}
