@@ -1,0 +1,19 @@
+package io.walsink.shard;
+
+/**
+ * Rows that do not fit the table: refused before they touch the memtable or the WAL, because a
+ * bad row that reached the WAL would fail every replay after it.
+ */
+public class InvalidInputException extends IllegalArgumentException {
+    private final String column;
+
+    public InvalidInputException(String column, String message) {
+        super(column == null ? message : "column '" + column + "': " + message);
+        this.column = column;
+    }
+
+    /** The offending column, or null when the problem is not about one column. */
+    public String column() {
+        return column;
+    }
+}
