@@ -124,6 +124,9 @@ public final class ManifestStore {
      * Creates version 1 of a shard that has none.
      *
      * @throws ManifestVersionTakenException if a peer created it first
+     * @throws io.walsink.storage.AmbiguousWriteException if the outcome is unknown; passed on
+     *     untouched because a peer's claim can be byte-identical to ours, so reading back proves
+     *     nothing
      */
     public ShardManifest writeFirst(ShardManifest first) {
         return create(1, first);
@@ -135,6 +138,7 @@ public final class ManifestStore {
      * @param current the latest manifest the caller read; basing on it is what keeps the
      *     history gap-free
      * @throws ManifestVersionTakenException if a peer created that version first
+     * @throws io.walsink.storage.AmbiguousWriteException if the outcome is unknown
      */
     public ShardManifest writeNext(ShardManifest current, ShardManifest next) {
         if (current.version() < 1) {
