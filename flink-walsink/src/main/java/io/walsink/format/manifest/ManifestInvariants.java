@@ -1,0 +1,96 @@
+package io.walsink.format.manifest;
+
+import io.walsink.format.FormatException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What must hold across a shard's manifest history, as checkable code for tests and the
+ * {@code verify} CLI: versions contiguous from 1; writer epochs, generations and the replay
+ * cursor never go back; one shard id throughout; published SSTables older than the generation
+ * counter and unique per generation.
+ */
+public final class ManifestInvariants {
+    private ManifestInvariants() {}
+
+    /** Reads every version of the shard and returns the broken rules, empty if none. */
+    public static List<String> check(ManifestStore store) {
+        List<String> problems = new ArrayList<>();
+        List<ShardManifest> history = new ArrayList<>();
+        for (long v : store.listVersions()) {
+            try {
+                history.add(store.read(v));
+            } catch (FormatException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        problems.addAll(violations(history));
+        return problems;
+    }
+
+    /** Like {@link #check} but throws when a rule is broken. */
+    public static void requireValid(ManifestStore store) {
+        List<String> problems = check(store);
+        if (!problems.isEmpty()) {
+            throw new FormatException(store.location(ManifestStore.shardFolder(store.shardId()) + "manifest/"),
+                    "manifest invariants broken: " + String.join("; ", problems), null);
+        }
+    }
+
+    /** The broken rules of a history given in ascending version order. */
+    public static List<String> violations(List<ShardManifest> history) {
+        List<String> problems = new ArrayList<>();
+        ShardManifest prev = null;
+        for (ShardManifest m : history) {
+            long expected = prev == null ? 1 : prev.version() + 1;
+            if (m.version() != expected) {
+                problems.add("version " + m.version() + " follows " + (prev == null ? "nothing" : prev.version())
+                        + ", expected " + expected);
+            }
+            problems.addAll(withinOne(m));
+            if (prev != null) {
+                problems.addAll(between(prev, m));
+            }
+            prev = m;
+        }
+        return problems;
+    }
+
+    private static List<String> withinOne(ShardManifest m) {
+        List<String> problems = new ArrayList<>();
+        Set<Long> generations = new HashSet<>();
+        for (SsTable t : m.sstables()) {
+            if (t.generation() >= m.currentGeneration()) {
+                problems.add("version " + m.version() + ": sstable " + t.path() + " has generation "
+                        + t.generation() + ", not below current_generation " + m.currentGeneration());
+            }
+            if (!generations.add(t.generation())) {
+                problems.add("version " + m.version() + ": two sstables of generation " + t.generation());
+            }
+        }
+        return problems;
+    }
+
+    private static List<String> between(ShardManifest prev, ShardManifest m) {
+        List<String> problems = new ArrayList<>();
+        String step = "version " + prev.version() + " -> " + m.version() + ": ";
+        if (m.writerEpoch() < prev.writerEpoch()) {
+            problems.add(step + "writer_epoch went back " + prev.writerEpoch() + " -> " + m.writerEpoch());
+        }
+        if (m.currentGeneration() < prev.currentGeneration()) {
+            problems.add(step + "current_generation went back "
+                    + prev.currentGeneration() + " -> " + m.currentGeneration());
+        }
+        if (m.replayAfterWalEntryPosition() < prev.replayAfterWalEntryPosition()) {
+            problems.add(step + "replay_after_wal_entry_position went back "
+                    + prev.replayAfterWalEntryPosition() + " -> " + m.replayAfterWalEntryPosition());
+        }
+        if (!Objects.equals(prev.shardId(), m.shardId())) {
+            problems.add(step + "shard_id changed " + prev.shardId() + " -> " + m.shardId());
+        }
+        return problems;
+    }
+}

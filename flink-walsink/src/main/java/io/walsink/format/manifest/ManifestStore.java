@@ -1,0 +1,199 @@
+package io.walsink.format.manifest;
+
+import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectNotFoundException;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.StorageException;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The manifest versions of one shard, {@code _mem_wal/{shard}/manifest/} under a table's store.
+ *
+ * <p>Every version is its own immutable object created with put-if-absent at
+ * {@code latest + 1}, so two writers can never both create the same version and the history has
+ * no holes. {@code version_hint.json} is rewritten best effort afterwards and is only a starting
+ * point for finding the latest version.
+ */
+public final class ManifestStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
+
+    private final ObjectStore store;
+    private final UUID shardId;
+    private final String manifestDir;
+
+    public ManifestStore(ObjectStore store, UUID shardId) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.shardId = Objects.requireNonNull(shardId, "shardId");
+        this.manifestDir = shardFolder(shardId) + "manifest/";
+    }
+
+    /** {@code _mem_wal/{lower-case hyphenated uuid}/}, relative to the table root. */
+    public static String shardFolder(UUID shardId) {
+        return "_mem_wal/" + shardId + "/";
+    }
+
+    public UUID shardId() {
+        return shardId;
+    }
+
+    /** Key of a version's object, relative to the table root. */
+    public String versionKey(long version) {
+        return manifestDir + ManifestFileName.of(version);
+    }
+
+    public String hintKey() {
+        return manifestDir + VersionHint.FILE_NAME;
+    }
+
+    /**
+     * The newest manifest, or empty for a shard that has none yet.
+     *
+     * @throws ManifestGapException if the versions around the hint are not contiguous from 1
+     * @throws CorruptManifestException if the newest object cannot be decoded
+     */
+    public Optional<ShardManifest> readLatest() {
+        OptionalLong hint = readHint();
+        long start = hint.orElse(1);
+        if (!store.exists(versionKey(start))) {
+            return missingStart(start, hint.isPresent());
+        }
+        if (start > 1 && !store.exists(versionKey(start - 1))) {
+            throw new ManifestGapException(location(versionKey(start - 1)), "manifest gap: version "
+                    + (start - 1) + " is missing below version " + start + " named by " + VersionHint.FILE_NAME);
+        }
+        long latest = start;
+        while (store.exists(versionKey(latest + 1))) {
+            latest++;
+        }
+        if (hint.isPresent() && latest > hint.getAsLong()) {
+            LOG.debug("Version hint of shard {} lags: {} < {}", shardId, hint.getAsLong(), latest);
+        }
+        return Optional.of(read(latest));
+    }
+
+    // The first version to look at does not exist: either the shard is new or history is broken.
+    private Optional<ShardManifest> missingStart(long start, boolean fromHint) {
+        List<Long> present = listVersions();
+        if (start == 1 && present.isEmpty()) {
+            return Optional.empty();
+        }
+        String why = fromHint
+                ? VersionHint.FILE_NAME + " names version " + start + " but it is missing"
+                : "version 1 is missing";
+        throw new ManifestGapException(location(versionKey(start)),
+                "manifest gap: " + why + "; versions present: " + summarize(present));
+    }
+
+    /**
+     * One version, checked against its name and this shard.
+     *
+     * @throws ObjectNotFoundException if the version does not exist
+     */
+    public ShardManifest read(long version) {
+        String key = versionKey(version);
+        String where = location(key);
+        ShardManifest m = ShardManifestCodec.decode(store.get(key), where);
+        if (m.version() != version) {
+            throw new CorruptManifestException(where, "holds version " + m.version() + ", its name says " + version);
+        }
+        if (m.shardId() != null && !m.shardId().equals(shardId)) {
+            throw new CorruptManifestException(where, "belongs to shard " + m.shardId() + ", not " + shardId);
+        }
+        return m;
+    }
+
+    /** Every version number present, ascending (one LIST; for checks, not for the hot path). */
+    public List<Long> listVersions() {
+        return store.listAll(manifestDir).stream()
+                .map(ObjectMeta::key)
+                .map(key -> ManifestFileName.parse(key.substring(key.lastIndexOf('/') + 1)))
+                .filter(OptionalLong::isPresent)
+                .map(OptionalLong::getAsLong)
+                .sorted()
+                .toList();
+    }
+
+    /**
+     * Creates version 1 of a shard that has none.
+     *
+     * @throws ManifestVersionTakenException if a peer created it first
+     * @throws io.walsink.storage.AmbiguousWriteException if the outcome is unknown; passed on
+     *     untouched because a peer's claim can be byte-identical to ours, so reading back proves
+     *     nothing
+     */
+    public ShardManifest writeFirst(ShardManifest first) {
+        return create(1, first);
+    }
+
+    /**
+     * Creates version {@code current.version() + 1}, whatever version {@code next} carries.
+     *
+     * @param current the latest manifest the caller read; basing on it is what keeps the
+     *     history gap-free
+     * @throws ManifestVersionTakenException if a peer created that version first
+     * @throws io.walsink.storage.AmbiguousWriteException if the outcome is unknown
+     */
+    public ShardManifest writeNext(ShardManifest current, ShardManifest next) {
+        if (current.version() < 1) {
+            throw new IllegalArgumentException("current manifest has no version: " + current);
+        }
+        return create(current.version() + 1, next);
+    }
+
+    private ShardManifest create(long version, ShardManifest m) {
+        if (m.shardId() != null && !m.shardId().equals(shardId)) {
+            throw new IllegalArgumentException("manifest of shard " + m.shardId() + " written to shard " + shardId);
+        }
+        ShardManifest stamped = m.toBuilder().version(version).shardId(shardId).build();
+        String key = versionKey(version);
+        try {
+            store.putIfAbsent(key, ShardManifestCodec.encode(stamped));
+        } catch (ObjectAlreadyExistsException e) {
+            throw new ManifestVersionTakenException(location(key), version, e);
+        }
+        writeHint(version);
+        return stamped;
+    }
+
+    private void writeHint(long version) {
+        try {
+            store.put(hintKey(), VersionHint.encode(version));
+        } catch (StorageException e) {
+            // Readers probe forward from a stale hint; only the version objects are authoritative.
+            LOG.warn("Could not update {} to version {}: {}", location(hintKey()), version, e.getMessage());
+        }
+    }
+
+    private OptionalLong readHint() {
+        byte[] bytes;
+        try {
+            bytes = store.get(hintKey());
+        } catch (ObjectNotFoundException absent) {
+            return OptionalLong.empty();
+        }
+        OptionalLong hint = VersionHint.parse(bytes);
+        if (hint.isEmpty()) {
+            LOG.warn("Ignoring unreadable {}; probing from version 1", location(hintKey()));
+        }
+        return hint;
+    }
+
+    String location(String key) {
+        String root = store.describe();
+        return root.endsWith("/") ? root + key : root + "/" + key;
+    }
+
+    private static String summarize(List<Long> versions) {
+        if (versions.size() <= 10) {
+            return versions.toString();
+        }
+        return versions.subList(0, 5) + "..." + versions.subList(versions.size() - 5, versions.size());
+    }
+}

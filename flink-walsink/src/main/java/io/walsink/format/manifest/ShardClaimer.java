@@ -1,0 +1,91 @@
+package io.walsink.format.manifest;
+
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes ownership of a shard by writing the next manifest version with {@code writer_epoch + 1}
+ * (a brand-new shard gets version 1, epoch 1, generation 1). Every later manifest and WAL entry
+ * of a lower epoch then loses against ours, which is what fences a previous writer.
+ */
+public final class ShardClaimer {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardClaimer.class);
+    /** Lost races against manifest updates of the old writer (not claims) before giving up. */
+    static final int MAX_ATTEMPTS = 16;
+
+    private final ManifestStore manifests;
+
+    public ShardClaimer(ManifestStore manifests) {
+        this.manifests = Objects.requireNonNull(manifests, "manifests");
+    }
+
+    /**
+     * @param placement recorded if the shard is new; checked against the stored one otherwise
+     * @return the manifest that now names our epoch
+     * @throws ShardSealedException if the shard is sealed
+     * @throws EpochConflictException if a peer claimed an epoch at least as high as ours
+     * @throws ShardClaimException if the stored placement contradicts {@code placement}
+     */
+    public ShardManifest claim(ShardPlacement placement) {
+        Optional<ShardManifest> latest = manifests.readLatest();
+        for (int attempt = 1; ; attempt++) {
+            long epoch = latest.map(m -> m.writerEpoch() + 1).orElse(1L);
+            try {
+                ShardManifest claimed = latest.isEmpty()
+                        ? manifests.writeFirst(firstManifest(placement))
+                        : manifests.writeNext(latest.get(), reclaimed(latest.get(), placement, epoch));
+                LOG.info("Claimed shard {} with writer epoch {} (manifest version {})",
+                        manifests.shardId(), epoch, claimed.version());
+                return claimed;
+            } catch (ManifestVersionTakenException lost) {
+                latest = manifests.readLatest();
+                long stored = latest.map(ShardManifest::writerEpoch).orElse(0L);
+                if (stored >= epoch) {
+                    throw new EpochConflictException(latestLocation(latest), epoch, stored);
+                }
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw lost;
+                }
+                // The old writer published something (same epoch): claim on top of it.
+                LOG.debug("Shard {} moved to version {} during claim; retrying",
+                        manifests.shardId(), latest.map(ShardManifest::version).orElse(0L));
+            }
+        }
+    }
+
+    private ShardManifest firstManifest(ShardPlacement placement) {
+        return ShardManifest.builder()
+                .version(1)
+                .writerEpoch(1)
+                .currentGeneration(1)
+                .shardId(manifests.shardId())
+                .shardSpecId(placement.specId())
+                .shardFieldEntries(placement.fieldEntries())
+                .build();
+    }
+
+    private ShardManifest reclaimed(ShardManifest current, ShardPlacement placement, long epoch) {
+        String where = manifests.location(manifests.versionKey(current.version()));
+        if (current.isSealed()) {
+            throw new ShardSealedException(where);
+        }
+        boolean storedHasPlacement = current.shardSpecId() != 0 || !current.shardFieldEntries().isEmpty();
+        boolean claimHasPlacement = placement.specId() != 0 || !placement.fieldEntries().isEmpty();
+        // A mismatch means the caller routes other keys here than the shard was made for; rows
+        // would become invisible to readers that prune by placement.
+        if (storedHasPlacement && claimHasPlacement
+                && (current.shardSpecId() != placement.specId()
+                        || !current.shardFieldEntries().equals(placement.fieldEntries()))) {
+            throw new ShardClaimException(where, "shard records spec " + current.shardSpecId() + " "
+                    + current.shardFieldEntries() + " but is claimed for spec " + placement.specId()
+                    + " " + placement.fieldEntries());
+        }
+        return current.withWriterEpoch(epoch);
+    }
+
+    private String latestLocation(Optional<ShardManifest> latest) {
+        return manifests.location(manifests.versionKey(latest.map(ShardManifest::version).orElse(1L)));
+    }
+}

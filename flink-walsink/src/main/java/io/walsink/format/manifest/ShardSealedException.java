@@ -1,0 +1,8 @@
+package io.walsink.format.manifest;
+
+/** The shard's latest manifest is SEALED: it accepts no writer, now or later. */
+public class ShardSealedException extends ShardClaimException {
+    public ShardSealedException(String location) {
+        super(location, "shard is SEALED and refuses writer claims");
+    }
+}
