@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.format.BitReversedName;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
@@ -45,7 +46,7 @@ public final class ManifestStore {
 
     /** Key of a version's object, relative to the table root. */
     public String versionKey(long version) {
-        return manifestDir + ManifestFileName.of(version);
+        return manifestDir + BitReversedName.manifestName(version);
     }
 
     public String hintKey() {
@@ -113,7 +114,7 @@ public final class ManifestStore {
     public List<Long> listVersions() {
         return store.listAll(manifestDir).stream()
                 .map(ObjectMeta::key)
-                .map(key -> ManifestFileName.parse(key.substring(key.lastIndexOf('/') + 1)))
+                .map(key -> BitReversedName.parseManifestVersion(key.substring(key.lastIndexOf('/') + 1)))
                 .filter(OptionalLong::isPresent)
                 .map(OptionalLong::getAsLong)
                 .sorted()
