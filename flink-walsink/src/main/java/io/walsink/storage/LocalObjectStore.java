@@ -1,0 +1,269 @@
+package io.walsink.storage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Objects as files under a root directory, the embedded default for {@code file://} and plain
+ * paths.
+ *
+ * <p>Put-if-absent writes and fsyncs a temporary file in the target directory, then hard-links it
+ * to the final name: {@code link(2)} fails if the name exists, so exactly one of several racing
+ * writers wins and a reader never sees a partial object. ({@code Files.move} with
+ * {@code ATOMIC_MOVE} would silently replace an existing file.) Temporary files are named by
+ * {@link TemporaryFileNames} and never listed.
+ */
+public final class LocalObjectStore implements ObjectStore {
+    private final Path root;
+    private final String description;
+
+    public LocalObjectStore(Path root) {
+        this.root = root.toAbsolutePath().normalize();
+        String uri = this.root.toUri().toString();
+        this.description = uri.endsWith("/") ? uri : uri + "/";
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    @Override
+    public void putIfAbsent(String key, byte[] data) {
+        Path target = resolve(key);
+        Path temporary = null;
+        try {
+            createParents(key, target);
+            if (Files.exists(target)) {
+                throw new ObjectAlreadyExistsException(location(key));
+            }
+            temporary = writeTemporary(target, data);
+            Files.createLink(target, temporary);
+            syncDirectory(target.getParent());
+        } catch (FileAlreadyExistsException e) {
+            throw new ObjectAlreadyExistsException(location(key));
+        } catch (UnsupportedOperationException e) {
+            throw new StorageException(location(key), "the file system does not support hard links, which"
+                    + " atomic put-if-absent needs", false, e);
+        } catch (IOException e) {
+            throw failure(key, "put-if-absent", e);
+        } finally {
+            deleteQuietly(temporary);
+        }
+    }
+
+    @Override
+    public void put(String key, byte[] data) {
+        Path target = resolve(key);
+        Path temporary = null;
+        try {
+            createParents(key, target);
+            temporary = writeTemporary(target, data);
+            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            temporary = null;
+            syncDirectory(target.getParent());
+        } catch (IOException e) {
+            throw failure(key, "put", e);
+        } finally {
+            deleteQuietly(temporary);
+        }
+    }
+
+    @Override
+    public byte[] get(String key) {
+        Path file = resolve(key);
+        try {
+            if (Files.isDirectory(file)) {
+                throw new ObjectNotFoundException(location(key));
+            }
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new ObjectNotFoundException(location(key));
+        } catch (IOException e) {
+            throw failure(key, "get", e);
+        }
+    }
+
+    @Override
+    public byte[] getRange(String key, long offset, int length) {
+        if (offset < 0 || length < 0) {
+            throw new IllegalArgumentException("range must not be negative: offset " + offset + ", length " + length);
+        }
+        Path file = resolve(key);
+        if (Files.isDirectory(file)) {
+            throw new ObjectNotFoundException(location(key));
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long available = Math.max(0, channel.size() - offset);
+            ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, available));
+            while (buffer.hasRemaining()) {
+                if (channel.read(buffer, offset + buffer.position()) < 0) {
+                    break;
+                }
+            }
+            return buffer.position() == buffer.capacity() ? buffer.array() : Arrays.copyOf(buffer.array(), buffer.position());
+        } catch (NoSuchFileException e) {
+            throw new ObjectNotFoundException(location(key));
+        } catch (IOException e) {
+            throw failure(key, "get range", e);
+        }
+    }
+
+    @Override
+    public Optional<ObjectMeta> head(String key) {
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(resolve(key), BasicFileAttributes.class);
+            return attributes.isRegularFile() ? Optional.of(new ObjectMeta(key, attributes.size())) : Optional.empty();
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw failure(key, "head", e);
+        }
+    }
+
+    /** Sorted by key; the continuation token is the last key of the page. */
+    @Override
+    public ListPage list(String prefix, String continuation, int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be positive, got " + maxKeys);
+        }
+        List<String> keys = keysUnder(prefix);
+        List<ObjectMeta> page = new ArrayList<>();
+        for (String key : keys) {
+            if (continuation != null && key.compareTo(continuation) <= 0) {
+                continue;
+            }
+            if (page.size() == maxKeys) {
+                return new ListPage(page, page.get(page.size() - 1).key());
+            }
+            head(key).ifPresent(page::add);
+        }
+        return new ListPage(page, null);
+    }
+
+    @Override
+    public void delete(String key) {
+        try {
+            Files.deleteIfExists(resolve(key));
+        } catch (IOException e) {
+            throw failure(key, "delete", e);
+        }
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    private List<String> keysUnder(String prefix) {
+        // Walk only the deepest directory the prefix names completely.
+        int slash = prefix.lastIndexOf('/');
+        Path start = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
+        if (!Files.isDirectory(start)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(start)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(file -> !TemporaryFileNames.isTemporary(file.getFileName().toString()))
+                    .map(this::keyOf)
+                    .filter(key -> key.startsWith(prefix))
+                    .sorted()
+                    .toList();
+        } catch (IOException | UncheckedIOException e) {
+            IOException cause = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
+            if (cause instanceof NoSuchFileException) {
+                return List.of();
+            }
+            throw failure(prefix, "list", cause);
+        }
+    }
+
+    private String keyOf(Path file) {
+        return root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/");
+    }
+
+    private Path resolve(String key) {
+        checkKey(key);
+        return root.resolve(key);
+    }
+
+    private Path resolveDirectory(String relative) {
+        checkKey(relative);
+        return root.resolve(relative);
+    }
+
+    private static void checkKey(String key) {
+        if (key.isEmpty() || key.startsWith("/") || key.endsWith("/")) {
+            throw new IllegalArgumentException("object key must be relative, non-empty and not end with '/': '" + key + "'");
+        }
+        for (String segment : key.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.contains("\\")) {
+                throw new IllegalArgumentException("object key has an empty, '.', '..' or '\\' segment: '" + key + "'");
+            }
+        }
+    }
+
+    private void createParents(String key, Path target) throws IOException {
+        try {
+            Files.createDirectories(target.getParent());
+        } catch (FileAlreadyExistsException e) {
+            throw new StorageException(location(key), "a parent of the key is an object, not a directory", false, e);
+        }
+    }
+
+    private static Path writeTemporary(Path target, byte[] data) throws IOException {
+        Path temporary = target.resolveSibling(TemporaryFileNames.next());
+        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ByteBuffer.wrap(data);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+        return temporary;
+    }
+
+    /** Makes the new directory entry durable; not every platform can open a directory. */
+    private static void syncDirectory(Path directory) {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException ignored) {
+            // best effort: the data itself was already forced
+        }
+    }
+
+    private static void deleteQuietly(Path temporary) {
+        if (temporary != null) {
+            try {
+                Files.deleteIfExists(temporary);
+            } catch (IOException ignored) {
+                // a leftover temporary is harmless: its name never matches an object and listings skip it
+            }
+        }
+    }
+
+    private StorageException failure(String key, String operation, IOException e) {
+        // Permission problems do not heal by retrying; other I/O errors (a full disk, a network file
+        // system hiccup) might.
+        boolean permanent = e instanceof AccessDeniedException;
+        return new StorageException(location(key), operation + " failed: " + e, !permanent, e);
+    }
+
+    private String location(String key) {
+        return describe() + key;
+    }
+}

@@ -1,0 +1,11 @@
+package io.walsink.storage;
+
+import java.time.Duration;
+
+/** Waits between retries; injected so that tests control time instead of sleeping. */
+@FunctionalInterface
+public interface Sleeper {
+    Sleeper SYSTEM = duration -> Thread.sleep(duration.toMillis(), duration.toNanosPart() % 1_000_000);
+
+    void sleep(Duration duration) throws InterruptedException;
+}

@@ -1,0 +1,225 @@
+package io.walsink.storage;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The behaviour every {@link ObjectStore} implementation must have; one subclass per implementation. */
+abstract class ObjectStoreContractTest {
+    protected ObjectStore store;
+
+    /** A fresh, empty store for one test. */
+    protected abstract ObjectStore createStore() throws Exception;
+
+    /** Keys written by the paging test; page size is a tenth of it, so listing needs several pages. */
+    protected int listingKeyCount() {
+        return 2_500;
+    }
+
+    /** Whether concurrent put-if-absent calls are atomic (s3mock's check is not). */
+    protected boolean putIfAbsentIsAtomic() {
+        return true;
+    }
+
+    @BeforeEach
+    void openStore() throws Exception {
+        store = createStore();
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    @Test
+    void putIfAbsentOnExistingKeyFailsAndKeepsContent() {
+        store.putIfAbsent("wal/entry.arrow", bytes("first"));
+
+        assertThatThrownBy(() -> store.putIfAbsent("wal/entry.arrow", bytes("second")))
+                .isInstanceOf(ObjectAlreadyExistsException.class)
+                .satisfies(e -> assertThat(((StorageException) e).isTransient()).isFalse())
+                .hasMessageContaining("wal/entry.arrow");
+        assertThat(store.get("wal/entry.arrow")).isEqualTo(bytes("first"));
+    }
+
+    @Test
+    void getAndHeadReturnWhatWasWritten() {
+        store.putIfAbsent("a/b/c/object.bin", bytes("hello world"));
+
+        assertThat(store.get("a/b/c/object.bin")).isEqualTo(bytes("hello world"));
+        assertThat(store.head("a/b/c/object.bin")).contains(new ObjectMeta("a/b/c/object.bin", 11));
+        assertThat(store.exists("a/b/c/object.bin")).isTrue();
+    }
+
+    @Test
+    void emptyObjectRoundTrips() {
+        store.putIfAbsent("empty", new byte[0]);
+
+        assertThat(store.get("empty")).isEmpty();
+        assertThat(store.head("empty")).contains(new ObjectMeta("empty", 0));
+    }
+
+    @Test
+    void missingKeyIsNotFound() {
+        assertThatThrownBy(() -> store.get("missing/key")).isInstanceOf(ObjectNotFoundException.class)
+                .hasMessageContaining("missing/key");
+        assertThatThrownBy(() -> store.getRange("missing/key", 0, 10)).isInstanceOf(ObjectNotFoundException.class);
+        assertThat(store.head("missing/key")).isEmpty();
+        assertThat(store.exists("missing/key")).isFalse();
+    }
+
+    @Test
+    void putReplacesExistingObject() {
+        store.put("manifest/version_hint.json", bytes("{\"version\":1}"));
+        store.put("manifest/version_hint.json", bytes("{\"version\":22}"));
+
+        assertThat(store.get("manifest/version_hint.json")).isEqualTo(bytes("{\"version\":22}"));
+    }
+
+    @Test
+    void rangesReturnTheRequestedBytesAndStopAtTheEnd() {
+        store.putIfAbsent("range", bytes("0123456789"));
+
+        assertThat(store.getRange("range", 3, 4)).isEqualTo(bytes("3456"));
+        assertThat(store.getRange("range", 0, 10)).isEqualTo(bytes("0123456789"));
+        assertThat(store.getRange("range", 7, 100)).isEqualTo(bytes("789"));
+        assertThat(store.getRange("range", 10, 5)).isEmpty();
+        assertThat(store.getRange("range", 50, 5)).isEmpty();
+        assertThat(store.getRange("range", 2, 0)).isEmpty();
+    }
+
+    @Test
+    void listingFollowsContinuationsToEveryKeyInOrder() {
+        int count = listingKeyCount();
+        int pageSize = count / 10;
+        List<String> expected = IntStream.range(0, count).mapToObj(i -> String.format("wal/%05d.arrow", i)).toList();
+        writeAll(expected);
+
+        List<String> listed = new ArrayList<>();
+        int pages = 0;
+        String continuation = null;
+        do {
+            ListPage page = store.list("wal/", continuation, pageSize);
+            assertThat(page.objects()).hasSizeLessThanOrEqualTo(pageSize);
+            page.objects().forEach(meta -> listed.add(meta.key()));
+            continuation = page.continuation();
+            pages++;
+        } while (continuation != null && pages <= count);
+
+        assertThat(listed).containsExactlyElementsOf(expected);
+        assertThat(pages).isBetween(10, 11); // the last full page may or may not announce an empty one
+        assertThat(store.listAll("wal/")).extracting(ObjectMeta::key).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void listingReportsSizes() {
+        store.putIfAbsent("sized/one", bytes("1"));
+        store.putIfAbsent("sized/three", bytes("333"));
+
+        assertThat(store.listAll("sized/")).containsExactly(new ObjectMeta("sized/one", 1), new ObjectMeta("sized/three", 3));
+    }
+
+    @Test
+    void listingFiltersByPrefix() {
+        writeAll(List.of("wal/1.arrow", "wal/2.arrow", "walrus", "manifest/1.binpb", "a/wal/3.arrow"));
+
+        assertThat(keys(store.listAll("wal/"))).containsExactly("wal/1.arrow", "wal/2.arrow");
+        assertThat(keys(store.listAll("wal"))).containsExactly("wal/1.arrow", "wal/2.arrow", "walrus");
+        assertThat(keys(store.listAll("manifest/"))).containsExactly("manifest/1.binpb");
+        assertThat(keys(store.listAll(""))).hasSize(5);
+        assertThat(store.list("nothing/", null, 10)).isEqualTo(new ListPage(List.of(), null));
+    }
+
+    @Test
+    void continuationResumesAfterThePreviousPage() {
+        writeAll(List.of("p/a", "p/b", "p/c", "p/d", "p/e"));
+
+        ListPage first = store.list("p/", null, 2);
+        ListPage second = store.list("p/", first.continuation(), 2);
+        ListPage third = store.list("p/", second.continuation(), 2);
+
+        assertThat(keys(first.objects())).containsExactly("p/a", "p/b");
+        assertThat(keys(second.objects())).containsExactly("p/c", "p/d");
+        assertThat(keys(third.objects())).containsExactly("p/e");
+        assertThat(first.continuation()).isNotNull();
+        assertThat(third.continuation()).isNull();
+    }
+
+    @Test
+    void deleteIsIdempotent() {
+        store.putIfAbsent("doomed", bytes("x"));
+
+        store.delete("doomed");
+        store.delete("doomed");
+        store.delete("never/existed");
+
+        assertThat(store.head("doomed")).isEmpty();
+        assertThat(store.listAll("")).isEmpty();
+        store.putIfAbsent("doomed", bytes("again"));
+        assertThat(store.get("doomed")).isEqualTo(bytes("again"));
+    }
+
+    @Test
+    void racingPutIfAbsentHasExactlyOneWinner() throws Exception {
+        assumeTrue(putIfAbsentIsAtomic(), "this store's put-if-absent is not atomic under concurrency");
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 50; round++) {
+                String key = "race/" + round + "/entry.arrow";
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Boolean>> outcomes = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    byte[] content = bytes("writer " + t + " ".repeat(t * 100));
+                    outcomes.add(pool.submit(() -> {
+                        start.await();
+                        try {
+                            store.putIfAbsent(key, content);
+                            return true;
+                        } catch (ObjectAlreadyExistsException lost) {
+                            return false;
+                        }
+                    }));
+                }
+                start.countDown();
+                List<Integer> winners = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    if (outcomes.get(t).get()) {
+                        winners.add(t);
+                    }
+                }
+                assertThat(winners).as("winners of round %d", round).hasSize(1);
+                int winner = winners.get(0);
+                assertThat(store.get(key)).isEqualTo(bytes("writer " + winner + " ".repeat(winner * 100)));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private void writeAll(List<String> keys) {
+        for (String key : keys) {
+            store.putIfAbsent(key, bytes(key));
+        }
+    }
+
+    private static List<String> keys(List<ObjectMeta> objects) {
+        return objects.stream().map(ObjectMeta::key).toList();
+    }
+
+    protected static byte[] bytes(String text) {
+        return text.getBytes(UTF_8);
+    }
+}
