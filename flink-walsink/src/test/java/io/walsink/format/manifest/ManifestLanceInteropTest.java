@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.storage.LocalObjectStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
@@ -67,7 +68,7 @@ class ManifestLanceInteropTest {
     @Test
     void manifestsWrittenByLanceDecode() throws Exception {
         UUID shard = UUID.randomUUID();
-        ManifestStore store = new ManifestStore(new TestDirectoryStore(tablePath), shard);
+        ManifestStore store = new ManifestStore(new LocalObjectStore(tablePath), shard);
 
         writeWithLance(shard, 3);
 
@@ -99,7 +100,7 @@ class ManifestLanceInteropTest {
     @Test
     void shardWeClaimIsAcceptedAndReclaimedByLance() throws Exception {
         UUID shard = UUID.randomUUID();
-        ManifestStore store = new ManifestStore(new TestDirectoryStore(tablePath), shard);
+        ManifestStore store = new ManifestStore(new LocalObjectStore(tablePath), shard);
         ShardClaimer claimer = new ShardClaimer(store);
 
         ShardManifest ours = claimer.claim(ShardPlacement.bucket(specId, 1));
