@@ -56,12 +56,14 @@ public final class WalEntryCodec {
         requirePositive("writer epoch", writerEpoch);
         requirePositive("generation", generation);
         for (int i = 0; i < batches.size(); i++) {
-            Schema batchSchema = batches.get(i).getSchema();
+            VectorSchemaRoot batch = batches.get(i);
+            Schema batchSchema = batch.getSchema();
             if (!storage.hasTombstone() && batchSchema.getFields().stream()
                     .anyMatch(f -> f.getName().equals(WalStorageSchema.TOMBSTONE))) {
                 storage.requireDeletes();
             }
             WalSchemaCheck.requireMatch("batch " + i + " of a new WAL entry", storage.schema(), batchSchema);
+            requireNoNullsInNonNullableColumns(i, batch);
         }
         if (batches.stream().allMatch(b -> b.getRowCount() == 0)) {
             throw new IllegalArgumentException("a WAL entry needs at least one non-empty batch");
@@ -91,6 +93,16 @@ public final class WalEntryCodec {
             throw new IllegalStateException("encoding a WAL entry in memory failed", e);
         }
         return out.toByteArray();
+    }
+
+    /** Readers (lance-core included) reject such an entry, so it must never be appended. */
+    private void requireNoNullsInNonNullableColumns(int index, VectorSchemaRoot batch) {
+        for (FieldVector vector : batch.getFieldVectors()) {
+            if (!vector.getField().isNullable() && vector.getNullCount() > 0) {
+                throw new IllegalArgumentException("batch " + index + " of a new WAL entry: column '"
+                        + vector.getName() + "' is NOT NULL but holds " + vector.getNullCount() + " nulls");
+            }
+        }
     }
 
     /** A fence sentinel: no fields, no batches, {@code fence_sentinel = "true"}. */

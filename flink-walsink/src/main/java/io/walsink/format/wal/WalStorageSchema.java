@@ -14,9 +14,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The schema of the rows in a shard's WAL entries and memtables, derived from the table schema:
- * table fields in table order, non-key fields nullable (a delete carries only its key), key fields
- * keeping their primary-key metadata, and in the {@link WalSchemaProfile#SPEC SPEC} profile
- * {@code lance:field_id} on every top-level field plus a trailing {@code _tombstone}.
+ * table fields in table order, key fields keeping their primary-key metadata. The {@link
+ * WalSchemaProfile#SPEC SPEC} profile also makes non-key fields nullable (a delete carries only its
+ * key), stamps {@code lance:field_id} on every top-level field and appends {@code _tombstone}.
+ * The lance-java-7.0 profile keeps the table's nullability: lance-core 7.0.0 replays only entries
+ * whose schema equals its memtable schema, which is the table schema.
  */
 public record WalStorageSchema(Schema schema, List<String> primaryKey, WalSchemaProfile profile) {
     public static final String TOMBSTONE = "_tombstone";
@@ -46,7 +48,7 @@ public record WalStorageSchema(Schema schema, List<String> primaryKey, WalSchema
             int keyIndex = primaryKey.indexOf(f.getName());
             Field stored = keyIndex >= 0
                     ? PrimaryKeyMetadata.markKey(f, keyIndex + 1, composite)
-                    : nullable(f);
+                    : profile.hasSpecMetadata() ? nullable(f) : f;
             if (profile.hasSpecMetadata()) {
                 Integer id = fieldIds.get(f.getName());
                 if (id == null) {

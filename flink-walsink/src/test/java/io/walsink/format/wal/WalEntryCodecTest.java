@@ -272,6 +272,17 @@ class WalEntryCodecTest {
     }
 
     @Test
+    void encodeRejectsNullsInNotNullColumns() {
+        WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
+        VectorSchemaRoot rows = batch(storage, 1, 3);
+        ((org.apache.arrow.vector.BitVector) rows.getVector(WalStorageSchema.TOMBSTONE)).setNull(1);
+
+        assertThatThrownBy(() -> new WalEntryCodec(storage, allocator).encode(1, 1, List.of(rows)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("column '_tombstone' is NOT NULL but holds 1 nulls");
+    }
+
+    @Test
     void sentinelWithFieldsIsRejected() {
         WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
         Map<String, String> metadata = new LinkedHashMap<>(Map.of("writer_epoch", "2", "fence_sentinel", "true"));

@@ -37,12 +37,27 @@ class WalStorageSchemaTest {
     }
 
     @Test
-    void nonKeyFieldsBecomeNullableAndKeyFieldsKeepKeyMetadata() {
+    void specProfileMakesNonKeyFieldsNullable() {
+        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.SPEC).schema();
+
+        assertThat(schema.findField("tenant").isNullable()).isTrue();
+        assertThat(schema.findField("required_value").isNullable()).isTrue();
+    }
+
+    @Test
+    void lanceJava70ProfileKeepsTableNullability() {
+        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.LANCE_JAVA_7_0).schema();
+
+        assertThat(schema.findField("tenant").isNullable()).isFalse();
+        assertThat(schema.findField("required_value").isNullable()).isFalse();
+        assertThat(schema.findField("note").isNullable()).isTrue();
+    }
+
+    @Test
+    void keyFieldsStayNonNullableWithKeyMetadata() {
         for (WalSchemaProfile profile : WalSchemaProfile.values()) {
             Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, profile).schema();
 
-            assertThat(schema.findField("tenant").isNullable()).as("%s", profile).isTrue();
-            assertThat(schema.findField("required_value").isNullable()).as("%s", profile).isTrue();
             assertThat(schema.findField("id").isNullable()).isFalse();
             assertThat(schema.findField("id").getMetadata()).containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true")
                     .doesNotContainKey(PrimaryKeyMetadata.PRIMARY_KEY_POSITION);
