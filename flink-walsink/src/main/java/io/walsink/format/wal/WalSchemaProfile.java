@@ -4,14 +4,15 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /**
- * Which revision of the WAL entry schema to write. lance-core 7.0.0 refuses to replay entries whose
- * schema carries {@code generation} or {@code lance:field_id} and ignores {@code _tombstone}, so
- * tables shared with it use {@link #LANCE_JAVA_7_0}, which cannot record deletes.
+ * Which revision of the WAL entry schema to write. lance-core 7.0.0 replays an entry only if its
+ * schema equals the table schema (nullability and schema metadata included; {@code generation} or
+ * {@code lance:field_id} make it refuse) and ignores {@code _tombstone}, so tables shared with it
+ * use {@link #LANCE_JAVA_7_0}, which cannot record deletes.
  */
 public enum WalSchemaProfile {
     /** The newest MemWAL specification: generation, field ids, {@code _tombstone}. */
     SPEC("spec", true),
-    /** What lance-core 7.0.0 replays: no generation, no field ids, no tombstones. */
+    /** What lance-core 7.0.0 replays: the table schema as is; no generation, field ids or tombstones. */
     LANCE_JAVA_7_0("lance-java-7.0", false);
 
     private final String profileName;
