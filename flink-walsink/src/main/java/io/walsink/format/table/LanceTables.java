@@ -1,0 +1,172 @@
+package io.walsink.format.table;
+
+import io.walsink.format.FormatException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.ReadOptions;
+import org.lance.WriteParams;
+import org.lance.memwal.InitializeMemWalParams;
+import org.lance.memwal.MemWalIndexDetails;
+import org.lance.schema.LanceField;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates and opens Lance base tables set up for MemWAL, through lance-core.
+ *
+ * <p>{@code storageOptions} are passed to lance-core's own object store (for S3: {@code
+ * aws_endpoint}, {@code aws_region}, {@code allow_http}, ...); an empty map suits local paths.
+ */
+public final class LanceTables {
+    private static final Logger LOG = LoggerFactory.getLogger(LanceTables.class);
+
+    private LanceTables() {}
+
+    /**
+     * Creates an empty table with {@code primaryKey} declared on {@code schema} (key columns become
+     * non-nullable) and initialises its MemWAL index with {@code sharding}.
+     */
+    public static TableInfo create(String uri, Schema schema, List<String> primaryKey, TableSharding sharding,
+            Map<String, String> storageOptions) {
+        Schema keyed = withPrimaryKey(schema, primaryKey);
+        requireShardingOnKey(sharding, primaryKey);
+        WriteParams params = new WriteParams.Builder()
+                .withMode(WriteParams.WriteMode.CREATE)
+                .withStorageOptions(storageOptions)
+                .build();
+        try (BufferAllocator allocator = new RootAllocator()) {
+            try (Dataset ds = createDataset(allocator, uri, keyed, params)) {
+                ds.initializeMemWal(toLance(sharding));
+                LOG.info("Created table {} with primary key {} and {} sharding", uri, primaryKey,
+                        sharding.transform().lanceName());
+            }
+            return open(uri, storageOptions);
+        }
+    }
+
+    /** Reads the table at {@code uri}; fails unless it has a primary key and a MemWAL index. */
+    public static TableInfo open(String uri, Map<String, String> storageOptions) {
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset ds = openDataset(allocator, uri, storageOptions)) {
+            return describe(uri, ds);
+        }
+    }
+
+    /** Opens the lance-core dataset; the caller closes it before {@code allocator}. */
+    public static Dataset openDataset(BufferAllocator allocator, String uri, Map<String, String> storageOptions) {
+        ReadOptions options = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+        try {
+            return Dataset.open(allocator, uri, options);
+        } catch (RuntimeException e) {
+            if (String.valueOf(e.getMessage()).contains("not found")) {
+                throw new TableNotFoundException(uri, "no Lance table here (no _versions/ manifest)", e);
+            }
+            throw new FormatException(uri, "cannot open Lance table: " + e.getMessage(), e);
+        }
+    }
+
+    /** The table description of an open dataset. */
+    public static TableInfo describe(String uri, Dataset ds) {
+        List<LanceField> fields = ds.getLanceSchema().fields();
+        Map<String, Integer> fieldIds = new LinkedHashMap<>();
+        Map<Integer, String> namesById = new LinkedHashMap<>();
+        for (LanceField f : fields) {
+            fieldIds.put(f.getName(), f.getId());
+            namesById.put(f.getId(), f.getName());
+        }
+        List<String> primaryKey = primaryKeyOf(uri, fields);
+        MemWalIndexDetails details = ds.memWalIndexDetails().orElseThrow(() -> new MissingMemWalIndexException(uri,
+                "table at " + uri + " has no MemWAL index; create it with LanceTables.create(...) or lance-core "
+                        + "Dataset.initializeMemWal(new InitializeMemWalParams().withBucketSharding(column, n))",
+                null));
+        ShardingSpec spec = ShardingSpecs.newest(uri, details, namesById);
+        return new TableInfo(uri, ds.version(), ds.getSchema(), primaryKey, fieldIds, spec, details);
+    }
+
+    private static List<String> primaryKeyOf(String uri, List<LanceField> fields) {
+        List<LanceField> key = new ArrayList<>();
+        for (LanceField f : fields) {
+            if (f.isUnenforcedPrimaryKey()) {
+                key.add(f);
+            }
+        }
+        if (key.isEmpty()) {
+            throw new MissingPrimaryKeyException(uri, "table at " + uri + " has no primary key; mark key columns "
+                    + "non-nullable with field metadata " + PrimaryKeyMetadata.PRIMARY_KEY + "=true", null);
+        }
+        // Lance reports no position for a single-column key; composite keys are ordered by it.
+        key.sort(Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
+        return key.stream().map(LanceField::getName).toList();
+    }
+
+    static Schema withPrimaryKey(Schema schema, List<String> primaryKey) {
+        if (primaryKey.isEmpty()) {
+            throw new IllegalArgumentException("a MemWAL table needs a primary key");
+        }
+        Set<String> names = new HashSet<>();
+        for (Field f : schema.getFields()) {
+            names.add(f.getName());
+        }
+        Set<String> seen = new HashSet<>();
+        for (String column : primaryKey) {
+            if (!names.contains(column)) {
+                throw new IllegalArgumentException("primary key column '" + column + "' is not in the schema " + names);
+            }
+            if (!seen.add(column)) {
+                throw new IllegalArgumentException("primary key column '" + column + "' is listed twice");
+            }
+        }
+        boolean composite = primaryKey.size() > 1;
+        List<Field> fields = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            int index = primaryKey.indexOf(f.getName());
+            if (index >= 0) {
+                if (!f.getChildren().isEmpty()) {
+                    throw new IllegalArgumentException("primary key column '" + f.getName()
+                            + "' must be a primitive type, got " + f.getType());
+                }
+                fields.add(PrimaryKeyMetadata.markKey(f, index + 1, composite));
+            } else {
+                fields.add(f);
+            }
+        }
+        return new Schema(fields, schema.getCustomMetadata());
+    }
+
+    private static void requireShardingOnKey(TableSharding sharding, List<String> primaryKey) {
+        sharding.sourceColumn().ifPresent(column -> {
+            if (!primaryKey.contains(column)) {
+                throw new IllegalArgumentException("sharding column '" + column + "' must be a primary key column "
+                        + primaryKey + ", otherwise one key could live in two shards");
+            }
+        });
+    }
+
+    private static InitializeMemWalParams toLance(TableSharding sharding) {
+        InitializeMemWalParams params = new InitializeMemWalParams();
+        return switch (sharding.transform()) {
+            case UNSHARDED -> params.withUnsharded();
+            case BUCKET -> params.withBucketSharding(sharding.sourceColumn().orElseThrow(),
+                    sharding.numBuckets().orElseThrow());
+            case IDENTITY -> params.withIdentitySharding(sharding.sourceColumn().orElseThrow());
+        };
+    }
+
+    private static Dataset createDataset(BufferAllocator allocator, String uri, Schema schema, WriteParams params) {
+        try {
+            return Dataset.create(allocator, uri, schema, params);
+        } catch (RuntimeException e) {
+            throw new FormatException(uri, "cannot create Lance table: " + e.getMessage(), e);
+        }
+    }
+}

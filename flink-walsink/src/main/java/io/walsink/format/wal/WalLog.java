@@ -1,0 +1,125 @@
+package io.walsink.format.wal;
+
+import io.walsink.format.BitReversedName;
+import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectNotFoundException;
+import io.walsink.storage.ObjectStore;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The WAL of one shard, {@code _mem_wal/{shard}/wal/} under a table's store: finding the tip,
+ * reading entries upwards from a position, and creating an entry with put-if-absent.
+ * Policy (retries, fencing, poisoning) belongs to the caller.
+ */
+public final class WalLog {
+    private static final Logger LOG = LoggerFactory.getLogger(WalLog.class);
+
+    private final ObjectStore store;
+    private final UUID shardId;
+    private final String prefix;
+    private final WalEntryCodec codec;
+
+    public WalLog(ObjectStore store, UUID shardId, WalEntryCodec codec) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.shardId = Objects.requireNonNull(shardId, "shardId");
+        this.codec = Objects.requireNonNull(codec, "codec");
+        this.prefix = walPrefix(shardId);
+    }
+
+    /** Key prefix of a shard's WAL entries, relative to the table root. */
+    public static String walPrefix(UUID shardId) {
+        return "_mem_wal/" + shardId + "/wal/";
+    }
+
+    public UUID shardId() {
+        return shardId;
+    }
+
+    /** Key of the entry at {@code position}, relative to the table root. */
+    public String key(long position) {
+        return prefix + BitReversedName.walEntryName(position);
+    }
+
+    /**
+     * The next free position. Starts at {@code hint} (the manifest's last seen position, 0 for
+     * none) and HEADs forward until a miss; if the hint itself is missing, LISTs the folder and
+     * takes the highest position + 1 (1 when empty).
+     */
+    public long findTip(long hint) {
+        if (hint < 1 || !store.exists(key(hint))) {
+            long highest = highestListedPosition();
+            LOG.debug("WAL tip of shard {} from listing: {}", shardId, highest + 1);
+            return highest + 1;
+        }
+        long position = hint + 1;
+        while (store.exists(key(position))) {
+            position++;
+        }
+        return position;
+    }
+
+    private long highestListedPosition() {
+        long highest = 0;
+        for (ObjectMeta meta : store.listAll(prefix)) {
+            String name = meta.key().substring(prefix.length());
+            OptionalLong position = BitReversedName.parseWalEntryPosition(name);
+            if (position.isPresent()) {
+                highest = Math.max(highest, position.getAsLong());
+            }
+        }
+        return highest;
+    }
+
+    /**
+     * Creates the entry at {@code position}.
+     *
+     * @throws ObjectAlreadyExistsException if the position is taken (a peer or a lost acknowledgement)
+     */
+    public void append(long position, byte[] entry) {
+        store.putIfAbsent(key(position), entry);
+    }
+
+    /** The decoded entry at {@code position}, owned by the caller; empty if it does not exist. */
+    public Optional<WalEntry> read(long position) {
+        String key = key(position);
+        byte[] bytes;
+        try {
+            bytes = store.get(key);
+        } catch (ObjectNotFoundException e) {
+            return Optional.empty();
+        }
+        return Optional.of(codec.decode(location(key), position, bytes));
+    }
+
+    private String location(String key) {
+        String root = store.describe();
+        return root.endsWith("/") ? root + key : root + "/" + key;
+    }
+
+    /**
+     * Hands every entry from {@code first} upwards to {@code visitor} until a position is missing,
+     * closing each entry after the visitor returns (copy what must outlive the call).
+     *
+     * @return the first missing position
+     */
+    public long readFrom(long first, Consumer<WalEntry> visitor) {
+        long position = first;
+        while (true) {
+            Optional<WalEntry> entry = read(position);
+            if (entry.isEmpty()) {
+                return position;
+            }
+            try (WalEntry e = entry.get()) {
+                visitor.accept(e);
+            }
+            position++;
+        }
+    }
+}
