@@ -72,26 +72,48 @@ public final class Memtable implements AutoCloseable {
      * the tombstone column) and indexes its key bytes.
      */
     public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
-        if (frozen) {
-            throw new IllegalStateException("memtable generation " + generation + " is frozen");
-        }
         if (tombstone && tombstoneColumn < 0) {
             throw new IllegalArgumentException("this WAL schema profile has no _tombstone column; deletes are not supported");
+        }
+        VectorSchemaRoot target = openBatch();
+        List<FieldVector> inputs = input.getFieldVectors();
+        for (int c = 0, in = 0; c < target.getFieldVectors().size(); c++) {
+            FieldVector column = target.getVector(c);
+            if (c == tombstoneColumn) {
+                ((BitVector) column).setSafe(openRows, tombstone ? 1 : 0);
+            } else {
+                column.copyFromSafe(row, openRows, inputs.get(in++));
+            }
+        }
+        rowAppended(key, keyLength);
+    }
+
+    /**
+     * Copies row {@code row} of a batch already in the storage schema (a replayed WAL entry),
+     * tombstone column included.
+     */
+    public void appendStored(VectorSchemaRoot stored, int row, byte[] key, int keyLength) {
+        VectorSchemaRoot target = openBatch();
+        List<FieldVector> inputs = stored.getFieldVectors();
+        for (int c = 0; c < target.getFieldVectors().size(); c++) {
+            target.getVector(c).copyFromSafe(row, openRows, inputs.get(c));
+        }
+        rowAppended(key, keyLength);
+    }
+
+    private VectorSchemaRoot openBatch() {
+        if (frozen) {
+            throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
         if (open == null) {
             open = VectorSchemaRoot.create(schema, allocator);
             open.allocateNew();
             openRows = 0;
         }
-        List<FieldVector> inputs = input.getFieldVectors();
-        for (int c = 0, in = 0; c < open.getFieldVectors().size(); c++) {
-            FieldVector target = open.getVector(c);
-            if (c == tombstoneColumn) {
-                ((BitVector) target).setSafe(openRows, tombstone ? 1 : 0);
-            } else {
-                target.copyFromSafe(row, openRows, inputs.get(in++));
-            }
-        }
+        return open;
+    }
+
+    private void rowAppended(byte[] key, int keyLength) {
         long position = sealedRows + openRows;
         openRows++;
         if (index != null) {
@@ -101,6 +123,11 @@ public final class Memtable implements AutoCloseable {
         if (openRows >= batchMaxRows) {
             sealOpenBatch();
         }
+    }
+
+    /** Number of sealed batches (the open one excluded). */
+    public int sealedBatchCount() {
+        return sealed.size();
     }
 
     /** Seals the open batch, so that everything put so far can be appended to the WAL. */

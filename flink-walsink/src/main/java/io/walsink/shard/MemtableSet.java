@@ -31,10 +31,13 @@ public final class MemtableSet implements AutoCloseable {
         return List.copyOf(frozen);
     }
 
-    /** Freezes the active memtable and makes {@code next} (the next generation) active. */
+    /**
+     * Freezes the active memtable and makes {@code next} active. Generations only grow; replay may
+     * skip numbers whose SSTables were written by a failed attempt and never published.
+     */
     public Memtable freezeActive(Memtable next) {
-        if (next.generation() != active.generation() + 1) {
-            throw new IllegalArgumentException("next memtable must be generation " + (active.generation() + 1)
+        if (next.generation() <= active.generation()) {
+            throw new IllegalArgumentException("next memtable must be a generation after " + active.generation()
                     + ", was " + next.generation());
         }
         Memtable outgoing = active;
@@ -61,6 +64,15 @@ public final class MemtableSet implements AutoCloseable {
     /** The oldest frozen memtable, if any: the next one to become an SSTable. */
     public Optional<Memtable> oldestFrozen() {
         return Optional.ofNullable(frozen.peekFirst());
+    }
+
+    /** Replaces an empty active memtable (replay found that its rows start at another generation). */
+    public void replaceEmptyActive(Memtable replacement) {
+        if (active.rows() > 0) {
+            throw new IllegalStateException("active memtable generation " + active.generation() + " holds rows");
+        }
+        active.close();
+        active = replacement;
     }
 
     /** Removes the oldest frozen memtable once its SSTable is written, and releases it. */

@@ -13,6 +13,8 @@ import java.util.UUID;
  * @param replayAfter last WAL position whose rows are all in SSTables published as of this state
  * @param durablePosition last WAL position holding rows of this state (0: none yet)
  * @param currentGeneration generation of the active memtable at the checkpoint
+ * @param publishedGeneration highest SSTable generation published as of this state (0: none);
+ *     SSTables a later attempt published above it are rolled back on restore
  * @param unpublished SSTables written but not yet published, in generation order
  */
 public record ShardDescriptor(
@@ -22,6 +24,7 @@ public record ShardDescriptor(
         long replayAfter,
         long durablePosition,
         long currentGeneration,
+        long publishedGeneration,
         List<WrittenSsTable> unpublished) {
 
     public ShardDescriptor {
@@ -30,10 +33,11 @@ public record ShardDescriptor(
             throw new IllegalArgumentException("durable position " + durablePosition
                     + " is before replay_after " + replayAfter + " for shard " + shardId);
         }
-        long previous = 0;
+        long previous = publishedGeneration;
         for (WrittenSsTable t : unpublished) {
             if (t.generation() <= previous) {
-                throw new IllegalArgumentException("unpublished SSTables of shard " + shardId + " are not in generation order");
+                throw new IllegalArgumentException("unpublished SSTables of shard " + shardId
+                        + " must follow the published generation " + publishedGeneration + " in generation order");
             }
             if (t.lastWalPosition() > durablePosition) {
                 throw new IllegalArgumentException("SSTable " + t.path() + " covers WAL position " + t.lastWalPosition()
@@ -41,5 +45,15 @@ public record ShardDescriptor(
             }
             previous = t.generation();
         }
+    }
+
+    /** The state of a shard that had no rows at a checkpoint: restoring it rolls the shard back to empty. */
+    public static ShardDescriptor empty(UUID shardId, int bucket) {
+        return new ShardDescriptor(shardId, bucket, 0, 0, 0, 1, 0, List.of());
+    }
+
+    /** Last WAL position held by SSTables as of this state, published or not. */
+    public long flushedThrough() {
+        return unpublished.isEmpty() ? replayAfter : unpublished.get(unpublished.size() - 1).lastWalPosition();
     }
 }

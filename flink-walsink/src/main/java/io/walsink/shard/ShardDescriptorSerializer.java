@@ -30,6 +30,7 @@ public final class ShardDescriptorSerializer {
             out.writeLong(d.replayAfter());
             out.writeLong(d.durablePosition());
             out.writeLong(d.currentGeneration());
+            out.writeLong(d.publishedGeneration());
             out.writeInt(d.unpublished().size());
             for (WrittenSsTable t : d.unpublished()) {
                 out.writeLong(t.generation());
@@ -58,6 +59,7 @@ public final class ShardDescriptorSerializer {
             long replayAfter = in.readLong();
             long durable = in.readLong();
             long generation = in.readLong();
+            long published = in.readLong();
             int count = in.readInt();
             if (count < 0 || count > 1_000_000) {
                 throw new IllegalStateException("corrupt shard descriptor: " + count + " unpublished SSTables");
@@ -70,7 +72,7 @@ public final class ShardDescriptorSerializer {
             if (in.available() > 0) {
                 throw new IllegalStateException("corrupt shard descriptor: " + in.available() + " trailing bytes");
             }
-            return new ShardDescriptor(shardId, bucket, epoch, replayAfter, durable, generation, unpublished);
+            return new ShardDescriptor(shardId, bucket, epoch, replayAfter, durable, generation, published, unpublished);
         } catch (IOException e) {
             throw new IllegalStateException("corrupt shard descriptor: truncated (" + data.length + " bytes)", e);
         }

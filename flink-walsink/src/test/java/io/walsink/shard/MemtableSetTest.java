@@ -58,11 +58,11 @@ class MemtableSetTest {
     }
 
     @Test
-    void generationsAdvanceByOneAndRetireOldestFirst() {
+    void generationsGrowAndRetireOldestFirst() {
         try (MemtableSet set = new MemtableSet(memtable(1))) {
-            Memtable next = memtable(3);
-            assertThatThrownBy(() -> set.freezeActive(next)).hasMessageContaining("generation 2");
-            next.close();
+            Memtable same = memtable(1);
+            assertThatThrownBy(() -> set.freezeActive(same)).hasMessageContaining("after 1");
+            same.close();
             Memtable g1 = set.freezeActive(memtable(2));
             Memtable g2 = set.freezeActive(memtable(3));
             assertThatThrownBy(() -> set.retireOldestFrozen(g2)).hasMessageContaining("oldest first");
