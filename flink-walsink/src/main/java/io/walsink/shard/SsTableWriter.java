@@ -1,0 +1,107 @@
+package io.walsink.shard;
+
+import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.wal.WalStorageSchema;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.lance.Dataset;
+import org.lance.WriteParams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a frozen memtable as an SSTable: a Lance dataset with one fragment in a new folder
+ * {@code {random8}_gen_{g}} of the shard folder, through lance-core.
+ *
+ * <p>Only the newest row of each key is written (all rows of an append-only table), in forward
+ * insert order, with the {@code _tombstone} column kept, so a reader applying SSTables by
+ * generation gets last-write-wins and deletes without a deletion vector. The alternative the
+ * format allows (all rows plus a deletion vector on fragment 0) costs a second commit.
+ *
+ * <p>Thread-safe: no mutable state; meant to run on an I/O thread while the owner keeps putting.
+ */
+public final class SsTableWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
+
+    private final String tableUri;
+    private final Map<String, String> storageOptions;
+    private final UUID shardId;
+    private final WalStorageSchema storage;
+    private final BufferAllocator allocator;
+    private final PrimaryKeyEncoder keys;
+
+    /**
+     * @param storageOptions lance-core object-store options (empty for local paths)
+     * @param allocator allocates the copied batches; sharing the memtables' root allocator lets
+     *     batches without superseded rows go to Lance without a copy
+     */
+    public SsTableWriter(String tableUri, Map<String, String> storageOptions, UUID shardId,
+            WalStorageSchema storage, BufferAllocator allocator) {
+        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
+        this.storageOptions = Map.copyOf(storageOptions);
+        this.shardId = Objects.requireNonNull(shardId, "shardId");
+        this.storage = Objects.requireNonNull(storage, "storage");
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        this.keys = storage.primaryKey().isEmpty() ? null : new PrimaryKeyEncoder(keyFields(storage));
+    }
+
+    /**
+     * Writes the frozen memtable as an SSTable: a Lance dataset in a new folder
+     * {random8}_gen_{g} of the shard folder _mem_wal/{shard}/, rows in forward insert order,
+     * only the newest row per primary key (all rows for an append-only table), the _tombstone
+     * column kept (SPEC profile). Thread-safe for use from an I/O thread.
+     *
+     * @throws IllegalStateException if the memtable is not frozen
+     * @throws IllegalArgumentException if it is empty or not in this shard's storage schema
+     * @throws SsTableWriteException if lance-core fails; names the folder
+     */
+    public WrittenSsTable write(Memtable frozen) {
+        if (!frozen.isFrozen()) {
+            throw new IllegalStateException("memtable generation " + frozen.generation() + " must be frozen before it is flushed");
+        }
+        if (frozen.rows() == 0) {
+            throw new IllegalArgumentException("memtable generation " + frozen.generation() + " is empty: nothing to flush");
+        }
+        if (!frozen.schema().equals(storage.schema())) {
+            throw new IllegalArgumentException("memtable generation " + frozen.generation()
+                    + " is not in the shard's storage schema " + storage.schema() + ": " + frozen.schema());
+        }
+        String name = SsTableFolder.newName(frozen.generation(), ThreadLocalRandom.current());
+        String uri = SsTableFolder.uri(tableUri, shardId, name);
+        long started = System.nanoTime();
+        long rows;
+        try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema(), keys);
+                Dataset written = Dataset.write()
+                        .allocator(allocator)
+                        .reader(reader)
+                        .uri(uri)
+                        .mode(WriteParams.WriteMode.CREATE) // never overwrite a folder that exists
+                        .storageOptions(storageOptions)
+                        .maxRowsPerFile(Integer.MAX_VALUE) // the format wants one fragment
+                        .execute()) {
+            rows = reader.rowsRead();
+            int fragments = written.getFragments().size();
+            if (fragments != 1) {
+                throw new SsTableWriteException(uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
+            }
+        } catch (SsTableWriteException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new SsTableWriteException(uri, "writing SSTable of generation " + frozen.generation() + " failed: "
+                    + e.getMessage(), e);
+        }
+        LOG.info("Wrote SSTable {} of shard {}: {} of {} rows, last WAL position {}, {} ms", name, shardId, rows,
+                frozen.rows(), frozen.lastWalPosition(), (System.nanoTime() - started) / 1_000_000);
+        return new WrittenSsTable(frozen.generation(), name, frozen.lastWalPosition(), rows,
+                frozen.payloadBytes(), frozen.primaryKeyIndexBytes());
+    }
+
+    private static List<Field> keyFields(WalStorageSchema storage) {
+        return storage.primaryKey().stream().map(name -> storage.schema().findField(name)).toList();
+    }
+}
