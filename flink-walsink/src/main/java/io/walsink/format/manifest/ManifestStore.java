@@ -186,7 +186,8 @@ public final class ManifestStore {
         return hint;
     }
 
-    String location(String key) {
+    /** The object {@code key} of this store as a user would write it, for messages. */
+    public String location(String key) {
         String root = store.describe();
         return root.endsWith("/") ? root + key : root + "/" + key;
     }

@@ -1,0 +1,151 @@
+package io.walsink.shard;
+
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardClaimer;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.ShardPlacement;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.wal.WalLog;
+import io.walsink.shard.ShardPoisonedException.Reason;
+import io.walsink.storage.ObjectAlreadyExistsException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens a shard for writing: claim a new epoch, fence predecessors with a sentinel, replay.
+ *
+ * <p>Everything that can be validated locally already was, when the {@link TableContext} was
+ * built; the claim is the first side effect.
+ *
+ * <p>{@link #restore} opens a shard "as of" a checkpoint's descriptor. WAL entries written after
+ * the descriptor's durable position are orphans of a failed attempt (the source sends their rows
+ * again), so they must never be replayed: the rows of the descriptor's range are appended again
+ * after the sentinel and a manifest version moves {@code replay_after} to the sentinel, with the
+ * descriptor's SSTables. Any later replay, by us or by Lance, then sees exactly the checkpoint's
+ * state followed by new rows.
+ */
+public final class ShardOpener {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOpener.class);
+
+    private ShardOpener() {}
+
+    /** Opens a shard and replays everything after {@code replay_after} (plain MemWAL recovery). */
+    public static ShardWriter open(TableContext ctx, UUID shardId, int bucket, ShardPlacement placement) {
+        Claimed c = claim(ctx, shardId, placement);
+        ShardWriter writer = new ShardWriter(ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip,
+                c.manifest.currentGeneration());
+        try {
+            writer.replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true);
+        } catch (RuntimeException e) {
+            writer.close();
+            throw e;
+        }
+        LOG.info("Opened shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
+                shardId, bucket, writer.epoch(), writer.stats().replayedEntries(), writer.stats().replayedRows(),
+                writer.nextPosition());
+        return writer;
+    }
+
+    /** Opens a shard as of a checkpoint's descriptor, rolling back anything written after it. */
+    public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
+        Objects.requireNonNull(asOf, "asOf");
+        Claimed c = claim(ctx, asOf.shardId(), placement);
+        List<SsTable> target = new ArrayList<>();
+        for (SsTable t : c.manifest.sstables()) {
+            if (t.generation() <= asOf.publishedGeneration()) {
+                target.add(t);
+            }
+        }
+        for (WrittenSsTable t : asOf.unpublished()) {
+            target.add(ShardWriter.toManifestEntry(t));
+        }
+        boolean orphans = c.lastBeforeSentinel > asOf.durablePosition();
+        boolean laterSsTables = !paths(target).containsAll(paths(c.manifest.sstables()));
+        boolean rollback = orphans || laterSsTables;
+        boolean republish = !paths(c.manifest.sstables()).containsAll(paths(target));
+        long firstGeneration = Math.max(asOf.currentGeneration(),
+                target.stream().mapToLong(SsTable::generation).max().orElse(0) + 1);
+
+        ShardWriter writer = new ShardWriter(ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal,
+                c.tip, firstGeneration);
+        try {
+            writer.replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);
+            long published = target.stream().mapToLong(SsTable::generation).max().orElse(0);
+            if (rollback) {
+                // Rows first, then the manifest: a reader that follows the new replay_after must
+                // find the checkpoint's rows after the sentinel already.
+                writer.appendAllPending();
+                writer.writeManifest(target, c.sentinel);
+                writer.restoredState(writer.durablePosition(), published, List.of());
+                LOG.warn("Restored shard {} as of epoch {}: rolled back {} (orphan WAL entries {}..{}, SSTables now {}); "
+                        + "checkpointed rows re-appended after sentinel {}", asOf.shardId(), asOf.epoch(),
+                        orphans ? "orphan entries" : "later SSTables", asOf.durablePosition() + 1,
+                        c.lastBeforeSentinel, paths(target), c.sentinel);
+            } else if (republish) {
+                writer.writeManifest(target, asOf.flushedThrough());
+                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), published, List.of());
+                LOG.info("Restored shard {}: republished SSTables {}", asOf.shardId(), paths(target));
+            } else {
+                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), published, List.of());
+            }
+        } catch (RuntimeException e) {
+            writer.close();
+            throw e;
+        }
+        LOG.info("Restored shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
+                asOf.shardId(), asOf.bucket(), writer.epoch(), writer.stats().replayedEntries(),
+                writer.stats().replayedRows(), writer.nextPosition());
+        return writer;
+    }
+
+    private static Set<String> paths(List<SsTable> sstables) {
+        Set<String> paths = new HashSet<>();
+        for (SsTable t : sstables) {
+            paths.add(t.path());
+        }
+        return paths;
+    }
+
+    private record Claimed(ManifestStore manifests, WalLog wal, ShardManifest manifest, long sentinel,
+            long lastBeforeSentinel, long tip) {}
+
+    private static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement) {
+        ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
+        WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
+        ShardManifest claimed = new ShardClaimer(manifests).claim(placement);
+        long epoch = claimed.writerEpoch();
+        long tip = wal.findTip(claimed.walEntryPositionLastSeen());
+        if (epoch < 2) {
+            return new Claimed(manifests, wal, claimed, 0, tip - 1, tip);
+        }
+        long sentinel = writeSentinel(manifests, wal, ctx, shardId, epoch, tip);
+        return new Claimed(manifests, wal, claimed, sentinel, sentinel - 1, sentinel + 1);
+    }
+
+    /**
+     * A predecessor's next append collides with the sentinel and, re-reading the manifest, finds
+     * itself fenced. If a predecessor appended at the tip meanwhile, the sentinel goes after it.
+     */
+    private static long writeSentinel(ManifestStore manifests, WalLog wal, TableContext ctx, UUID shardId,
+            long epoch, long tip) {
+        byte[] sentinel = ctx.codec().encodeSentinel(epoch);
+        for (long position = tip; ; position++) {
+            try {
+                wal.append(position, sentinel);
+                return position;
+            } catch (ObjectAlreadyExistsException taken) {
+                long stored = manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
+                if (stored > epoch) {
+                    throw new ShardPoisonedException(shardId.toString(), Reason.FENCED,
+                            "a writer with epoch " + stored + " claimed the shard while we opened it with " + epoch, taken);
+                }
+            }
+        }
+    }
+}

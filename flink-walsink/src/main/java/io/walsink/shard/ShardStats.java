@@ -1,0 +1,38 @@
+package io.walsink.shard;
+
+/**
+ * Counters of one shard writer since it was opened, read by the owner's metrics. Written on the
+ * owner thread only; plain fields are enough because metric reporters tolerate a stale read.
+ */
+public final class ShardStats {
+    long rowsWritten;
+    long deletesWritten;
+    long walAppends;
+    long walBytes;
+    long walConflicts;
+    long replayedEntries;
+    long replayedRows;
+    long sstablesWritten;
+    long sstablesPublished;
+    long manifestVersionsWritten;
+
+    public long rowsWritten() { return rowsWritten; }
+    public long deletesWritten() { return deletesWritten; }
+    public long walAppends() { return walAppends; }
+    public long walBytes() { return walBytes; }
+    /** Appends that found their position taken and moved on (each one re-read the manifest). */
+    public long walConflicts() { return walConflicts; }
+    public long replayedEntries() { return replayedEntries; }
+    public long replayedRows() { return replayedRows; }
+    public long sstablesWritten() { return sstablesWritten; }
+    public long sstablesPublished() { return sstablesPublished; }
+    public long manifestVersionsWritten() { return manifestVersionsWritten; }
+
+    @Override
+    public String toString() {
+        return "rows=" + rowsWritten + " deletes=" + deletesWritten + " walAppends=" + walAppends
+                + " walBytes=" + walBytes + " walConflicts=" + walConflicts + " replayedEntries=" + replayedEntries
+                + " replayedRows=" + replayedRows + " sstablesWritten=" + sstablesWritten
+                + " sstablesPublished=" + sstablesPublished + " manifestVersions=" + manifestVersionsWritten;
+    }
+}

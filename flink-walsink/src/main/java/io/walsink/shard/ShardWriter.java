@@ -1,0 +1,629 @@
+package io.walsink.shard;
+
+import io.walsink.format.FormatException;
+import io.walsink.format.key.KeyBuffer;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ManifestVersionTakenException;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.wal.WalEntry;
+import io.walsink.format.wal.WalLog;
+import io.walsink.shard.ShardPoisonedException.Reason;
+import io.walsink.storage.AmbiguousWriteException;
+import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.StorageException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writer of one MemWAL shard: rows go into the active memtable; a ticker-driven appender
+ * moves them to the WAL, oldest memtable first; full memtables freeze and become SSTables;
+ * the owner decides when SSTables are published.
+ *
+ * <p>Threading: every method runs on the owner's thread. The only work meant for another thread
+ * is {@link WalAppend#run()} and {@link SsTableFlush#run()}, which the owner obtains from
+ * {@link #beginAppend()} / {@link #beginFlush()} and hands back to {@link #completeAppend} /
+ * {@link #completeFlush}. At most one append and one flush are in flight, which is what makes
+ * WAL positions follow append order. The synchronous helpers ({@link #tick}, {@link
+ * #appendAllPending}, {@link #flushFrozen}) run those tasks inline.
+ *
+ * <p>The first terminal failure poisons the writer: every later call throws the same
+ * {@link ShardPoisonedException}; the way back is a new open.
+ *
+ * <p>Open a writer with {@link ShardOpener}.
+ */
+public final class ShardWriter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class);
+    private static final int MAX_MANIFEST_ATTEMPTS = 16;
+
+    private final TableContext ctx;
+    private final UUID shardId;
+    private final int bucket;
+    private final long epoch;
+    private final ManifestStore manifests;
+    private final WalLog wal;
+    private final SsTableWriter sstables;
+    private final MemtableSet memtables;
+    private final FlushTicker ticker;
+    private final KeyBuffer key = new KeyBuffer();
+    private final ShardStats stats = new ShardStats();
+    private final List<WrittenSsTable> unpublished = new ArrayList<>();
+
+    private ShardManifest manifest;
+    private long nextPosition;
+    private long durablePosition;
+    private long publishedGeneration;
+    private WalAppend appendInFlight;
+    private SsTableFlush flushInFlight;
+    private ShardPoisonedException poison;
+    private boolean closed;
+
+    ShardWriter(TableContext ctx, UUID shardId, int bucket, ShardManifest claimed, ManifestStore manifests,
+            WalLog wal, long nextPosition, long firstGeneration) {
+        this.ctx = ctx;
+        this.shardId = shardId;
+        this.bucket = bucket;
+        this.epoch = claimed.writerEpoch();
+        this.manifest = claimed;
+        this.manifests = manifests;
+        this.wal = wal;
+        this.nextPosition = nextPosition;
+        this.durablePosition = Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1);
+        this.publishedGeneration = claimed.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+        this.sstables = new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
+        this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
+        this.ticker = new FlushTicker(ctx.config().flushInterval());
+    }
+
+    // ---------------------------------------------------------------- identity and state
+
+    public UUID shardId() {
+        return shardId;
+    }
+
+    public int bucket() {
+        return bucket;
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public ShardStats stats() {
+        return stats;
+    }
+
+    /** The latest manifest this writer read or wrote. */
+    public ShardManifest manifest() {
+        return manifest;
+    }
+
+    /** Last WAL position holding rows of this writer's state (or its sentinel). */
+    public long durablePosition() {
+        return durablePosition;
+    }
+
+    /** The next WAL position this writer will append at. */
+    public long nextPosition() {
+        return nextPosition;
+    }
+
+    public Optional<ShardPoisonedException> poison() {
+        return Optional.ofNullable(poison);
+    }
+
+    /** Rows put but not yet in the WAL, over all memtables. */
+    public long pendingRows() {
+        long rows = 0;
+        for (Memtable m : memtables.all()) {
+            rows += m.indexedRows() - m.durableRows();
+        }
+        return rows;
+    }
+
+    public long pendingBytes() {
+        long bytes = 0;
+        for (Memtable m : memtables.all()) {
+            bytes += m.pendingBytes();
+        }
+        return bytes;
+    }
+
+    public boolean hasPendingRows() {
+        return memtables.hasPendingRows();
+    }
+
+    /** Bytes held in memtables not yet written as SSTables. */
+    public long unflushedBytes() {
+        return memtables.unflushedBytes();
+    }
+
+    /** Whether the owner should stop feeding rows until SSTable flushes catch up. */
+    public boolean overBudget() {
+        return unflushedBytes() > ctx.config().maxUnflushedBytes();
+    }
+
+    public int frozenMemtables() {
+        return memtables.frozen().size();
+    }
+
+    public long activeGeneration() {
+        return memtables.active().generation();
+    }
+
+    public List<WrittenSsTable> unpublished() {
+        return List.copyOf(unpublished);
+    }
+
+    public long publishedGeneration() {
+        return publishedGeneration;
+    }
+
+    // ---------------------------------------------------------------- writing rows
+
+    /** Upserts every row of {@code rows} (or appends, for a table without a key). */
+    public void put(VectorSchemaRoot rows) {
+        writeAll(rows, false);
+    }
+
+    /** Deletes the keys of every row of {@code rows}; values other than the key are ignored. */
+    public void delete(VectorSchemaRoot rows) {
+        writeAll(rows, true);
+    }
+
+    /** Upserts or deletes one row of {@code rows}: the per-record path of a streaming owner. */
+    public void write(VectorSchemaRoot rows, int row, boolean delete) {
+        checkUsable();
+        checkBatch(rows, delete);
+        ctx.validator().checkKeysNotNull(rows, row, row + 1);
+        appendRow(rows, ctx.keyed() ? ctx.keys().keyColumns(rows) : null, row, delete);
+    }
+
+    private void writeAll(VectorSchemaRoot rows, boolean delete) {
+        checkUsable();
+        checkBatch(rows, delete);
+        // The whole batch is checked before any row is taken: a batch is accepted or refused whole.
+        ctx.validator().checkKeysNotNull(rows, 0, rows.getRowCount());
+        FieldVector[] keyColumns = ctx.keyed() ? ctx.keys().keyColumns(rows) : null;
+        for (int r = 0; r < rows.getRowCount(); r++) {
+            appendRow(rows, keyColumns, r, delete);
+        }
+    }
+
+    private void checkBatch(VectorSchemaRoot rows, boolean delete) {
+        ctx.validator().checkSchema(rows.getSchema());
+        if (delete) {
+            if (!ctx.keyed()) {
+                throw new InvalidInputException(null, "deletes need a primary key; table " + ctx.table().uri() + " has none");
+            }
+            if (!ctx.storage().hasTombstone()) {
+                throw new InvalidInputException(null, "WAL schema profile '" + ctx.storage().profile().profileName()
+                        + "' cannot record deletes (lance-core 7.0.0 would show deleted rows); use profile 'spec'");
+            }
+        }
+    }
+
+    private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {
+        if (keyColumns != null) {
+            ctx.keys().encode(keyColumns, row, key);
+        } else {
+            key.clear();
+        }
+        Memtable active = memtables.active();
+        active.append(rows, row, delete, key.array(), key.length());
+        if (delete) {
+            stats.deletesWritten++;
+        } else {
+            stats.rowsWritten++;
+        }
+        // Size checks cost a pass over the open batch's vectors; rows are counted on every call.
+        if (active.rows() >= ctx.config().memtableMaxRows()
+                || (active.rows() & 255) == 0 && isFull(active)) {
+            freezeActive();
+        }
+    }
+
+    private boolean isFull(Memtable m) {
+        return m.rows() >= ctx.config().memtableMaxRows()
+                || m.batchCount() >= ctx.config().memtableMaxBatches()
+                || m.payloadBytes() + m.primaryKeyIndexBytes() >= ctx.config().memtableMaxBytes();
+    }
+
+    /** Freezes the active memtable (if it has rows) and starts the next generation. */
+    public void freezeActive() {
+        checkUsable();
+        Memtable active = memtables.active();
+        if (active.rows() == 0) {
+            return;
+        }
+        memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
+        LOG.debug("Shard {} froze memtable generation {} ({} rows)", shardId, active.generation(), active.rows());
+    }
+
+    // ---------------------------------------------------------------- WAL appends
+
+    /**
+     * Whether rows should be appended before the next tick: pending bytes passed
+     * {@code sink.wal.max-buffer-size}, or a frozen memtable still owes its tail.
+     */
+    public boolean wantsEarlyAppend() {
+        if (appendInFlight != null || poison != null) {
+            return false;
+        }
+        for (Memtable m : memtables.frozen()) {
+            if (m.hasPendingRows()) {
+                return true;
+            }
+        }
+        return memtables.active().hasPendingRows()
+                && memtables.active().pendingBytes() >= ctx.config().walMaxBufferBytes();
+    }
+
+    /** When the next tick is due, or {@link Long#MAX_VALUE} when nothing is pending (no timer). */
+    public long nextTickAt(long nowMillis) {
+        return hasPendingRows() ? ticker.dueAt(nowMillis) : Long.MAX_VALUE;
+    }
+
+    /**
+     * Prepares the append of the oldest memtable's pending batches, chosen now rather than when
+     * the append was requested: a freeze in between must not let newer rows overtake older ones.
+     *
+     * @return empty if an append is in flight or nothing is pending
+     */
+    public Optional<WalAppend> beginAppend() {
+        checkUsable();
+        if (appendInFlight != null) {
+            return Optional.empty();
+        }
+        Optional<Memtable> oldest = memtables.oldestPending();
+        if (oldest.isEmpty()) {
+            return Optional.empty();
+        }
+        Memtable m = oldest.get();
+        m.sealOpenBatch();
+        appendInFlight = new WalAppend(wal, ctx.codec(), m, m.pendingBatches(), nextPosition, epoch);
+        return Optional.of(appendInFlight);
+    }
+
+    /**
+     * Applies the outcome of {@code append}: rows become durable, or the position was taken (the
+     * rows stay pending for the next position, unless a higher epoch fenced us), or the writer
+     * is poisoned.
+     *
+     * @throws ShardPoisonedException if the append failed terminally
+     */
+    public void completeAppend(WalAppend append) {
+        if (append != appendInFlight) {
+            throw new IllegalStateException("append at " + append.position() + " is not the one in flight");
+        }
+        if (!append.ran()) {
+            throw new IllegalStateException("append at " + append.position() + " has not run");
+        }
+        appendInFlight = null;
+        checkUsable();
+        Throwable failure = append.failure();
+        if (failure == null) {
+            append.memtable.markDurable(append.batches.size(), append.position);
+            durablePosition = append.position;
+            nextPosition = append.position + 1;
+            stats.walAppends++;
+            stats.walBytes += append.bytes();
+            return;
+        }
+        String where = wal.key(append.position);
+        if (failure instanceof ObjectAlreadyExistsException) {
+            ShardManifest latest = readLatestOrPoison();
+            stats.walConflicts++;
+            if (latest.writerEpoch() > epoch) {
+                throw poison(Reason.FENCED, "WAL position " + append.position + " is taken and the manifest names epoch "
+                        + latest.writerEpoch() + " (ours is " + epoch + ")", failure);
+            }
+            LOG.warn("Shard {}: WAL position {} already taken by a writer of an epoch not above ours ({}); "
+                    + "appending at the next position", shardId, append.position, epoch);
+            nextPosition = append.position + 1;
+            return;
+        }
+        if (failure instanceof AmbiguousWriteException) {
+            throw poison(Reason.AMBIGUOUS_APPEND, "outcome of the append to " + where + " is unknown", failure);
+        }
+        throw poison(Reason.PERSISTENCE_FAILURE, "append to " + where + " failed", failure);
+    }
+
+    /** Runs one append inline (if anything is pending), as the ticker would. */
+    public boolean appendOnce() {
+        Optional<WalAppend> append = beginAppend();
+        if (append.isEmpty()) {
+            return false;
+        }
+        append.get().run();
+        completeAppend(append.get());
+        return true;
+    }
+
+    /** The ticker fired at {@code nowMillis}: append the oldest pending memtable once. */
+    public void tick(long nowMillis) {
+        checkUsable();
+        ticker.ticked(nowMillis);
+        appendOnce();
+    }
+
+    /** Appends until nothing is pending (barrier, freeze, close). */
+    public void appendAllPending() {
+        checkUsable();
+        if (appendInFlight != null) {
+            throw new IllegalStateException("complete the append in flight first");
+        }
+        while (hasPendingRows()) {
+            appendOnce();
+        }
+    }
+
+    // ---------------------------------------------------------------- SSTables
+
+    /**
+     * Prepares writing the oldest frozen memtable as an SSTable, once all its rows are durable
+     * (an SSTable must never hold rows the WAL does not).
+     */
+    public Optional<SsTableFlush> beginFlush() {
+        checkUsable();
+        if (flushInFlight != null) {
+            return Optional.empty();
+        }
+        Optional<Memtable> oldest = memtables.oldestFrozen();
+        if (oldest.isEmpty() || oldest.get().hasPendingRows()) {
+            return Optional.empty();
+        }
+        flushInFlight = new SsTableFlush(sstables, oldest.get());
+        return Optional.of(flushInFlight);
+    }
+
+    /** @throws ShardPoisonedException if writing failed (the frozen memtable is kept) */
+    public void completeFlush(SsTableFlush flush) {
+        if (flush != flushInFlight) {
+            throw new IllegalStateException("flush of generation " + flush.generation() + " is not the one in flight");
+        }
+        if (!flush.ran()) {
+            throw new IllegalStateException("flush of generation " + flush.generation() + " has not run");
+        }
+        flushInFlight = null;
+        checkUsable();
+        if (flush.failure() != null) {
+            throw poison(Reason.FLUSH_FAILED, "writing SSTable generation " + flush.generation() + " failed", flush.failure());
+        }
+        unpublished.add(flush.written());
+        memtables.retireOldestFrozen(flush.memtable);
+        stats.sstablesWritten++;
+        LOG.info("Shard {} wrote SSTable {} (generation {}, {} rows, WAL through {})", shardId,
+                flush.written().path(), flush.written().generation(), flush.written().physicalRows(),
+                flush.written().lastWalPosition());
+    }
+
+    /** Writes every frozen, fully durable memtable as an SSTable, inline. */
+    public void flushFrozen() {
+        while (true) {
+            Optional<SsTableFlush> flush = beginFlush();
+            if (flush.isEmpty()) {
+                return;
+            }
+            flush.get().run();
+            completeFlush(flush.get());
+        }
+    }
+
+    /**
+     * Publishes the written SSTables of generation up to {@code upToGeneration}: one manifest
+     * version that lists them and moves {@code replay_after} past their WAL range.
+     */
+    public void publish(long upToGeneration) {
+        checkUsable();
+        List<WrittenSsTable> batch = unpublished.stream().filter(t -> t.generation() <= upToGeneration).toList();
+        if (batch.isEmpty()) {
+            return;
+        }
+        WrittenSsTable last = batch.get(batch.size() - 1);
+        List<SsTable> next = new ArrayList<>(manifest.sstables());
+        for (WrittenSsTable t : batch) {
+            next.add(toManifestEntry(t));
+        }
+        writeManifest(next, last.lastWalPosition());
+        unpublished.removeAll(batch);
+        publishedGeneration = last.generation();
+        stats.sstablesPublished += batch.size();
+        LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
+                shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
+    }
+
+    public void publishAll() {
+        publish(Long.MAX_VALUE);
+    }
+
+    static SsTable toManifestEntry(WrittenSsTable t) {
+        return SsTable.of(t.generation(), t.path())
+                .withInMemoryBytes(t.inMemoryBytes())
+                .withPhysicalRows(t.physicalRows())
+                .withPrimaryKeyBytes(t.primaryKeyBytes());
+    }
+
+    /**
+     * Writes manifest version + 1 with {@code sstables} and {@code replayAfter}, after checking
+     * that no higher epoch has claimed the shard.
+     */
+    void writeManifest(List<SsTable> sstables, long replayAfter) {
+        long nextGeneration = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
+        for (int attempt = 1; ; attempt++) {
+            ShardManifest latest = readLatestOrPoison();
+            if (latest.writerEpoch() > epoch) {
+                throw poison(Reason.FENCED, "manifest version " + latest.version() + " names epoch "
+                        + latest.writerEpoch() + " (ours is " + epoch + ")", null);
+            }
+            ShardManifest next = latest.toBuilder()
+                    .sstables(sstables)
+                    .replayAfterWalEntryPosition(replayAfter)
+                    .currentGeneration(Math.max(nextGeneration, 1))
+                    .walEntryPositionLastSeen(Math.max(latest.walEntryPositionLastSeen(), nextPosition - 1))
+                    .build();
+            try {
+                manifest = manifests.writeNext(latest, next);
+                stats.manifestVersionsWritten++;
+                return;
+            } catch (ManifestVersionTakenException e) {
+                if (attempt >= MAX_MANIFEST_ATTEMPTS) {
+                    throw poison(Reason.PERSISTENCE_FAILURE, "lost " + attempt + " races for the next manifest version", e);
+                }
+            } catch (AmbiguousWriteException e) {
+                throw poison(Reason.PERSISTENCE_FAILURE, "outcome of a manifest write is unknown", e);
+            } catch (StorageException e) {
+                throw poison(Reason.PERSISTENCE_FAILURE, "manifest write failed", e);
+            }
+        }
+    }
+
+    private ShardManifest readLatestOrPoison() {
+        try {
+            return manifests.readLatest().orElseThrow(() -> new FormatException(
+                    manifests.location(ManifestStore.shardFolder(shardId)), "shard has no manifest", null));
+        } catch (StorageException | FormatException e) {
+            throw poison(Reason.PERSISTENCE_FAILURE, "cannot read the shard manifest", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- replay (used by ShardOpener)
+
+    /**
+     * Rebuilds memtables from WAL entries {@code [from, to]}. With {@code markDurable} the
+     * replayed batches count as appended (they are never written again); without it they are
+     * pending and will be appended anew (a rollback re-writes them after the sentinel).
+     */
+    void replay(long from, long to, boolean markDurable) {
+        for (long position = from; position <= to; position++) {
+            Optional<WalEntry> read = wal.read(position);
+            if (read.isEmpty()) {
+                throw new FormatException(manifests.location(wal.key(position)),
+                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed", null);
+            }
+            try (WalEntry entry = read.get()) {
+                if (entry.writerEpoch() > epoch) {
+                    throw poison(Reason.FENCED, "WAL entry " + position + " has epoch " + entry.writerEpoch()
+                            + " (ours is " + epoch + ")", null);
+                }
+                if (entry.sentinel() || entry.batches().isEmpty()) {
+                    continue;
+                }
+                Memtable target = memtableForReplay(entry);
+                int before = target.sealedBatchCount();
+                for (VectorSchemaRoot batch : entry.batches()) {
+                    FieldVector[] keyColumns = ctx.keyed() ? ctx.keys().keyColumns(batch) : null;
+                    for (int r = 0; r < batch.getRowCount(); r++) {
+                        if (keyColumns != null) {
+                            ctx.keys().encode(keyColumns, r, key);
+                        } else {
+                            key.clear();
+                        }
+                        target.appendStored(batch, r, key.array(), key.length());
+                    }
+                    stats.replayedRows += batch.getRowCount();
+                }
+                target.sealOpenBatch();
+                if (markDurable) {
+                    target.markDurable(target.sealedBatchCount() - before, position);
+                    durablePosition = Math.max(durablePosition, position);
+                }
+                stats.replayedEntries++;
+            }
+        }
+    }
+
+    /**
+     * The memtable an entry's rows go to: its recorded generation when it has one, and a new
+     * memtable at an entry boundary when the active one is full (never overflowing mid-entry).
+     */
+    private Memtable memtableForReplay(WalEntry entry) {
+        Memtable active = memtables.active();
+        long generation = entry.generation().orElse(active.generation());
+        if (generation > active.generation()) {
+            if (active.rows() == 0) {
+                memtables.replaceEmptyActive(ctx.newMemtable(generation));
+            } else {
+                memtables.freezeActive(ctx.newMemtable(generation));
+            }
+        } else if (active.rows() > 0 && isFull(active)) {
+            memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
+        }
+        return memtables.active();
+    }
+
+    void restoredState(long durable, long published, List<WrittenSsTable> stillUnpublished) {
+        this.durablePosition = durable;
+        this.publishedGeneration = published;
+        this.unpublished.clear();
+        this.unpublished.addAll(stillUnpublished);
+    }
+
+    void manifestWritten(ShardManifest m) {
+        this.manifest = m;
+    }
+
+    // ---------------------------------------------------------------- checkpoints and shutdown
+
+    /**
+     * The descriptor of this shard for a checkpoint. Every row put so far must be durable: the
+     * owner appends everything pending before the barrier, since the descriptor stores WAL
+     * positions, not rows.
+     */
+    public ShardDescriptor snapshot() {
+        checkUsable();
+        if (appendInFlight != null || hasPendingRows()) {
+            throw new IllegalStateException("shard " + shardId + " has rows not yet in the WAL; append them before a snapshot");
+        }
+        return new ShardDescriptor(shardId, bucket, epoch, manifest.replayAfterWalEntryPosition(),
+                Math.max(durablePosition, manifest.replayAfterWalEntryPosition()),
+                memtables.active().generation(), publishedGeneration, unpublished);
+    }
+
+    /**
+     * Leaves a complete table: appends everything, freezes the active memtable, writes its
+     * SSTable and publishes all written SSTables. For bounded input and clean shutdown.
+     */
+    public void flushAndPublishAll() {
+        appendAllPending();
+        freezeActive();
+        appendAllPending();
+        flushFrozen();
+        publishAll();
+    }
+
+    /**
+     * Releases memory without any I/O. Rows not yet appended are dropped, exactly as in a crash;
+     * call {@link #appendAllPending()} or {@link #flushAndPublishAll()} first to keep them.
+     */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            memtables.close();
+        }
+    }
+
+    private void checkUsable() {
+        if (poison != null) {
+            throw poison;
+        }
+        if (closed) {
+            throw new IllegalStateException("shard writer " + shardId + " is closed");
+        }
+    }
+
+    private ShardPoisonedException poison(Reason reason, String message, Throwable cause) {
+        if (poison == null) {
+            poison = new ShardPoisonedException(shardId.toString(), reason, message, cause);
+            LOG.error("Shard {} poisoned: {}", shardId, poison.getMessage(), cause);
+        }
+        return poison;
+    }
+}

@@ -1,0 +1,101 @@
+package io.walsink.shard;
+
+import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.wal.WalEntryCodec;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.storage.ObjectStore;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * What every shard writer of one table in one process shares: the store, the table's schema and
+ * key, the WAL storage schema, the codec and the configuration. Building it performs every
+ * local validation (key types, profile, budgets), so a writer that fails here has claimed
+ * nothing.
+ */
+public final class TableContext {
+    private final ObjectStore store;
+    private final TableInfo table;
+    private final Map<String, String> storageOptions;
+    private final WalStorageSchema storage;
+    private final WalEntryCodec codec;
+    private final ShardWriterConfig config;
+    private final BufferAllocator allocator;
+    private final InputValidator validator;
+    private final PrimaryKeyEncoder keys; // null for append-only tables
+    private final int tombstoneColumn;
+
+    public TableContext(ObjectStore store, TableInfo table, Map<String, String> storageOptions,
+            WalSchemaProfile profile, ShardWriterConfig config, BufferAllocator allocator) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.table = Objects.requireNonNull(table, "table");
+        this.storageOptions = Map.copyOf(storageOptions);
+        this.config = Objects.requireNonNull(config, "config");
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        this.storage = WalStorageSchema.of(table, profile);
+        this.codec = new WalEntryCodec(storage, allocator);
+        this.validator = new InputValidator(table.schema(), table.primaryKey());
+        List<Field> keyFields = table.primaryKey().stream().map(name -> table.schema().findField(name)).toList();
+        for (Field f : keyFields) {
+            if (f.isNullable()) {
+                throw new InvalidInputException(f.getName(), "primary-key column must be NOT NULL in table " + table.uri());
+            }
+        }
+        this.keys = keyFields.isEmpty() ? null : new PrimaryKeyEncoder(keyFields);
+        this.tombstoneColumn = storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
+    }
+
+    public ObjectStore store() {
+        return store;
+    }
+
+    public TableInfo table() {
+        return table;
+    }
+
+    public Map<String, String> storageOptions() {
+        return storageOptions;
+    }
+
+    public WalStorageSchema storage() {
+        return storage;
+    }
+
+    public WalEntryCodec codec() {
+        return codec;
+    }
+
+    public ShardWriterConfig config() {
+        return config;
+    }
+
+    public BufferAllocator allocator() {
+        return allocator;
+    }
+
+    public InputValidator validator() {
+        return validator;
+    }
+
+    /** Encoder of primary-key bytes, or null for a table without a key (append-only). */
+    public PrimaryKeyEncoder keys() {
+        return keys;
+    }
+
+    public boolean keyed() {
+        return keys != null;
+    }
+
+    public int tombstoneColumn() {
+        return tombstoneColumn;
+    }
+
+    Memtable newMemtable(long generation) {
+        return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keyed());
+    }
+}
