@@ -1,0 +1,100 @@
+package io.walsink.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.wal.WalEntry;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.ShardPoisonedException.Reason;
+import java.nio.file.Path;
+import io.walsink.format.table.TableInfo;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShardWriterFencingTest {
+    @TempDir Path dir;
+
+    @Test
+    void aSecondWriterFencesTheFirstAtItsNextAppend() {
+        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
+            ShardWriter first = f.open();
+            f.put(first, 1, "first");
+            first.appendAllPending();
+            f.put(first, 2, "written after the second writer opened");
+
+            ShardWriter second = f.open();
+            assertThat(second.epoch()).isEqualTo(first.epoch() + 1);
+            List<Long> before = f.walPositions();
+
+            assertThatThrownBy(first::appendAllPending)
+                    .isInstanceOf(ShardPoisonedException.class)
+                    .satisfies(e -> assertThat(((ShardPoisonedException) e).reason()).isEqualTo(Reason.FENCED));
+            assertThat(f.walPositions()).isEqualTo(before);
+            // poisoned for good: every later call fails the same way and writes nothing
+            try (VectorSchemaRoot rows = f.rows(new long[] {3}, new String[] {"x"})) {
+                assertThatThrownBy(() -> first.put(rows)).isInstanceOf(ShardPoisonedException.class);
+            }
+            assertThatThrownBy(() -> first.tick(0)).isInstanceOf(ShardPoisonedException.class);
+            assertThat(f.walPositions()).isEqualTo(before);
+
+            // the second writer replayed the first's durable row and wrote a sentinel at the tip
+            long sentinel = before.get(before.size() - 1);
+            try (WalEntry entry = f.wal().read(sentinel).orElseThrow()) {
+                assertThat(entry.sentinel()).isTrue();
+                assertThat(entry.writerEpoch()).isEqualTo(second.epoch());
+            }
+            assertThat(second.stats().replayedRows()).isEqualTo(1);
+            first.close();
+            second.close();
+        }
+    }
+
+    @Test
+    void aFencedWriterCannotPublish() {
+        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
+            ShardWriter first = f.open();
+            f.put(first, 1, "a");
+            first.appendAllPending();
+            first.freezeActive();
+            first.flushFrozen();
+            ShardWriter second = f.open();
+            long versions = new ManifestStore(f.store, ShardFixture.SHARD).listVersions().size();
+            assertThatThrownBy(first::publishAll)
+                    .isInstanceOf(ShardPoisonedException.class)
+                    .hasMessageContaining("FENCED");
+            assertThat(new ManifestStore(f.store, ShardFixture.SHARD).listVersions()).hasSize((int) versions);
+            first.close();
+            second.close();
+        }
+    }
+
+    @Test
+    void validationFailuresNeverBumpTheEpoch() {
+        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
+            f.open().close();
+            ManifestStore manifests = new ManifestStore(f.store, ShardFixture.SHARD);
+            long epoch = manifests.readLatest().orElseThrow().writerEpoch();
+            long puts = f.store.calls(io.walsink.storage.fault.Operation.PUT_IF_ABSENT);
+            // a float key cannot be encoded: refused while building the context, before any claim
+            Schema floatKeyed = new Schema(List.of(
+                    new Field("id", FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
+                    new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+            TableInfo other = new TableInfo(f.table.uri(), f.table.version(), floatKeyed, List.of("id"),
+                    f.table.fieldIds(), f.table.sharding(), f.table.memWal());
+            assertThatThrownBy(() -> new TableContext(f.store, other, Map.of(), WalSchemaProfile.SPEC,
+                    ShardWriterConfig.defaults(), f.allocator))
+                    .hasMessageContaining("id");
+            assertThat(f.store.calls(io.walsink.storage.fault.Operation.PUT_IF_ABSENT)).isEqualTo(puts);
+            assertThat(manifests.readLatest().orElseThrow().writerEpoch()).isEqualTo(epoch);
+        }
+    }
+}
