@@ -60,10 +60,25 @@ public final class ManifestStore {
      * @throws CorruptManifestException if the newest object cannot be decoded
      */
     public Optional<ShardManifest> readLatest() {
+        for (int attempt = 1; ; attempt++) {
+            Optional<Optional<ShardManifest>> latest = tryReadLatest(attempt < 3);
+            if (latest.isPresent()) {
+                return latest.get();
+            }
+        }
+    }
+
+    // Empty when the first version appeared between our HEAD and our LIST (a concurrent first
+    // claim): the caller reads again instead of reporting a gap that is not there.
+    private Optional<Optional<ShardManifest>> tryReadLatest(boolean mayRetry) {
         OptionalLong hint = readHint();
         long start = hint.orElse(1);
         if (!store.exists(versionKey(start))) {
-            return missingStart(start, hint.isPresent());
+            List<Long> present = listVersions();
+            if (mayRetry && present.contains(start)) {
+                return Optional.empty();
+            }
+            return Optional.of(missingStart(start, hint.isPresent(), present));
         }
         if (start > 1 && !store.exists(versionKey(start - 1))) {
             throw new ManifestGapException(location(versionKey(start - 1)), "manifest gap: version "
@@ -76,12 +91,11 @@ public final class ManifestStore {
         if (hint.isPresent() && latest > hint.getAsLong()) {
             LOG.debug("Version hint of shard {} lags: {} < {}", shardId, hint.getAsLong(), latest);
         }
-        return Optional.of(read(latest));
+        return Optional.of(Optional.of(read(latest)));
     }
 
     // The first version to look at does not exist: either the shard is new or history is broken.
-    private Optional<ShardManifest> missingStart(long start, boolean fromHint) {
-        List<Long> present = listVersions();
+    private Optional<ShardManifest> missingStart(long start, boolean fromHint, List<Long> present) {
         if (start == 1 && present.isEmpty()) {
             return Optional.empty();
         }

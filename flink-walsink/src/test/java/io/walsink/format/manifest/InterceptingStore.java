@@ -14,6 +14,7 @@ final class InterceptingStore implements ObjectStore {
     private final ObjectStore delegate;
     private volatile Consumer<String> beforePutIfAbsent = key -> {};
     private volatile Consumer<String> beforePut = key -> {};
+    private volatile Consumer<String> beforeList = prefix -> {};
 
     InterceptingStore(ObjectStore delegate) {
         this.delegate = delegate;
@@ -24,6 +25,14 @@ final class InterceptingStore implements ObjectStore {
         beforePutIfAbsent = key -> {
             beforePutIfAbsent = k -> {};
             hook.accept(key);
+        };
+    }
+
+    /** Runs {@code hook} once, before the next list, with the prefix. */
+    void onceBeforeList(Consumer<String> hook) {
+        beforeList = prefix -> {
+            beforeList = p -> {};
+            hook.accept(prefix);
         };
     }
 
@@ -60,6 +69,7 @@ final class InterceptingStore implements ObjectStore {
 
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
+        beforeList.accept(prefix);
         return delegate.list(prefix, continuation, maxKeys);
     }
 

@@ -127,6 +127,16 @@ class ManifestStoreTest {
     }
 
     @Test
+    void firstVersionCreatedBetweenHeadAndListIsReadNotReportedAsAGap() {
+        InterceptingStore racing = new InterceptingStore(objects);
+        ManifestStore reader = new ManifestStore(racing, SHARD);
+        // a peer's first claim lands after our HEAD of version 1 missed, before our LIST
+        racing.onceBeforeList(prefix -> store.writeFirst(ShardManifest.builder().writerEpoch(1).currentGeneration(1).build()));
+
+        assertThat(reader.readLatest()).get().extracting(ShardManifest::version).isEqualTo(1L);
+    }
+
+    @Test
     void lostRaceIsTypedAndLeavesTheWinnerIntact() {
         ShardManifest v1 = store.writeFirst(manifest(1));
         ShardManifest winner = store.writeNext(v1, manifest(2));
