@@ -66,7 +66,13 @@ enum TemporalUnit {
             return Math.floorDiv(millis, millisPerTick);
         }
         long ticksPerMilli = NANOS_PER_MILLI / nanosPerTick;
-        return Math.addExact(Math.multiplyExact(millis, ticksPerMilli), nanosOfMilli / nanosPerTick);
+        long subMilliTicks = nanosOfMilli / nanosPerTick;
+        if (millis < 0 && subMilliTicks > 0) {
+            // Borrow one milli so the product cannot overflow on the way to the earliest instant
+            // a 64-bit count reaches (1677-09-21T00:12:43.145224192 in nanoseconds).
+            return Math.addExact(Math.multiplyExact(millis + 1, ticksPerMilli), subMilliTicks - ticksPerMilli);
+        }
+        return Math.addExact(Math.multiplyExact(millis, ticksPerMilli), subMilliTicks);
     }
 
     TimestampData toTimestamp(long ticks) {
