@@ -1,0 +1,74 @@
+package io.walsink.flink.convert;
+
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.VariableWidthFieldVector;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.RowData;
+
+/** Writers for strings and byte strings; both go to Arrow as raw bytes without re-encoding. */
+final class BytesFieldWriters {
+    private BytesFieldWriters() {}
+
+    /** CHAR/VARCHAR into Utf8 or LargeUtf8: Flink's StringData already holds UTF-8. */
+    static final class StringWriter extends FieldWriter {
+        StringWriter(String column, boolean nullable) {
+            super(column, nullable);
+        }
+
+        @Override
+        void setField(FieldVector v, int index, RowData row, int pos) {
+            ((VariableWidthFieldVector) v).setSafe(index, row.getString(pos).toBytes());
+        }
+
+        @Override
+        void setElement(FieldVector v, int index, ArrayData array, int pos) {
+            ((VariableWidthFieldVector) v).setSafe(index, array.getString(pos).toBytes());
+        }
+    }
+
+    /** BINARY/VARBINARY into Binary or LargeBinary. */
+    static final class BinaryWriter extends FieldWriter {
+        BinaryWriter(String column, boolean nullable) {
+            super(column, nullable);
+        }
+
+        @Override
+        void setField(FieldVector v, int index, RowData row, int pos) {
+            ((VariableWidthFieldVector) v).setSafe(index, row.getBinary(pos));
+        }
+
+        @Override
+        void setElement(FieldVector v, int index, ArrayData array, int pos) {
+            ((VariableWidthFieldVector) v).setSafe(index, array.getBinary(pos));
+        }
+    }
+
+    /** BINARY/VARBINARY into FixedSizeBinary(w): every value must be exactly w bytes. */
+    static final class FixedBinaryWriter extends FieldWriter {
+        private final int width;
+
+        FixedBinaryWriter(String column, boolean nullable, int width) {
+            super(column, nullable);
+            this.width = width;
+        }
+
+        @Override
+        void setField(FieldVector v, int index, RowData row, int pos) {
+            set((FixedSizeBinaryVector) v, index, row.getBinary(pos));
+        }
+
+        @Override
+        void setElement(FieldVector v, int index, ArrayData array, int pos) {
+            set((FixedSizeBinaryVector) v, index, array.getBinary(pos));
+        }
+
+        private void set(FixedSizeBinaryVector v, int index, byte[] value) {
+            if (value.length != width) {
+                throw new ColumnValueException(column, "value has " + value.length
+                        + " bytes, the column is FixedSizeBinary(" + width + ")");
+            }
+            v.setSafe(index, value);
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package io.walsink.flink.convert;
+
+/** The Flink row type and the Arrow table schema disagree about a column; raised at build time. */
+public final class SchemaMismatchException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    public SchemaMismatchException(String column, String problem) {
+        super("column '" + column + "': " + problem);
+    }
+}

@@ -1,0 +1,14 @@
+package io.walsink.flink.convert;
+
+/**
+ * A column whose type has no counterpart on the other side (Flink ↔ Arrow). Raised while a
+ * converter is built, never per row, so a job fails before it claims a shard.
+ */
+public final class UnsupportedColumnTypeException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    public UnsupportedColumnTypeException(String column, Object type, String reason) {
+        super("column '" + column + "' has type " + type + ", which is not supported: " + reason);
+    }
+}
