@@ -3,7 +3,6 @@ package io.walsink.shard;
 import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.ManifestVersionTakenException;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalEntry;
@@ -40,7 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShardWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class);
-    private static final int MAX_MANIFEST_ATTEMPTS = 16;
 
     private final TableContext ctx;
     private final UUID shardId;
@@ -61,6 +59,7 @@ public final class ShardWriter implements AutoCloseable {
     private long publishedGeneration;
     private WalAppend appendInFlight;
     private SsTableFlush flushInFlight;
+    private ManifestUpdate manifestInFlight;
     private ShardPoisonedException poison;
     private boolean closed;
 
@@ -417,26 +416,65 @@ public final class ShardWriter implements AutoCloseable {
     }
 
     /**
-     * Publishes the written SSTables of generation up to {@code upToGeneration}: one manifest
-     * version that lists them and moves {@code replay_after} past their WAL range.
+     * Prepares publishing the written SSTables of generations up to {@code upToGeneration}: one
+     * manifest version that lists them and moves {@code replay_after} past their WAL range.
+     *
+     * @return empty if nothing qualifies or a manifest update is in flight
      */
-    public void publish(long upToGeneration) {
+    public Optional<ManifestUpdate> beginPublish(long upToGeneration) {
         checkUsable();
+        if (manifestInFlight != null) {
+            return Optional.empty();
+        }
         List<WrittenSsTable> batch = unpublished.stream().filter(t -> t.generation() <= upToGeneration).toList();
         if (batch.isEmpty()) {
-            return;
+            return Optional.empty();
         }
-        WrittenSsTable last = batch.get(batch.size() - 1);
         List<SsTable> next = new ArrayList<>(manifest.sstables());
         for (WrittenSsTable t : batch) {
             next.add(toManifestEntry(t));
         }
-        writeManifest(next, last.lastWalPosition());
-        unpublished.removeAll(batch);
-        publishedGeneration = last.generation();
-        stats.sstablesPublished += batch.size();
-        LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
-                shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
+        manifestInFlight = new ManifestUpdate(manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(),
+                nextPosition - 1, batch);
+        return Optional.of(manifestInFlight);
+    }
+
+    /** @throws ShardPoisonedException if the update failed or a higher epoch fenced us */
+    public void completeManifestUpdate(ManifestUpdate update) {
+        if (update != manifestInFlight) {
+            throw new IllegalStateException("manifest update is not the one in flight");
+        }
+        if (!update.ran()) {
+            throw new IllegalStateException("manifest update has not run");
+        }
+        manifestInFlight = null;
+        checkUsable();
+        if (update.fencedBy() > 0) {
+            throw poison(Reason.FENCED, "the shard manifest names epoch " + update.fencedBy() + " (ours is " + epoch + ")", null);
+        }
+        if (update.failure() != null) {
+            throw poison(Reason.PERSISTENCE_FAILURE, "manifest write failed", update.failure());
+        }
+        manifest = update.written();
+        stats.manifestVersionsWritten++;
+        List<WrittenSsTable> published = update.publishing();
+        if (!published.isEmpty()) {
+            unpublished.removeAll(published);
+            WrittenSsTable last = published.get(published.size() - 1);
+            publishedGeneration = last.generation();
+            stats.sstablesPublished += published.size();
+            LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
+                    shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
+        }
+    }
+
+    /** Publishes written SSTables of generations up to {@code upToGeneration}, inline. */
+    public void publish(long upToGeneration) {
+        Optional<ManifestUpdate> update = beginPublish(upToGeneration);
+        if (update.isPresent()) {
+            update.get().run();
+            completeManifestUpdate(update.get());
+        }
     }
 
     public void publishAll() {
@@ -450,38 +488,15 @@ public final class ShardWriter implements AutoCloseable {
                 .withPrimaryKeyBytes(t.primaryKeyBytes());
     }
 
-    /**
-     * Writes manifest version + 1 with {@code sstables} and {@code replayAfter}, after checking
-     * that no higher epoch has claimed the shard.
-     */
+    /** Writes a manifest with exactly {@code sstables} and {@code replayAfter}, inline (restore). */
     void writeManifest(List<SsTable> sstables, long replayAfter) {
-        long nextGeneration = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
-        for (int attempt = 1; ; attempt++) {
-            ShardManifest latest = readLatestOrPoison();
-            if (latest.writerEpoch() > epoch) {
-                throw poison(Reason.FENCED, "manifest version " + latest.version() + " names epoch "
-                        + latest.writerEpoch() + " (ours is " + epoch + ")", null);
-            }
-            ShardManifest next = latest.toBuilder()
-                    .sstables(sstables)
-                    .replayAfterWalEntryPosition(replayAfter)
-                    .currentGeneration(Math.max(nextGeneration, 1))
-                    .walEntryPositionLastSeen(Math.max(latest.walEntryPositionLastSeen(), nextPosition - 1))
-                    .build();
-            try {
-                manifest = manifests.writeNext(latest, next);
-                stats.manifestVersionsWritten++;
-                return;
-            } catch (ManifestVersionTakenException e) {
-                if (attempt >= MAX_MANIFEST_ATTEMPTS) {
-                    throw poison(Reason.PERSISTENCE_FAILURE, "lost " + attempt + " races for the next manifest version", e);
-                }
-            } catch (AmbiguousWriteException e) {
-                throw poison(Reason.PERSISTENCE_FAILURE, "outcome of a manifest write is unknown", e);
-            } catch (StorageException e) {
-                throw poison(Reason.PERSISTENCE_FAILURE, "manifest write failed", e);
-            }
+        checkUsable();
+        if (manifestInFlight != null) {
+            throw new IllegalStateException("a manifest update is in flight");
         }
+        manifestInFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, nextPosition - 1, List.of());
+        manifestInFlight.run();
+        completeManifestUpdate(manifestInFlight);
     }
 
     private ShardManifest readLatestOrPoison() {

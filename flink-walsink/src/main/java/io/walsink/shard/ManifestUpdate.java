@@ -1,0 +1,93 @@
+package io.walsink.shard;
+
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ManifestVersionTakenException;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import java.util.List;
+
+/**
+ * Writing manifest version + 1 with a new SSTable list and {@code replay_after}: a publication,
+ * or the rollback of a restore. Prepared on the owner thread, {@link #run()} on any thread (reads
+ * the latest version, checks that no higher epoch claimed the shard, writes with put-if-absent
+ * and retries lost races), completed on the owner thread.
+ */
+public final class ManifestUpdate implements Runnable {
+    static final int MAX_ATTEMPTS = 16;
+
+    private final ManifestStore manifests;
+    private final long epoch;
+    final List<SsTable> sstables;
+    final long replayAfter;
+    private final long lastSeen;
+    final List<WrittenSsTable> publishing;
+    private volatile ShardManifest written;
+    private volatile long fencedBy;
+    private volatile Throwable failure;
+    private volatile boolean ran;
+
+    ManifestUpdate(ManifestStore manifests, long epoch, List<SsTable> sstables, long replayAfter, long lastSeen,
+            List<WrittenSsTable> publishing) {
+        this.manifests = manifests;
+        this.epoch = epoch;
+        this.sstables = List.copyOf(sstables);
+        this.replayAfter = replayAfter;
+        this.lastSeen = lastSeen;
+        this.publishing = List.copyOf(publishing);
+    }
+
+    @Override
+    public void run() {
+        try {
+            long nextGeneration = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
+            for (int attempt = 1; ; attempt++) {
+                ShardManifest latest = manifests.readLatest().orElseThrow(
+                        () -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
+                if (latest.writerEpoch() > epoch) {
+                    fencedBy = latest.writerEpoch();
+                    return;
+                }
+                ShardManifest next = latest.toBuilder()
+                        .sstables(sstables)
+                        .replayAfterWalEntryPosition(replayAfter)
+                        .currentGeneration(nextGeneration)
+                        .walEntryPositionLastSeen(Math.max(latest.walEntryPositionLastSeen(), lastSeen))
+                        .build();
+                try {
+                    written = manifests.writeNext(latest, next);
+                    return;
+                } catch (ManifestVersionTakenException lost) {
+                    if (attempt >= MAX_ATTEMPTS) {
+                        throw lost;
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            ran = true;
+        }
+    }
+
+    /** Generations this update publishes (empty for a rollback). */
+    public List<WrittenSsTable> publishing() {
+        return publishing;
+    }
+
+    boolean ran() {
+        return ran;
+    }
+
+    ShardManifest written() {
+        return written;
+    }
+
+    /** The epoch that fenced us, or 0. */
+    long fencedBy() {
+        return fencedBy;
+    }
+
+    Throwable failure() {
+        return failure;
+    }
+}
