@@ -286,7 +286,7 @@ public final class ShardWriter implements AutoCloseable {
         }
         Memtable m = oldest.get();
         m.sealOpenBatch();
-        appendInFlight = new WalAppend(wal, ctx.codec(), m, m.pendingBatches(), nextPosition, epoch);
+        appendInFlight = new WalAppend(wal, ctx.codec(), manifests, m, m.pendingBatches(), nextPosition, epoch);
         return Optional.of(appendInFlight);
     }
 
@@ -317,11 +317,10 @@ public final class ShardWriter implements AutoCloseable {
         }
         String where = wal.key(append.position);
         if (failure instanceof ObjectAlreadyExistsException) {
-            ShardManifest latest = readLatestOrPoison();
             stats.walConflicts++;
-            if (latest.writerEpoch() > epoch) {
+            if (append.takenAtEpoch() > epoch) {
                 throw poison(Reason.FENCED, "WAL position " + append.position + " is taken and the manifest names epoch "
-                        + latest.writerEpoch() + " (ours is " + epoch + ")", failure);
+                        + append.takenAtEpoch() + " (ours is " + epoch + ")", failure);
             }
             LOG.warn("Shard {}: WAL position {} already taken by a writer of an epoch not above ours ({}); "
                     + "appending at the next position", shardId, append.position, epoch);
@@ -497,15 +496,6 @@ public final class ShardWriter implements AutoCloseable {
         manifestInFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, nextPosition - 1, List.of());
         manifestInFlight.run();
         completeManifestUpdate(manifestInFlight);
-    }
-
-    private ShardManifest readLatestOrPoison() {
-        try {
-            return manifests.readLatest().orElseThrow(() -> new FormatException(
-                    manifests.location(ManifestStore.shardFolder(shardId)), "shard has no manifest", null));
-        } catch (StorageException | FormatException e) {
-            throw poison(Reason.PERSISTENCE_FAILURE, "cannot read the shard manifest", e);
-        }
     }
 
     // ---------------------------------------------------------------- replay (used by ShardOpener)

@@ -1,7 +1,10 @@
 package io.walsink.shard;
 
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
+import io.walsink.storage.ObjectAlreadyExistsException;
 import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -15,18 +18,21 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public final class WalAppend implements Runnable {
     private final WalLog wal;
     private final WalEntryCodec codec;
+    private final ManifestStore manifests;
     final Memtable memtable;
     final List<VectorSchemaRoot> batches;
     final long position;
     final long epoch;
     private volatile long bytes;
     private volatile Throwable failure;
+    private volatile long takenAtEpoch;
     private volatile boolean ran;
 
-    WalAppend(WalLog wal, WalEntryCodec codec, Memtable memtable, List<VectorSchemaRoot> batches,
+    WalAppend(WalLog wal, WalEntryCodec codec, ManifestStore manifests, Memtable memtable, List<VectorSchemaRoot> batches,
             long position, long epoch) {
         this.wal = wal;
         this.codec = codec;
+        this.manifests = manifests;
         this.memtable = memtable;
         this.batches = List.copyOf(batches);
         this.position = position;
@@ -39,6 +45,15 @@ public final class WalAppend implements Runnable {
             byte[] entry = codec.encode(epoch, memtable.generation(), batches);
             bytes = entry.length;
             wal.append(position, entry);
+        } catch (ObjectAlreadyExistsException taken) {
+            failure = taken;
+            // Who took it decides what happens next; reading that here keeps I/O off the owner.
+            try {
+                takenAtEpoch = manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
+            } catch (Throwable t) {
+                t.addSuppressed(taken);
+                failure = t;
+            }
         } catch (Throwable t) {
             failure = t;
         } finally {
@@ -65,6 +80,11 @@ public final class WalAppend implements Runnable {
 
     boolean ran() {
         return ran;
+    }
+
+    /** After a taken position: the manifest's epoch read right after. */
+    long takenAtEpoch() {
+        return takenAtEpoch;
     }
 
     Throwable failure() {
