@@ -351,6 +351,28 @@ public final class ShardWriter implements AutoCloseable {
         appendOnce();
     }
 
+    /** Records that the owner's tick ran at {@code nowMillis}; it starts the append itself. */
+    public void ticked(long nowMillis) {
+        ticker.ticked(nowMillis);
+    }
+
+    public boolean appendInFlight() {
+        return appendInFlight != null;
+    }
+
+    public boolean flushInFlight() {
+        return flushInFlight != null;
+    }
+
+    public boolean manifestUpdateInFlight() {
+        return manifestInFlight != null;
+    }
+
+    /** Whether the oldest frozen memtable is fully durable and can become an SSTable now. */
+    public boolean hasFlushableMemtable() {
+        return memtables.oldestFrozen().map(m -> !m.hasPendingRows()).orElse(false);
+    }
+
     /** Appends until nothing is pending (barrier, freeze, close). */
     public void appendAllPending() {
         checkUsable();

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import java.io.Serializable;
 import java.net.URI;
 import java.time.Duration;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -33,7 +34,7 @@ public record S3Options(
         ResponseChecksumValidation responseChecksumValidation,
         int maxConnections,
         Duration connectTimeout,
-        Duration apiCallTimeout) {
+        Duration apiCallTimeout) implements Serializable {
 
     public S3Options {
         if ((accessKeyId == null) != (secretAccessKey == null)) {

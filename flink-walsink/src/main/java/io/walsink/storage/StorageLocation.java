@@ -10,10 +10,23 @@ import java.util.regex.Pattern;
 public sealed interface StorageLocation {
 
     /** A directory on the local (or a mounted) file system. */
-    record Local(Path root) implements StorageLocation {}
+    record Local(Path root) implements StorageLocation {
+        @Override
+        public String lanceUri() {
+            return root.toAbsolutePath().normalize().toString();
+        }
+    }
 
     /** A bucket and a key prefix without leading or trailing slash (empty for the bucket root). */
-    record S3(String bucket, String prefix) implements StorageLocation {}
+    record S3(String bucket, String prefix) implements StorageLocation {
+        @Override
+        public String lanceUri() {
+            return prefix.isEmpty() ? "s3://" + bucket : "s3://" + bucket + "/" + prefix;
+        }
+    }
+
+    /** The same location as lance-core (object_store) expects it: an absolute path or s3:// URI. */
+    String lanceUri();
 
     // Any "scheme:" of two or more characters; one letter is a Windows drive (C:\...).
     Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]+):.*");

@@ -1,0 +1,150 @@
+package io.walsink.flink;
+
+import io.walsink.flink.convert.FlinkArrowTypes;
+import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.flink.convert.RowDataBucketHasher;
+import io.walsink.flink.internal.BucketKeySelector;
+import io.walsink.flink.internal.InputConversion;
+import io.walsink.flink.internal.NoRecordsWriter;
+import io.walsink.flink.internal.ShardWriterOperatorFactory;
+import io.walsink.format.table.ShardTransform;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.shard.TableContext;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
+
+/**
+ * A Flink sink that writes upserts, deletes and appends into a Lance table through MemWAL.
+ *
+ * <pre>{@code
+ * stream.sinkTo(WalSink.forRows(rowType)
+ *         .path("s3://bucket/tables/events")
+ *         .primaryKey("id")
+ *         .createTableIfMissing(8)
+ *         .build());
+ * }</pre>
+ *
+ * <p>The records go through {@code keyBy(bucket of the primary key)} into a keyed shard-writer
+ * operator, placed in this sink's pre-write topology with a stable uid; see
+ * docs/architecture.md. With checkpointing on, published SSTables follow completed checkpoints
+ * (exactly-once for readers of published data); without it they are published when written.
+ */
+public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN> {
+    private static final long serialVersionUID = 1L;
+
+    private final WalSinkOptions options;
+    private final RowType rowType;
+    private final InputConversion<IN> conversion;
+    private final RowDataBucketHasher hasher;
+    private final int buckets;
+    private final Integer parallelism;
+    private final String uid;
+
+    WalSink(WalSinkOptions options, RowType rowType, InputConversion<IN> conversion, RowDataBucketHasher hasher,
+            int buckets, Integer parallelism, String uid) {
+        this.options = options;
+        this.rowType = rowType;
+        this.conversion = conversion;
+        this.hasher = hasher;
+        this.buckets = buckets;
+        this.parallelism = parallelism;
+        this.uid = uid;
+    }
+
+    /** Flink SQL's internal rows, of the given type. */
+    public static WalSinkBuilder<RowData> forRowData(RowType rowType) {
+        return new WalSinkBuilder<>(InputConversion.rowData(), rowType);
+    }
+
+    /** {@link Row}s; the row type is taken from the table unless given (needed to create one). */
+    public static WalSinkBuilder<Row> forRows() {
+        return new WalSinkBuilder<>(InputConversion.rows(), null);
+    }
+
+    public static WalSinkBuilder<Row> forRows(RowType rowType) {
+        return new WalSinkBuilder<>(InputConversion.rows(), rowType);
+    }
+
+    /** Java records or beans whose properties are named like the table's columns. */
+    public static <T> WalSinkBuilder<T> forPojos(Class<T> type) {
+        return new WalSinkBuilder<>(InputConversion.pojos(type), null);
+    }
+
+    public static <T> WalSinkBuilder<T> forPojos(Class<T> type, RowType rowType) {
+        return new WalSinkBuilder<>(InputConversion.pojos(type), rowType);
+    }
+
+    static <IN> WalSink<IN> create(WalSinkOptions options, TableInfo table, RowType rowType,
+            InputConversion<IN> conversion, Integer parallelism, String uid) {
+        // Everything that can fail on bad input fails here, while the job is built.
+        RowDataArrowWriter.create(rowType, table.schema());
+        conversion.open(rowType);
+        WalStorageSchema.of(table, options.schemaProfile());
+        try (RootAllocator allocator = new RootAllocator()) {
+            new TableContext(new io.walsink.storage.InMemoryObjectStore(), table, options.lanceStorageOptions(),
+                    options.schemaProfile(), options.shardWriterConfig(), allocator);
+        }
+        RowDataBucketHasher hasher = null;
+        int buckets = 1;
+        if (table.sharding().sharding().transform() == ShardTransform.BUCKET) {
+            String column = table.sharding().sharding().sourceColumn().orElseThrow();
+            buckets = table.sharding().sharding().numBuckets().orElseThrow();
+            hasher = new RowDataBucketHasher(rowType, table.schema().findField(column), buckets);
+        } else if (table.sharding().sharding().transform() != ShardTransform.UNSHARDED) {
+            throw new IllegalArgumentException("table at " + table.uri() + " uses "
+                    + table.sharding().sharding().transform() + " sharding; walsink writes bucket or unsharded tables");
+        }
+        return new WalSink<>(options, rowType, conversion, hasher, buckets, parallelism, uid);
+    }
+
+    @Override
+    public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
+        boolean checkpointing = input.getExecutionEnvironment().getCheckpointConfig().isCheckpointingEnabled();
+        SingleOutputStreamOperator<IN> written = input
+                .keyBy(new BucketKeySelector<>(conversion, rowType, hasher), Types.INT)
+                .transform("walsink writer: " + options.path(), input.getType(),
+                        new ShardWriterOperatorFactory<>(options, rowType, conversion, checkpointing))
+                .uid(uid)
+                .name("walsink writer: " + options.path());
+        if (parallelism != null) {
+            written.setParallelism(parallelism);
+        }
+        if (buckets > 128) {
+            // More key groups than buckets, so every bucket can have its own subtask.
+            written.setMaxParallelism(buckets);
+        }
+        return written;
+    }
+
+    @Override
+    public SinkWriter<IN> createWriter(WriterInitContext context) {
+        return new NoRecordsWriter<>();
+    }
+
+    public WalSinkOptions options() {
+        return options;
+    }
+
+    public RowType rowType() {
+        return rowType;
+    }
+
+    /** The uid of the keyed writer operator (its state lives there). */
+    public String uid() {
+        return uid;
+    }
+
+    static RowType rowTypeOf(TableInfo table) {
+        return FlinkArrowTypes.toRowType(table.schema());
+    }
+}

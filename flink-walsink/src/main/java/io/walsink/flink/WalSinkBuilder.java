@@ -1,0 +1,176 @@
+package io.walsink.flink;
+
+import io.walsink.flink.convert.FlinkArrowTypes;
+import io.walsink.flink.internal.InputConversion;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableNotFoundException;
+import io.walsink.format.table.TableSharding;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.ShardWriterConfig;
+import io.walsink.storage.S3Options;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds a {@link WalSink}. {@link #build()} opens the table (or creates it with
+ * {@link #createTableIfMissing}) and checks the input row type, key and settings against it, so
+ * a mistake fails while the job is built, before any shard is claimed.
+ */
+public final class WalSinkBuilder<IN> {
+    private static final Logger LOG = LoggerFactory.getLogger(WalSinkBuilder.class);
+
+    private final InputConversion<IN> conversion;
+    private final RowType rowType;
+    private String path;
+    private List<String> primaryKey;
+    private Integer createBuckets;
+    private Duration flushInterval = ShardWriterConfig.DEFAULT_FLUSH_INTERVAL;
+    private long walMaxBufferBytes = ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES;
+    private long memtableMaxBytes = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES;
+    private long memtableMaxRows = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS;
+    private long maxUnflushedBytes = ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES;
+    private S3Options s3 = S3Options.defaults();
+    private final Map<String, String> lanceStorageOptions = new HashMap<>();
+    private WalSchemaProfile profile = WalSchemaProfile.SPEC;
+    private int ioThreads = 4;
+    private Integer parallelism;
+    private String uid;
+
+    WalSinkBuilder(InputConversion<IN> conversion, RowType rowType) {
+        this.conversion = conversion;
+        this.rowType = rowType;
+    }
+
+    /** {@code file:///dir}, a directory, or {@code s3://bucket/prefix}. Required. */
+    public WalSinkBuilder<IN> path(String path) {
+        this.path = path;
+        return this;
+    }
+
+    /** The primary key; checked against the table's, and used when the table is created. */
+    public WalSinkBuilder<IN> primaryKey(String... columns) {
+        this.primaryKey = List.of(columns);
+        return this;
+    }
+
+    /**
+     * Creates the table if {@code path} holds none: the row type's schema, the primary key, and
+     * bucket sharding on the first key column with {@code buckets} buckets (1 to 1024).
+     */
+    public WalSinkBuilder<IN> createTableIfMissing(int buckets) {
+        this.createBuckets = buckets;
+        return this;
+    }
+
+    /** {@code sink.flush-interval}: how often a shard with pending rows appends them (default 100 ms). */
+    public WalSinkBuilder<IN> flushInterval(Duration interval) {
+        this.flushInterval = interval;
+        return this;
+    }
+
+    /** {@code sink.wal.max-buffer-size}: pending bytes that trigger an append before the tick. */
+    public WalSinkBuilder<IN> walMaxBufferBytes(long bytes) {
+        this.walMaxBufferBytes = bytes;
+        return this;
+    }
+
+    /** {@code sink.memtable.max-size}. */
+    public WalSinkBuilder<IN> memtableMaxBytes(long bytes) {
+        this.memtableMaxBytes = bytes;
+        return this;
+    }
+
+    /** {@code sink.memtable.max-rows}. */
+    public WalSinkBuilder<IN> memtableMaxRows(long rows) {
+        this.memtableMaxRows = rows;
+        return this;
+    }
+
+    /** {@code sink.max-unflushed-bytes}: memory per shard above which the writer backpressures. */
+    public WalSinkBuilder<IN> maxUnflushedBytes(long bytes) {
+        this.maxUnflushedBytes = bytes;
+        return this;
+    }
+
+    public WalSinkBuilder<IN> s3(S3Options options) {
+        this.s3 = options;
+        return this;
+    }
+
+    /** An object-store option passed to lance-core (SSTable writes and table reads). */
+    public WalSinkBuilder<IN> lanceStorageOption(String key, String value) {
+        this.lanceStorageOptions.put(key, value);
+        return this;
+    }
+
+    /** {@code wal.schema-profile}: {@code spec} (default) or {@code lance-java-7.0}. */
+    public WalSinkBuilder<IN> schemaProfile(WalSchemaProfile profile) {
+        this.profile = profile;
+        return this;
+    }
+
+    /** Threads per writer subtask for object-store I/O (default 4). */
+    public WalSinkBuilder<IN> ioThreads(int threads) {
+        this.ioThreads = threads;
+        return this;
+    }
+
+    /** {@code sink.parallelism} of the writer operator (default: the job's). */
+    public WalSinkBuilder<IN> parallelism(int parallelism) {
+        this.parallelism = parallelism;
+        return this;
+    }
+
+    /** The writer operator's uid (default derived from the path); its state is stored under it. */
+    public WalSinkBuilder<IN> uid(String uid) {
+        this.uid = uid;
+        return this;
+    }
+
+    public WalSink<IN> build() {
+        if (path == null || path.isBlank()) {
+            throw new IllegalArgumentException("path is required: file:///dir, a directory, or s3://bucket/prefix");
+        }
+        if (parallelism != null && parallelism < 1) {
+            throw new IllegalArgumentException("sink.parallelism must be positive, was " + parallelism);
+        }
+        WalSinkOptions options = new WalSinkOptions(path, s3, lanceStorageOptions, profile, flushInterval,
+                walMaxBufferBytes, memtableMaxBytes, memtableMaxRows, maxUnflushedBytes, ioThreads);
+        TableInfo table = openOrCreate(options);
+        if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
+            throw new IllegalArgumentException("primary key " + primaryKey + " does not match the primary key "
+                    + table.primaryKey() + " of the table at " + path);
+        }
+        RowType effective = rowType != null ? rowType : WalSink.rowTypeOf(table);
+        return WalSink.create(options, table, effective, conversion, parallelism,
+                uid != null ? uid : "walsink-writer@" + path);
+    }
+
+    private TableInfo openOrCreate(WalSinkOptions options) {
+        try {
+            return LanceTables.open(options.lanceUri(), lanceStorageOptions);
+        } catch (TableNotFoundException missing) {
+            if (createBuckets == null) {
+                throw new IllegalArgumentException("no Lance table at " + path
+                        + "; create it first or call createTableIfMissing(buckets)", missing);
+            }
+            if (rowType == null) {
+                throw new IllegalArgumentException("creating the table at " + path
+                        + " needs the row type: use forRows(rowType) or forPojos(type, rowType)", missing);
+            }
+            if (primaryKey == null || primaryKey.isEmpty()) {
+                throw new IllegalArgumentException("creating the table at " + path + " needs a primary key");
+            }
+            TableSharding sharding = TableSharding.bucket(primaryKey.get(0), createBuckets);
+            LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, primaryKey, createBuckets);
+            return LanceTables.create(options.lanceUri(), FlinkArrowTypes.toArrowSchema(rowType), primaryKey, sharding,
+                    lanceStorageOptions);
+        }
+    }
+}

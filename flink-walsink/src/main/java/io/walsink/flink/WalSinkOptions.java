@@ -1,0 +1,91 @@
+package io.walsink.flink;
+
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.ShardWriterConfig;
+import io.walsink.storage.S3Options;
+import io.walsink.storage.StorageLocation;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything a running sink needs to reach and write a table, shipped with the job graph.
+ * Names follow the SQL options ({@code sink.flush-interval}, ...); see docs/configuration.md.
+ */
+public final class WalSinkOptions implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String path;
+    private final S3Options s3;
+    private final Map<String, String> lanceStorageOptions;
+    private final String schemaProfile;
+    private final Duration flushInterval;
+    private final long walMaxBufferBytes;
+    private final long memtableMaxBytes;
+    private final long memtableMaxRows;
+    private final long maxUnflushedBytes;
+    private final int ioThreads;
+
+    WalSinkOptions(String path, S3Options s3, Map<String, String> lanceStorageOptions, WalSchemaProfile profile,
+            Duration flushInterval, long walMaxBufferBytes, long memtableMaxBytes, long memtableMaxRows,
+            long maxUnflushedBytes, int ioThreads) {
+        this.path = Objects.requireNonNull(path, "path");
+        StorageLocation.parse(path); // a malformed path fails while the job is built
+        this.s3 = Objects.requireNonNull(s3, "s3");
+        this.lanceStorageOptions = Map.copyOf(lanceStorageOptions);
+        this.schemaProfile = profile.profileName();
+        this.flushInterval = flushInterval;
+        this.walMaxBufferBytes = walMaxBufferBytes;
+        this.memtableMaxBytes = memtableMaxBytes;
+        this.memtableMaxRows = memtableMaxRows;
+        this.maxUnflushedBytes = maxUnflushedBytes;
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("sink.io-threads must be positive, was " + ioThreads);
+        }
+        this.ioThreads = ioThreads;
+        shardWriterConfig(); // validates the budgets as a whole, naming the options
+    }
+
+    public String path() {
+        return path;
+    }
+
+    /** The table location as lance-core expects it. */
+    public String lanceUri() {
+        return StorageLocation.parse(path).lanceUri();
+    }
+
+    public S3Options s3() {
+        return s3;
+    }
+
+    /** Object-store options for lance-core (SSTable writes, table reads). */
+    public Map<String, String> lanceStorageOptions() {
+        return lanceStorageOptions;
+    }
+
+    public WalSchemaProfile schemaProfile() {
+        return WalSchemaProfile.parse(schemaProfile);
+    }
+
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    public ShardWriterConfig shardWriterConfig() {
+        return ShardWriterConfig.builder()
+                .flushInterval(flushInterval)
+                .walMaxBufferBytes(walMaxBufferBytes)
+                .memtableMaxBytes(memtableMaxBytes)
+                .memtableMaxRows(memtableMaxRows)
+                .maxUnflushedBytes(maxUnflushedBytes)
+                .build();
+    }
+
+    @Override
+    public String toString() {
+        return "WalSinkOptions{path=" + path + ", profile=" + schemaProfile + ", " + shardWriterConfig()
+                + ", ioThreads=" + ioThreads + ", s3=" + s3 + "}";
+    }
+}

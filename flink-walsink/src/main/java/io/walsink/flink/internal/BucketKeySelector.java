@@ -1,0 +1,37 @@
+package io.walsink.flink.internal;
+
+import io.walsink.flink.convert.RowDataBucketHasher;
+import java.util.function.Function;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * The sink's {@code keyBy}: the Lance bucket of a record's primary key, so that each bucket (and
+ * so each shard) has exactly one writer. A table without bucket sharding has one shard, bucket 0.
+ */
+public final class BucketKeySelector<IN> implements KeySelector<IN, Integer> {
+    private static final long serialVersionUID = 1L;
+
+    private final InputConversion<IN> conversion;
+    private final RowType rowType;
+    private final RowDataBucketHasher hasher; // null: unsharded
+    private transient Function<IN, RowData> converter;
+
+    public BucketKeySelector(InputConversion<IN> conversion, RowType rowType, RowDataBucketHasher hasher) {
+        this.conversion = conversion;
+        this.rowType = rowType;
+        this.hasher = hasher;
+    }
+
+    @Override
+    public Integer getKey(IN value) {
+        if (hasher == null) {
+            return 0;
+        }
+        if (converter == null) {
+            converter = conversion.open(rowType);
+        }
+        return hasher.bucketOf(converter.apply(value));
+    }
+}

@@ -1,0 +1,39 @@
+package io.walsink.flink.internal;
+
+import io.walsink.flink.WalSinkOptions;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.StreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.table.types.logical.RowType;
+
+/** Creates {@link ShardWriterOperator}s (its {@code setup} is not public, hence a factory). */
+public final class ShardWriterOperatorFactory<IN> extends AbstractStreamOperatorFactory<IN>
+        implements OneInputStreamOperatorFactory<IN, IN> {
+    private static final long serialVersionUID = 1L;
+
+    private final WalSinkOptions options;
+    private final RowType rowType;
+    private final InputConversion<IN> conversion;
+    private final boolean checkpointing;
+
+    public ShardWriterOperatorFactory(WalSinkOptions options, RowType rowType, InputConversion<IN> conversion,
+            boolean checkpointing) {
+        this.options = options;
+        this.rowType = rowType;
+        this.conversion = conversion;
+        this.checkpointing = checkpointing;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends StreamOperator<IN>> T createStreamOperator(StreamOperatorParameters<IN> parameters) {
+        return (T) new ShardWriterOperator<>(parameters, options, rowType, conversion, checkpointing);
+    }
+
+    @Override
+    @SuppressWarnings("rawtypes")
+    public Class<? extends StreamOperator> getStreamOperatorClass(ClassLoader classLoader) {
+        return ShardWriterOperator.class;
+    }
+}
