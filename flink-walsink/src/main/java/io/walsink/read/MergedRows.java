@@ -1,0 +1,84 @@
+package io.walsink.read;
+
+import io.walsink.format.FormatException;
+import io.walsink.format.key.KeyBuffer;
+import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.wal.WalStorageSchema;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Last-write-wins merge of batches applied oldest first (base, SSTables by generation, WAL by
+ * position; rows within a batch in order), so a later row of a key simply replaces the earlier
+ * one. A key whose newest row is a tombstone is dropped at the end. Append-only tables keep
+ * every row in the order applied.
+ */
+final class MergedRows {
+    private static final Map<String, Object> DELETED = Map.of();
+
+    private final List<String> columns;
+    private final List<String> primaryKey;
+    private final PrimaryKeyEncoder keys; // null: append-only
+    private final KeyBuffer key = new KeyBuffer();
+    private final TreeMap<byte[], Map<String, Object>> newest = new TreeMap<>(Arrays::compareUnsigned);
+    private final List<Map<String, Object>> appended = new ArrayList<>();
+
+    MergedRows(TableLayout layout) {
+        this.columns = layout.columns();
+        this.primaryKey = layout.primaryKey();
+        this.keys = primaryKey.isEmpty() ? null : new PrimaryKeyEncoder(layout.keyFields());
+    }
+
+    /** Applies every row of {@code batch}, read from {@code source} (named in errors). */
+    void apply(VectorSchemaRoot batch, String source) {
+        for (String column : columns) {
+            if (batch.getVector(column) == null) {
+                throw new FormatException(source, "has no column '" + column + "'; it has " + batch.getSchema(), null);
+            }
+        }
+        FieldVector tombstones = batch.getVector(WalStorageSchema.TOMBSTONE);
+        BitVector tombstone = tombstones instanceof BitVector bits ? bits : null;
+        FieldVector[] keyColumns = keyColumns(batch, source);
+        for (int r = 0; r < batch.getRowCount(); r++) {
+            boolean deleted = tombstone != null && tombstone.get(r) == 1;
+            if (keys == null) {
+                if (!deleted) {
+                    appended.add(RowValues.row(batch, columns, r));
+                }
+                continue;
+            }
+            keys.encode(keyColumns, r, key);
+            newest.put(key.toByteArray(), deleted ? DELETED : RowValues.row(batch, columns, r));
+        }
+    }
+
+    private FieldVector[] keyColumns(VectorSchemaRoot batch, String source) {
+        if (keys == null) {
+            return null;
+        }
+        try {
+            return keys.keyColumns(batch);
+        } catch (IllegalArgumentException e) {
+            throw new FormatException(source, e.getMessage(), e);
+        }
+    }
+
+    TableRows result() {
+        if (keys == null) {
+            return new TableRows(columns, primaryKey, appended);
+        }
+        List<Map<String, Object>> live = new ArrayList<>(newest.size());
+        for (Map<String, Object> row : newest.values()) {
+            if (row != DELETED) {
+                live.add(row);
+            }
+        }
+        return new TableRows(columns, primaryKey, live);
+    }
+}

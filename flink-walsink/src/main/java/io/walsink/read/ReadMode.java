@@ -1,0 +1,15 @@
+package io.walsink.read;
+
+/** How much of a MemWAL table a read includes. */
+public enum ReadMode {
+    /**
+     * The base table and the SSTables published in the shard manifests: what lance-core and
+     * LanceDB see, and only rows of completed checkpoints.
+     */
+    COMMITTED,
+    /**
+     * COMMITTED plus every WAL entry after each shard's {@code replay_after} position: every row
+     * a writer made durable, including rows of a checkpoint that may still fail.
+     */
+    LATEST
+}

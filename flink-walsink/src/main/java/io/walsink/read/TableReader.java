@@ -1,0 +1,98 @@
+package io.walsink.read;
+
+import io.walsink.format.FormatException;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableNotFoundException;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectStore;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.lance.Dataset;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merge-on-read of a whole MemWAL table "as of now": the base table (generation 0), then every
+ * shard folder under {@code _mem_wal/} (see {@link ShardReader}); newest wins per primary key,
+ * keys whose newest row is a tombstone are absent, append-only tables return every row.
+ *
+ * <p>SSTables already compacted into the base table are skipped when lance-core reports them
+ * ({@link CompactedSsTables}). Materializes the result: meant for tests, tools and small tables.
+ */
+public final class TableReader {
+    private static final Logger LOG = LoggerFactory.getLogger(TableReader.class);
+    private static final String MEM_WAL = "_mem_wal/";
+
+    private final String tableUri;
+    private final Map<String, String> storageOptions;
+    private final ObjectStore store;
+    private final WalSchemaProfile profile;
+    private final BufferAllocator allocator;
+
+    /**
+     * @param storageOptions lance-core options for the base table and the SSTables
+     * @param store the table's object store, for manifests and WAL entries
+     * @param profile the WAL schema profile the table's writers use
+     * @param allocator holds batches while they are read; nothing stays allocated afterwards
+     */
+    public TableReader(String tableUri, Map<String, String> storageOptions, ObjectStore store,
+            WalSchemaProfile profile, BufferAllocator allocator) {
+        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
+        this.storageOptions = Map.copyOf(storageOptions);
+        this.store = Objects.requireNonNull(store, "store");
+        this.profile = Objects.requireNonNull(profile, "profile");
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+    }
+
+    /**
+     * @throws TableNotFoundException if there is no Lance table at the URI
+     * @throws FormatException (or a subtype: corrupt manifest, manifest gap, corrupt WAL entry)
+     *     naming the object at fault
+     */
+    public TableRows read(ReadMode mode) {
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            TableLayout layout = TableLayout.of(base);
+            WalStorageSchema storage = layout.storage(profile);
+            Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+            MergedRows rows = new MergedRows(layout);
+            DatasetBatches.forEach(base, tableUri, batch -> rows.apply(batch, tableUri));
+            Set<UUID> shards = shards();
+            for (UUID shard : shards) {
+                new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
+                        .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
+            }
+            TableRows result = rows.result();
+            LOG.debug("Read {} rows of {} ({}, {} shards)", result.rowCount(), tableUri, mode, shards.size());
+            return result;
+        }
+    }
+
+    /** The shard folders under {@code _mem_wal/}, by UUID order. */
+    public Set<UUID> shards() {
+        Set<UUID> shards = new TreeSet<>();
+        for (ObjectMeta meta : store.listAll(MEM_WAL)) {
+            String rest = meta.key().substring(MEM_WAL.length());
+            int slash = rest.indexOf('/');
+            if (slash > 0) {
+                parseUuid(rest.substring(0, slash)).ifPresent(shards::add);
+            }
+        }
+        return shards;
+    }
+
+    private static java.util.Optional<UUID> parseUuid(String name) {
+        try {
+            UUID id = UUID.fromString(name);
+            // UUID.fromString accepts sloppy forms; a shard folder is the canonical lower-case one.
+            return id.toString().equals(name) ? java.util.Optional.of(id) : java.util.Optional.empty();
+        } catch (IllegalArgumentException notAShard) {
+            return java.util.Optional.empty();
+        }
+    }
+}
