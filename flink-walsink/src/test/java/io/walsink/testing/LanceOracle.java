@@ -27,6 +27,11 @@ public final class LanceOracle {
 
     /** One snapshot per shard that has a manifest: spec id, current generation, published SSTables. */
     public static List<ShardSnapshot> snapshots(ObjectStore store, Collection<UUID> shards) {
+        return snapshots(store, shards, Map.of());
+    }
+
+    /** As above, leaving out SSTables of generation <= {@code compacted} of their shard. */
+    public static List<ShardSnapshot> snapshots(ObjectStore store, Collection<UUID> shards, Map<UUID, Long> compacted) {
         List<ShardSnapshot> snapshots = new ArrayList<>();
         for (UUID shard : shards) {
             Optional<ShardManifest> latest = new ManifestStore(store, shard).readLatest();
@@ -37,7 +42,11 @@ public final class LanceOracle {
             ShardSnapshot snapshot = new ShardSnapshot(shard.toString())
                     .withSpecId(m.shardSpecId())
                     .withCurrentGeneration(m.currentGeneration());
+            long skipThrough = compacted.getOrDefault(shard, 0L);
             for (SsTable t : m.sstables()) {
+                if (t.generation() <= skipThrough) {
+                    continue;
+                }
                 snapshot = snapshot.withFlushedGeneration(t.generation(), t.path());
             }
             snapshots.add(snapshot);

@@ -131,6 +131,7 @@ public final class WalEntryCodec {
      * @throws WalSchemaMismatchException columns that differ from the storage schema
      */
     public WalEntry decode(String location, long position, byte[] bytes) {
+        IpcFraming.check(location, bytes);
         List<VectorSchemaRoot> batches = new ArrayList<>();
         ByteArrayInputStream in = new ByteArrayInputStream(bytes);
         try (ArrowStreamReader reader = new ArrowStreamReader(in, allocator)) {
