@@ -111,9 +111,8 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
         boolean checkpointing = input.getExecutionEnvironment().getCheckpointConfig().isCheckpointingEnabled();
         SingleOutputStreamOperator<IN> written = input
-                .keyBy(new BucketKeySelector<>(conversion, rowType, hasher), Types.INT)
-                .transform("walsink writer: " + options.path(), input.getType(),
-                        new ShardWriterOperatorFactory<>(options, rowType, conversion, checkpointing))
+                .keyBy(keySelector(), Types.INT)
+                .transform("walsink writer: " + options.path(), input.getType(), operatorFactory(checkpointing))
                 .uid(uid)
                 .name("walsink writer: " + options.path());
         if (parallelism != null) {
@@ -124,6 +123,15 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
             written.setMaxParallelism(buckets);
         }
         return written;
+    }
+
+    BucketKeySelector<IN> keySelector() {
+        return new BucketKeySelector<>(conversion, rowType, hasher);
+    }
+
+    /** @param checkpointing publish SSTables at completed checkpoints (else when written) */
+    ShardWriterOperatorFactory<IN> operatorFactory(boolean checkpointing) {
+        return new ShardWriterOperatorFactory<>(options, rowType, conversion, checkpointing);
     }
 
     @Override

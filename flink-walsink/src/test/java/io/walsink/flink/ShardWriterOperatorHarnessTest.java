@@ -1,0 +1,172 @@
+package io.walsink.flink;
+
+import static io.walsink.flink.HarnessSupport.ROW;
+import static io.walsink.flink.HarnessSupport.delete;
+import static io.walsink.flink.HarnessSupport.publishedSsTables;
+import static io.walsink.flink.HarnessSupport.read;
+import static io.walsink.flink.HarnessSupport.runMailsUntil;
+import static io.walsink.flink.HarnessSupport.settle;
+import static io.walsink.flink.HarnessSupport.upsert;
+import static io.walsink.flink.HarnessSupport.walEntries;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.walsink.read.ReadMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.RowData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The keyed writer operator under Flink's operator test harness: timers, barriers, restore. */
+class ShardWriterOperatorHarnessTest {
+    @TempDir Path dir;
+
+    private WalSink<RowData> sink(long memtableMaxRows) {
+        return WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(memtableMaxRows)
+                .build();
+    }
+
+    private KeyedOneInputStreamOperatorTestHarness<Integer, RowData, RowData> harness(WalSink<RowData> sink,
+            boolean checkpointing) throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(checkpointing), sink.keySelector(),
+                Types.INT, 128, 1, 0);
+    }
+
+    private Path table() {
+        return dir.resolve("table");
+    }
+
+    @Test
+    void ticksDriveAppendsAtTheIntervalAndNothingWhileIdle() throws Exception {
+        WalSink<RowData> sink = sink(1_000_000);
+        try (var h = harness(sink, true)) {
+            h.open();
+            h.setProcessingTime(0);
+            // the first row after idle is appended at once (its tick is due immediately) ...
+            h.processElement(upsert(0, "first"), 0);
+            h.setProcessingTime(1); // the harness fires due timers when its clock moves
+            runMailsUntil(h, () -> walEntries(table()) == 1);
+            // ... the following ones wait for the next tick, one interval after the last one ran
+            for (long i = 0; i < 50; i++) {
+                h.processElement(upsert(0, "v" + i), 10 + i); // one key: one bucket, one shard
+            }
+            h.setProcessingTime(100);
+            settle(h, 50);
+            assertThat(walEntries(table())).isEqualTo(1);
+            h.setProcessingTime(101); // one interval after the first tick ran (at 1)
+            runMailsUntil(h, () -> walEntries(table()) == 2);
+            for (long i = 0; i < 50; i++) {
+                h.processElement(upsert(0, "w" + i), 150);
+            }
+            h.setProcessingTime(200);
+            settle(h, 50);
+            assertThat(walEntries(table())).isEqualTo(2);
+            h.setProcessingTime(201);
+            runMailsUntil(h, () -> walEntries(table()) == 3);
+            // idle: no timer, no entry
+            settle(h, 50); // the append's completion marks its rows durable
+            h.setProcessingTime(1_000);
+            settle(h, 100);
+            assertThat(walEntries(table())).isEqualTo(3);
+            assertThat(h.numProcessingTimeTimers()).isZero();
+            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "w49"));
+        }
+    }
+
+    @Test
+    void aBarrierMakesEveryPendingRowDurable() throws Exception {
+        try (var h = harness(sink(1_000_000), true)) {
+            h.open();
+            for (long id = 0; id < 100; id++) {
+                h.processElement(upsert(id, "v" + id), 0);
+            }
+            h.prepareSnapshotPreBarrier(1);
+            h.snapshot(1, 1);
+            assertThat(walEntries(table())).isEqualTo(HarnessSupport.shards(table()).size());
+            assertThat(read(table(), ReadMode.LATEST)).hasSize(100);
+            assertThat(read(table(), ReadMode.COMMITTED)).isEmpty();
+        }
+    }
+
+    @Test
+    void restoreContinuesAndNeverReplaysOrphans() throws Exception {
+        WalSink<RowData> sink = sink(1_000_000);
+        OperatorSubtaskState checkpoint;
+        try (var h = harness(sink, true)) {
+            h.open();
+            h.processElement(upsert(1, "a"), 0);
+            h.processElement(upsert(2, "b"), 0);
+            h.prepareSnapshotPreBarrier(1);
+            checkpoint = h.snapshot(1, 1);
+            h.notifyOfCompletedCheckpoint(1);
+            // after the checkpoint: rows that reach the WAL, then the attempt fails
+            h.processElement(upsert(1, "orphan"), 10);
+            h.processElement(upsert(3, "orphan"), 10);
+            h.processElement(delete(2), 10);
+            h.prepareSnapshotPreBarrier(2); // durable, but checkpoint 2 never completes
+            assertThat(read(table(), ReadMode.LATEST)).containsEntry(1L, "orphan").doesNotContainKey(2L);
+        }
+        try (var h = harness(sink, true)) {
+            h.initializeState(checkpoint);
+            h.open();
+            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(1L, "a", 2L, "b"));
+            h.processElement(upsert(4, "d"), 20);
+            h.getOperator().finish();
+        }
+        assertThat(read(table(), ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "a", 2L, "b", 4L, "d"));
+        // a plain reopen by anyone (a new job, or Lance) replays from the rolled-back manifests
+        try (var h = harness(sink, false)) {
+            h.open();
+            h.getOperator().finish();
+        }
+        assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(1L, "a", 2L, "b", 4L, "d"));
+    }
+
+    @Test
+    void sstablesArePublishedOnlyWhenTheirCheckpointCompletes() throws Exception {
+        try (var h = harness(sink(10), true)) {
+            h.open();
+            for (long id = 0; id < 200; id++) {
+                h.processElement(upsert(id, "v" + id), 0);
+            }
+            h.prepareSnapshotPreBarrier(1);
+            runMailsUntil(h, () -> true);
+            settle(h, 300); // SSTable writes of the frozen memtables finish
+            h.snapshot(1, 1);
+            h.getOperator().notifyCheckpointAborted(1);
+            settle(h, 100);
+            assertThat(publishedSsTables(table())).isZero();
+            assertThat(read(table(), ReadMode.COMMITTED)).isEmpty();
+
+            h.prepareSnapshotPreBarrier(2);
+            h.snapshot(2, 2);
+            h.notifyOfCompletedCheckpoint(2);
+            runMailsUntil(h, () -> publishedSsTables(table()) > 0);
+            settle(h, 100);
+            assertThat(read(table(), ReadMode.COMMITTED)).hasSizeGreaterThan(0).hasSizeLessThanOrEqualTo(200);
+            h.getOperator().finish();
+        }
+        assertThat(read(table(), ReadMode.COMMITTED)).hasSize(200);
+    }
+
+    @Test
+    void withoutCheckpointingSsTablesArePublishedWhenWritten() throws Exception {
+        try (var h = harness(sink(10), false)) {
+            h.open();
+            for (long id = 0; id < 100; id++) {
+                h.processElement(upsert(id, "v" + id), 0);
+            }
+            h.setProcessingTime(100);
+            runMailsUntil(h, () -> publishedSsTables(table()) > 0);
+        }
+    }
+}
