@@ -2,6 +2,7 @@ package io.walsink.flink;
 
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
+import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
@@ -9,6 +10,7 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
+import io.walsink.storage.StorageLocation;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -140,7 +142,9 @@ public final class WalSinkBuilder<IN> {
         if (parallelism != null && parallelism < 1) {
             throw new IllegalArgumentException("sink.parallelism must be positive, was " + parallelism);
         }
-        WalSinkOptions options = new WalSinkOptions(path, s3, lanceStorageOptions, profile, flushInterval,
+        Map<String, String> lance = new HashMap<>(LanceStorageOptions.of(StorageLocation.parse(path), s3));
+        lance.putAll(lanceStorageOptions); // explicit options win over derived ones
+        WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, flushInterval,
                 walMaxBufferBytes, memtableMaxBytes, memtableMaxRows, maxUnflushedBytes, ioThreads);
         TableInfo table = openOrCreate(options);
         if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
@@ -154,7 +158,7 @@ public final class WalSinkBuilder<IN> {
 
     private TableInfo openOrCreate(WalSinkOptions options) {
         try {
-            return LanceTables.open(options.lanceUri(), lanceStorageOptions);
+            return LanceTables.open(options.lanceUri(), options.lanceStorageOptions());
         } catch (TableNotFoundException missing) {
             if (createBuckets == null) {
                 throw new IllegalArgumentException("no Lance table at " + path
@@ -170,7 +174,7 @@ public final class WalSinkBuilder<IN> {
             TableSharding sharding = TableSharding.bucket(primaryKey.get(0), createBuckets);
             LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, primaryKey, createBuckets);
             return LanceTables.create(options.lanceUri(), FlinkArrowTypes.toArrowSchema(rowType), primaryKey, sharding,
-                    lanceStorageOptions);
+                    options.lanceStorageOptions());
         }
     }
 }
