@@ -35,8 +35,9 @@ import org.apache.flink.types.Row;
  * }</pre>
  *
  * <p>The records go through {@code keyBy(bucket of the primary key)} into a keyed shard-writer
- * operator, placed in this sink's pre-write topology with a stable uid; see
- * docs/architecture.md. With checkpointing on, published SSTables follow completed checkpoints
+ * operator placed in this sink's pre-write topology; see docs/architecture.md. Give the sink a
+ * uid ({@code stream.sinkTo(sink).uid("events-sink")}): Flink derives the writer operator's uid
+ * from it, which keeps its state restorable from savepoints when the job changes. With checkpointing on, published SSTables follow completed checkpoints
  * (exactly-once for readers of published data); without it they are published when written.
  */
 public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN> {
@@ -48,17 +49,15 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     private final RowDataBucketHasher hasher;
     private final int buckets;
     private final Integer parallelism;
-    private final String uid;
 
     WalSink(WalSinkOptions options, RowType rowType, InputConversion<IN> conversion, RowDataBucketHasher hasher,
-            int buckets, Integer parallelism, String uid) {
+            int buckets, Integer parallelism) {
         this.options = options;
         this.rowType = rowType;
         this.conversion = conversion;
         this.hasher = hasher;
         this.buckets = buckets;
         this.parallelism = parallelism;
-        this.uid = uid;
     }
 
     /** Flink SQL's internal rows, of the given type. */
@@ -85,7 +84,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     }
 
     static <IN> WalSink<IN> create(WalSinkOptions options, TableInfo table, RowType rowType,
-            InputConversion<IN> conversion, Integer parallelism, String uid) {
+            InputConversion<IN> conversion, Integer parallelism) {
         // Everything that can fail on bad input fails here, while the job is built.
         RowDataArrowWriter.create(rowType, table.schema());
         conversion.open(rowType);
@@ -104,7 +103,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
             throw new IllegalArgumentException("table at " + table.uri() + " uses "
                     + table.sharding().sharding().transform() + " sharding; walsink writes bucket or unsharded tables");
         }
-        return new WalSink<>(options, rowType, conversion, hasher, buckets, parallelism, uid);
+        return new WalSink<>(options, rowType, conversion, hasher, buckets, parallelism);
     }
 
     @Override
@@ -113,7 +112,6 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         SingleOutputStreamOperator<IN> written = input
                 .keyBy(keySelector(), Types.INT)
                 .transform("walsink writer: " + options.path(), input.getType(), operatorFactory(checkpointing))
-                .uid(uid)
                 .name("walsink writer: " + options.path());
         if (parallelism != null) {
             written.setParallelism(parallelism);
@@ -145,11 +143,6 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
 
     public RowType rowType() {
         return rowType;
-    }
-
-    /** The uid of the keyed writer operator (its state lives there). */
-    public String uid() {
-        return uid;
     }
 
     static RowType rowTypeOf(TableInfo table) {

@@ -42,7 +42,7 @@ public final class WalSinkBuilder<IN> {
     private WalSchemaProfile profile = WalSchemaProfile.SPEC;
     private int ioThreads = 4;
     private Integer parallelism;
-    private String uid;
+    private WalSinkOptions.StoreWrapper storeWrapper;
 
     WalSinkBuilder(InputConversion<IN> conversion, RowType rowType) {
         this.conversion = conversion;
@@ -129,9 +129,12 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
-    /** The writer operator's uid (default derived from the path); its state is stored under it. */
-    public WalSinkBuilder<IN> uid(String uid) {
-        this.uid = uid;
+    /**
+     * Wraps the object store each writer opens; meant for tests (fault injection, counting PUTs).
+     * The wrapper is serialized with the job.
+     */
+    public WalSinkBuilder<IN> storeWrapper(WalSinkOptions.StoreWrapper wrapper) {
+        this.storeWrapper = wrapper;
         return this;
     }
 
@@ -145,15 +148,14 @@ public final class WalSinkBuilder<IN> {
         Map<String, String> lance = new HashMap<>(LanceStorageOptions.of(StorageLocation.parse(path), s3));
         lance.putAll(lanceStorageOptions); // explicit options win over derived ones
         WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, flushInterval,
-                walMaxBufferBytes, memtableMaxBytes, memtableMaxRows, maxUnflushedBytes, ioThreads);
+                walMaxBufferBytes, memtableMaxBytes, memtableMaxRows, maxUnflushedBytes, ioThreads, storeWrapper);
         TableInfo table = openOrCreate(options);
         if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
             throw new IllegalArgumentException("primary key " + primaryKey + " does not match the primary key "
                     + table.primaryKey() + " of the table at " + path);
         }
         RowType effective = rowType != null ? rowType : WalSink.rowTypeOf(table);
-        return WalSink.create(options, table, effective, conversion, parallelism,
-                uid != null ? uid : "walsink-writer@" + path);
+        return WalSink.create(options, table, effective, conversion, parallelism);
     }
 
     private TableInfo openOrCreate(WalSinkOptions options) {

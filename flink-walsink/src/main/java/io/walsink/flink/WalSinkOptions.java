@@ -26,10 +26,17 @@ public final class WalSinkOptions implements Serializable {
     private final long memtableMaxRows;
     private final long maxUnflushedBytes;
     private final int ioThreads;
+    private final StoreWrapper storeWrapper;
+
+    /** Wraps the object store a writer opens (tests inject faults or count calls with it). */
+    @FunctionalInterface
+    public interface StoreWrapper extends Serializable {
+        io.walsink.storage.ObjectStore wrap(io.walsink.storage.ObjectStore store);
+    }
 
     WalSinkOptions(String path, S3Options s3, Map<String, String> lanceStorageOptions, WalSchemaProfile profile,
             Duration flushInterval, long walMaxBufferBytes, long memtableMaxBytes, long memtableMaxRows,
-            long maxUnflushedBytes, int ioThreads) {
+            long maxUnflushedBytes, int ioThreads, StoreWrapper storeWrapper) {
         this.path = Objects.requireNonNull(path, "path");
         StorageLocation.parse(path); // a malformed path fails while the job is built
         this.s3 = Objects.requireNonNull(s3, "s3");
@@ -44,6 +51,7 @@ public final class WalSinkOptions implements Serializable {
             throw new IllegalArgumentException("sink.io-threads must be positive, was " + ioThreads);
         }
         this.ioThreads = ioThreads;
+        this.storeWrapper = storeWrapper == null ? store -> store : storeWrapper;
         shardWriterConfig(); // validates the budgets as a whole, naming the options
     }
 
@@ -67,6 +75,11 @@ public final class WalSinkOptions implements Serializable {
 
     public WalSchemaProfile schemaProfile() {
         return WalSchemaProfile.parse(schemaProfile);
+    }
+
+    /** Opens the table's object store (with retries), wrapped as configured. */
+    public io.walsink.storage.ObjectStore openStore() {
+        return storeWrapper.wrap(io.walsink.storage.ObjectStores.open(path, s3));
     }
 
     public int ioThreads() {

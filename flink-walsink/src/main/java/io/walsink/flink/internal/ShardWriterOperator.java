@@ -14,7 +14,6 @@ import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
-import io.walsink.storage.ObjectStores;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -125,7 +124,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         timers = getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this);
         allocator = new RootAllocator();
-        store = ObjectStores.open(options.path(), options.s3());
+        store = options.openStore();
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions());
         tableContext = new TableContext(store, table, options.lanceStorageOptions(), options.schemaProfile(),
                 options.shardWriterConfig(), allocator);

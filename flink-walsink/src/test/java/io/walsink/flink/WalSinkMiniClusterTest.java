@@ -1,0 +1,62 @@
+package io.walsink.flink;
+
+import static io.walsink.flink.HarnessSupport.ROW;
+import static io.walsink.flink.HarnessSupport.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.walsink.read.ReadMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Whole jobs on a real Flink MiniCluster: a bounded job leaves exactly the model's table. */
+class WalSinkMiniClusterTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+    @TempDir Path dir;
+
+    @Test
+    void boundedJobWritesTheModelsTable() throws Exception {
+        ChangeGenerator changes = new ChangeGenerator(500, 9);
+        long n = 20_000;
+        Path table = dir.resolve("table");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        env.fromSequence(0, n - 1).setParallelism(1) // one source subtask keeps per-key order
+                .map(changes::change).returns(rowDataType()).setParallelism(1)
+                .sinkTo(WalSink.forRowData(ROW)
+                        .path(table.toString())
+                        .primaryKey("id")
+                        .createTableIfMissing(4)
+                        .flushInterval(Duration.ofMillis(50))
+                        .memtableMaxRows(3_000)
+                        .build());
+        env.execute("walsink bounded");
+
+        assertThat(read(table, ReadMode.COMMITTED)).isEqualTo(changes.model(n));
+        assertThat(read(table, ReadMode.LATEST)).isEqualTo(changes.model(n));
+    }
+
+    @Test
+    void aMissingTableFailsWhileTheJobIsBuilt() {
+        assertThatThrownBy(() -> WalSink.forRowData(ROW).path(dir.resolve("nothing").toString()).build())
+                .hasMessageContaining("no Lance table at")
+                .hasMessageContaining("createTableIfMissing");
+    }
+
+    static TypeInformation<RowData> rowDataType() {
+        return InternalTypeInfo.of(ROW);
+    }
+}
