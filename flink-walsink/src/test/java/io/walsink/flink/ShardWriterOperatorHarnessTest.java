@@ -121,6 +121,10 @@ class ShardWriterOperatorHarnessTest {
             assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(1L, "a", 2L, "b"));
             h.processElement(upsert(4, "d"), 20);
             h.getOperator().finish();
+            assertThat(read(table(), ReadMode.COMMITTED)).doesNotContainKey(4L); // not before the final checkpoint
+            h.prepareSnapshotPreBarrier(3);
+            h.snapshot(3, 30);
+            h.notifyOfCompletedCheckpoint(3);
         }
         assertThat(read(table(), ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "a", 2L, "b", 4L, "d"));
         // a plain reopen by anyone (a new job, or Lance) replays from the rolled-back manifests
@@ -154,6 +158,8 @@ class ShardWriterOperatorHarnessTest {
             settle(h, 100);
             assertThat(read(table(), ReadMode.COMMITTED)).hasSizeGreaterThan(0).hasSizeLessThanOrEqualTo(200);
             h.getOperator().finish();
+            h.snapshot(3, 3);
+            h.notifyOfCompletedCheckpoint(3);
         }
         assertThat(read(table(), ReadMode.COMMITTED)).hasSize(200);
     }

@@ -97,6 +97,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient Map<Integer, Long> oldestPendingSince;
     private transient AtomicInteger tasksInFlight;
     private transient ShardWriterMetrics metrics;
+    private transient boolean finished;
 
     /** Emits nothing: its output only exists because a pre-write topology must return a stream. */
     public ShardWriterOperator(StreamOperatorParameters<IN> parameters, WalSinkOptions options, RowType rowType,
@@ -320,15 +321,16 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
 
     private void startPublication(int bucket, ShardWriter shard) {
         Long upTo = requestedPublication.get(bucket);
-        if (upTo == null) {
+        if (upTo == null || shard.manifestUpdateInFlight()) {
+            return; // an update in flight starts the next one when it completes
+        }
+        if (shard.unpublished().stream().noneMatch(t -> t.generation() <= upTo)) {
+            requestedPublication.remove(bucket);
             return;
         }
         shard.beginPublish(upTo).ifPresent(update -> submit(update, () -> {
             shard.completeManifestUpdate(update);
             metrics.sstablesPublished(update.publishing().size());
-            if (shard.unpublished().stream().noneMatch(t -> t.generation() <= upTo)) {
-                requestedPublication.remove(bucket, upTo);
-            }
             startPublication(bucket, shard);
         }, "walsink manifest update"));
     }
@@ -423,6 +425,10 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
             it.remove();
         }
+        if (finished) {
+            // The task closes right after its final checkpoint: publish before letting it go.
+            awaitPublications();
+        }
     }
 
     @Override
@@ -435,29 +441,37 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     // ------------------------------------------------------------------ end of input and shutdown
 
     /**
-     * End of input: make every row durable, write every memtable as an SSTable and publish them
-     * all, so a bounded job leaves a complete table for any reader. If the job still fails before
-     * its final checkpoint, restore rolls these publications back.
+     * End of input: make every row durable and write every memtable as an SSTable. Without
+     * checkpointing they are published here. With it they are published by the final
+     * checkpoint that Flink takes after {@code finish()}, so that even the last rows become
+     * visible to readers of published data only once a checkpoint covers them.
      */
     @Override
     public void finish() throws Exception {
         drainAppends();
-        for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-            e.getValue().freezeActive();
+        for (ShardWriter shard : shards.values()) {
+            shard.freezeActive();
         }
         drainAppends();
         for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-            ShardWriter shard = e.getValue();
-            startFlush(e.getKey(), shard);
+            startFlush(e.getKey(), e.getValue());
         }
         yieldUntil(() -> shards.values().stream().allMatch(s -> s.frozenMemtables() == 0 && !s.flushInFlight()));
-        for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-            requestPublication(e.getKey(), e.getValue(), Long.MAX_VALUE);
+        finished = true;
+        if (!checkpointing) {
+            for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
+                requestPublication(e.getKey(), e.getValue(), Long.MAX_VALUE);
+            }
+            awaitPublications();
         }
-        yieldUntil(() -> shards.values().stream().allMatch(s -> s.unpublished().isEmpty() && !s.manifestUpdateInFlight()));
         LOG.info("walsink writer {} finished: {}", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
                 summary());
         super.finish();
+    }
+
+    private void awaitPublications() throws InterruptedException {
+        yieldUntil(() -> requestedPublication.isEmpty()
+                && shards.values().stream().noneMatch(ShardWriter::manifestUpdateInFlight));
     }
 
     private String summary() {
