@@ -34,6 +34,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     private final Map<Operation, AtomicLong> completed = counters();
     private final AtomicLong injected = new AtomicLong();
     private volatile Duration latency = Duration.ZERO;
+    private volatile AtomicLong budget; // faults still allowed, shared between stores; null: unlimited
 
     public FaultInjectingObjectStore(ObjectStore delegate) {
         this(delegate, Sleeper.SYSTEM);
@@ -52,6 +53,15 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
     public void clearFaults() {
         faults.clear();
+    }
+
+    /**
+     * Lets at most {@code budget} faults fire, counting down a counter that several stores may
+     * share (the stores of all attempts of one job), so a failure test is bound to end.
+     */
+    public FaultInjectingObjectStore faultBudget(AtomicLong budget) {
+        this.budget = budget;
+        return this;
     }
 
     /** Waits this long before every call. */
@@ -135,6 +145,10 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         String location = delegate.describe() + key;
         delay(location);
         Fault fired = firstFiring(operation);
+        AtomicLong allowed = budget;
+        if (fired != null && allowed != null && allowed.getAndDecrement() <= 0) {
+            fired = null;
+        }
         if (fired != null && fired.effect() != Fault.Effect.LOSE_ACKNOWLEDGEMENT) {
             injected.incrementAndGet();
             throw new StorageException(location, "injected failure of " + operation + " call " + number,

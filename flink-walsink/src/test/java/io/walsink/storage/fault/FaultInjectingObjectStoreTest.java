@@ -185,4 +185,25 @@ class FaultInjectingObjectStoreTest {
     private static byte[] bytes(String text) {
         return text.getBytes(UTF_8);
     }
+
+    @Test
+    void aSharedBudgetBoundsTheFaultsOfSeveralStores() {
+        java.util.concurrent.atomic.AtomicLong budget = new java.util.concurrent.atomic.AtomicLong(3);
+        FaultInjectingObjectStore a = new FaultInjectingObjectStore(new io.walsink.storage.InMemoryObjectStore())
+                .faultBudget(budget).inject(Fault.on(Operation.PUT).everyCall().failTransiently());
+        FaultInjectingObjectStore b = new FaultInjectingObjectStore(new io.walsink.storage.InMemoryObjectStore())
+                .faultBudget(budget).inject(Fault.on(Operation.PUT).everyCall().failTransiently());
+        int failures = 0;
+        for (int i = 0; i < 10; i++) {
+            for (FaultInjectingObjectStore store : java.util.List.of(a, b)) {
+                try {
+                    store.put("k" + i, new byte[] {1});
+                } catch (io.walsink.storage.StorageException e) {
+                    failures++;
+                }
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(failures).isEqualTo(3);
+        org.assertj.core.api.Assertions.assertThat(a.injectedFaults() + b.injectedFaults()).isEqualTo(3);
+    }
 }
