@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.manifest.ManifestInvariants;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
@@ -10,6 +11,7 @@ import io.walsink.read.ReadMode;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,8 +24,20 @@ class ShardWriterRestoreTest {
     @TempDir Path dir;
 
     private ShardFixture fixture() {
-        return new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
+        ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
+        manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
+        return f;
     }
+
+    /** Restores must keep the manifest history valid: epochs, generations and replay_after never go back. */
+    @AfterEach
+    void manifestHistoryStaysValid() {
+        if (manifests != null) {
+            assertThat(ManifestInvariants.check(manifests)).isEmpty();
+        }
+    }
+
+    private ManifestStore manifests;
 
     private ShardManifest latestManifest(ShardFixture f) {
         return new ManifestStore(f.store.delegate(), ShardFixture.SHARD).readLatest().orElseThrow();
@@ -167,6 +181,8 @@ class ShardWriterRestoreTest {
             f.put(restored, 6, "after restore");
             restored.flushAndPublishAll();
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation)
+                    .as("the rolled-back generation 2 names no other SSTable").hasSize(2).doesNotContain(2L);
             restored.close();
             f.open().close();
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
