@@ -39,7 +39,7 @@ public final class ManifestUpdate implements Runnable {
     @Override
     public void run() {
         try {
-            long nextGeneration = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
+            long afterListed = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
             for (int attempt = 1; ; attempt++) {
                 ShardManifest latest = manifests.readLatest().orElseThrow(
                         () -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
@@ -47,6 +47,9 @@ public final class ManifestUpdate implements Runnable {
                     fencedBy = latest.writerEpoch();
                     return;
                 }
+                // A rollback lists fewer SSTables, but the counter never goes back: a generation
+                // once published must not name a different SSTable later.
+                long nextGeneration = Math.max(latest.currentGeneration(), afterListed);
                 ShardManifest next = latest.toBuilder()
                         .sstables(sstables)
                         .replayAfterWalEntryPosition(replayAfter)

@@ -69,7 +69,8 @@ public final class ShardOpener {
         boolean laterSsTables = !paths(target).containsAll(paths(c.manifest.sstables()));
         boolean rollback = orphans || laterSsTables;
         boolean republish = !paths(c.manifest.sstables()).containsAll(paths(target));
-        long firstGeneration = Math.max(asOf.currentGeneration(),
+        // Not below the claimed manifest's counter: generations of rolled-back SSTables are not reused.
+        long firstGeneration = Math.max(Math.max(asOf.currentGeneration(), c.manifest.currentGeneration()),
                 target.stream().mapToLong(SsTable::generation).max().orElse(0) + 1);
 
         ShardWriter writer = new ShardWriter(ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal,

@@ -7,7 +7,11 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableReader;
+import io.walsink.read.TableRows;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.Sleeper;
 import io.walsink.storage.fault.FaultInjectingObjectStore;
@@ -67,6 +71,32 @@ final class ShardFixture implements AutoCloseable {
 
     ShardWriter restore(ShardDescriptor asOf) {
         return ShardOpener.restore(context, asOf, placement());
+    }
+
+    /** Opens the shard through another context (another store layer, table location or config). */
+    ShardWriter open(TableContext other) {
+        return ShardOpener.open(other, SHARD, 0, placement());
+    }
+
+    /** The same table seen through {@code other} (e.g. a retrying layer over the faulty store). */
+    TableContext contextOver(ObjectStore other, ShardWriterConfig config) {
+        return new TableContext(other, table, Map.of(), context.storage().profile(), config, allocator);
+    }
+
+    /** The table as the walsink reader merges it, bypassing injected faults: id -> name. */
+    Map<Long, String> read(ReadMode mode) {
+        TableRows rows = new TableReader(tablePath.toString(), Map.of(), store.delegate(), context.storage().profile(),
+                allocator).read(mode);
+        Map<Long, String> byId = new TreeMap<>();
+        for (Map<String, Object> row : rows.rows()) {
+            byId.put((Long) row.get("id"), (String) row.get("name"));
+        }
+        return byId;
+    }
+
+    /** A copy of the model as it is now, e.g. the state a crash must preserve. */
+    Map<Long, String> modelNow() {
+        return new TreeMap<>(model);
     }
 
     /** Upserts {@code id -> name} through the writer and the model. */

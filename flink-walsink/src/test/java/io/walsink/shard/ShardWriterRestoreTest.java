@@ -1,0 +1,213 @@
+package io.walsink.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.walsink.format.manifest.ManifestInvariants;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.ReadMode;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Flink checkpoint path: {@link ShardOpener#restore} opens a shard as of a descriptor, and
+ * rows written after it (orphans of the failed attempt, which the source sends again) must never
+ * come back, neither in this writer nor in any later plain open.
+ */
+class ShardWriterRestoreTest {
+    @TempDir Path dir;
+
+    private ShardFixture fixture() {
+        ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
+        manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
+        return f;
+    }
+
+    /** Restores must keep the manifest history valid: epochs, generations and replay_after never go back. */
+    @AfterEach
+    void manifestHistoryStaysValid() {
+        if (manifests != null) {
+            assertThat(ManifestInvariants.check(manifests)).isEmpty();
+        }
+    }
+
+    private ManifestStore manifests;
+
+    private ShardManifest latestManifest(ShardFixture f) {
+        return new ManifestStore(f.store.delegate(), ShardFixture.SHARD).readLatest().orElseThrow();
+    }
+
+    @Test
+    void orphansWrittenAfterTheDescriptorAreNeverReplayed() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "a1");
+            f.put(writer, 2, "a2");
+            writer.appendAllPending();
+            ShardDescriptor checkpoint = writer.snapshot();
+            Map<Long, String> atCheckpoint = f.modelNow();
+            f.put(writer, 1, "orphan");
+            f.put(writer, 3, "orphan");
+            f.delete(writer, 2);
+            writer.appendAllPending();
+            writer.close();
+
+            ShardWriter restored = f.restore(checkpoint);
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
+            f.model.clear();
+            f.model.putAll(atCheckpoint);
+            f.put(restored, 4, "after restore");
+            f.put(restored, 1, "after restore");
+            restored.appendAllPending();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model).doesNotContainKey(3L);
+            restored.close();
+
+            ShardWriter reopened = f.open();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
+            reopened.flushAndPublishAll();
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
+            reopened.close();
+        }
+    }
+
+    @Test
+    void withoutOrphansNothingIsRewritten() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "a1");
+            writer.appendAllPending();
+            ShardDescriptor checkpoint = writer.snapshot();
+            writer.close();
+            int entries = f.walPositions().size();
+            long version = latestManifest(f).version();
+
+            ShardWriter restored = f.restore(checkpoint);
+            assertThat(f.walPositions()).as("the sentinel only").hasSize(entries + 1);
+            assertThat(latestManifest(f).version()).as("the claim only").isEqualTo(version + 1);
+            assertThat(restored.hasPendingRows()).isFalse();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
+            restored.close();
+        }
+    }
+
+    @Test
+    void sstablesWrittenButUnpublishedAtTheCheckpointAreRepublished() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "gen1");
+            f.put(writer, 2, "gen1");
+            writer.freezeActive();
+            writer.appendAllPending();
+            writer.flushFrozen();
+            Map<Long, String> inSsTable = f.modelNow();
+            f.put(writer, 2, "gen2");
+            writer.appendAllPending();
+            ShardDescriptor checkpoint = writer.snapshot();
+            assertThat(checkpoint.unpublished()).hasSize(1);
+            String path = checkpoint.unpublished().get(0).path();
+            writer.close(); // crashed before the checkpoint completed: nothing published
+
+            ShardWriter restored = f.restore(checkpoint);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::path).containsExactly(path);
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(inSsTable);
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
+            assertThat(restored.unpublished()).isEmpty();
+            restored.flushAndPublishAll();
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
+            restored.close();
+        }
+    }
+
+    @Test
+    void unpublishedSsTablesAreRepublishedAlsoWhenOrphansAreRolledBack() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "gen1");
+            writer.freezeActive();
+            writer.appendAllPending();
+            writer.flushFrozen();
+            f.put(writer, 2, "gen2");
+            writer.appendAllPending();
+            ShardDescriptor checkpoint = writer.snapshot();
+            Map<Long, String> atCheckpoint = f.modelNow();
+            f.put(writer, 1, "orphan");
+            writer.freezeActive();
+            writer.appendAllPending();
+            writer.flushFrozen();
+            writer.publishAll(); // the failed attempt even published its SSTables
+            writer.close();
+
+            ShardWriter restored = f.restore(checkpoint);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::path)
+                    .containsExactly(checkpoint.unpublished().get(0).path());
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1"));
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
+            restored.close();
+            f.open().close();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
+        }
+    }
+
+    @Test
+    void anOlderDescriptorRollsBackSsTablesPublishedAfterIt() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "gen1");
+            f.put(writer, 2, "gen1");
+            writer.flushAndPublishAll();
+            f.put(writer, 3, "durable at the checkpoint");
+            writer.appendAllPending();
+            ShardDescriptor older = writer.snapshot();
+            Map<Long, String> atOlder = f.modelNow();
+            f.put(writer, 1, "later");
+            f.delete(writer, 2);
+            writer.flushAndPublishAll();
+            f.put(writer, 5, "later still");
+            writer.appendAllPending();
+            writer.close();
+
+            ShardWriter restored = f.restore(older);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation).containsExactly(1L);
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1", 2L, "gen1"));
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atOlder);
+            f.model.clear();
+            f.model.putAll(atOlder);
+            f.put(restored, 6, "after restore");
+            restored.flushAndPublishAll();
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation)
+                    .as("the rolled-back generation 2 names no other SSTable").hasSize(2).doesNotContain(2L);
+            restored.close();
+            f.open().close();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
+        }
+    }
+
+    @Test
+    void theEmptyDescriptorRollsTheShardBackToEmpty() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "published");
+            writer.flushAndPublishAll();
+            f.put(writer, 2, "durable");
+            writer.appendAllPending();
+            writer.close();
+
+            ShardWriter restored = f.restore(ShardDescriptor.empty(ShardFixture.SHARD, 0));
+            assertThat(latestManifest(f).sstables()).isEmpty();
+            assertThat(f.read(ReadMode.LATEST)).isEmpty();
+            f.model.clear();
+            f.put(restored, 7, "fresh");
+            restored.appendAllPending();
+            restored.close();
+            f.open().close();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(new TreeMap<>(Map.of(7L, "fresh")));
+        }
+    }
+}
