@@ -43,6 +43,45 @@ final class FailoverTestSupport {
         }
     }
 
+    static final java.util.concurrent.atomic.AtomicBoolean FIRST_ATTEMPT = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * The first attempt declines every checkpoint and fails at change {@code failAt}, so no
+     * checkpoint completes before the restart: Flink restores nothing and the source starts over,
+     * while the WAL already holds the first attempt's rows. The second attempt goes slowly until
+     * it is past them, so its checkpoints publish while it re-sends older changes.
+     */
+    static final class FailFirstAttemptUncheckpointed implements MapFunction<Long, Long>,
+            org.apache.flink.streaming.api.checkpoint.CheckpointedFunction {
+        private final long failAt;
+
+        FailFirstAttemptUncheckpointed(long failAt) {
+            this.failAt = failAt;
+        }
+
+        @Override
+        public Long map(Long i) throws InterruptedException {
+            if (FIRST_ATTEMPT.get() && i == failAt) {
+                FIRST_ATTEMPT.set(false);
+                throw new IllegalStateException("injected failure of the uncheckpointed first attempt at change " + i);
+            }
+            if (!FIRST_ATTEMPT.get() && i < failAt && i % 20 == 0) {
+                Thread.sleep(1);
+            }
+            return i;
+        }
+
+        @Override
+        public void snapshotState(org.apache.flink.runtime.state.FunctionSnapshotContext context) {
+            if (FIRST_ATTEMPT.get()) {
+                throw new IllegalStateException("the first attempt declines its checkpoints");
+            }
+        }
+
+        @Override
+        public void initializeState(org.apache.flink.runtime.state.FunctionInitializationContext context) {}
+    }
+
     static WalSinkOptions.StoreWrapper flaky(double probability) {
         return store -> {
             long seed = System.nanoTime();

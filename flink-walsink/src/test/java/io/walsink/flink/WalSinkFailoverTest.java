@@ -36,15 +36,22 @@ class WalSinkFailoverTest {
     @TempDir Path dir;
 
     private Map<Long, String> runWithFailures(ChangeGenerator changes, long n, List<String> regressions) throws Exception {
+        return run(changes, n, regressions, 6, new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5), 150);
+    }
+
+    private Map<Long, String> run(ChangeGenerator changes, long n, List<String> regressions, long storeFaults,
+            org.apache.flink.api.common.functions.MapFunction<Long, Long> failures, long checkpointInterval)
+            throws Exception {
         Path table = dir.resolve("table");
-        FailoverTestSupport.reset(6);
+        FailoverTestSupport.reset(storeFaults);
         Configuration config = new Configuration();
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(50));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
-        env.enableCheckpointing(150);
+        env.enableCheckpointing(checkpointInterval);
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
         WalSink<org.apache.flink.table.data.RowData> sink = WalSink.forRowData(ROW)
                 .path(table.toString())
                 .primaryKey("id")
@@ -54,7 +61,7 @@ class WalSinkFailoverTest {
                 .storeWrapper(FailoverTestSupport.flaky(0.02))
                 .build();
         env.fromSequence(0, n - 1).setParallelism(1)
-                .map(new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5)).setParallelism(1)
+                .map(failures).setParallelism(1)
                 .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1)
                 .sinkTo(sink).uid("walsink-failover");
 
@@ -80,6 +87,9 @@ class WalSinkFailoverTest {
                     Long before = newest.put(row.getKey(), seen);
                     if (before != null && before > seen) {
                         regressions.add("key " + row.getKey() + " went from v" + before + " back to v" + seen);
+                        if (regressions.size() == 1) {
+                            regressions.add(manifestHistory(table));
+                        }
                     }
                 }
                 Thread.sleep(30);
@@ -91,6 +101,21 @@ class WalSinkFailoverTest {
         }
     }
 
+    private static String manifestHistory(Path table) {
+        StringBuilder b = new StringBuilder("manifests:");
+        io.walsink.storage.LocalObjectStore store = new io.walsink.storage.LocalObjectStore(table);
+        for (java.util.UUID shard : HarnessSupport.shards(table)) {
+            io.walsink.format.manifest.ManifestStore m = new io.walsink.format.manifest.ManifestStore(store, shard);
+            for (long v : m.listVersions()) {
+                var x = m.read(v);
+                b.append("\n ").append(shard.toString(), 0, 8).append(" v").append(v).append(" e").append(x.writerEpoch())
+                        .append(" ra").append(x.replayAfterWalEntryPosition()).append(" cg").append(x.currentGeneration())
+                        .append(" ").append(x.sstables().stream().map(t -> t.generation() + ":" + t.path()).toList());
+            }
+        }
+        return b.toString();
+    }
+
     @Test
     void upsertsAndDeletesSurviveFailuresAndEqualTheModel() throws Exception {
         ChangeGenerator changes = new ChangeGenerator(300, 7);
@@ -98,6 +123,18 @@ class WalSinkFailoverTest {
         List<String> regressions = new CopyOnWriteArrayList<>();
         Map<Long, String> table = runWithFailures(changes, n, regressions);
         assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
+        assertThat(table).isEqualTo(changes.model(n));
+        assertThat(regressions).isEmpty();
+    }
+
+    @Test
+    void aRestartBeforeTheFirstCheckpointRollsBackTheFailedAttemptsRows() throws Exception {
+        ChangeGenerator changes = new ChangeGenerator(300, 0);
+        long n = 40_000;
+        List<String> regressions = new CopyOnWriteArrayList<>();
+        FailoverTestSupport.FIRST_ATTEMPT.set(true);
+        Map<Long, String> table = run(changes, n, regressions, 0, new FailoverTestSupport.FailFirstAttemptUncheckpointed(n / 2), 200);
+        assertThat(FailoverTestSupport.FIRST_ATTEMPT).isFalse();
         assertThat(table).isEqualTo(changes.model(n));
         assertThat(regressions).isEmpty();
     }

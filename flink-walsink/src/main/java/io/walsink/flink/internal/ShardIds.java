@@ -77,11 +77,6 @@ public final class ShardIds {
         return existing != null ? existing : derived(specId, bucket);
     }
 
-    /** Buckets that already have a shard in storage. */
-    public Map<Integer, UUID> existing() {
-        return Map.copyOf(found);
-    }
-
     static UUID derived(int specId, int bucket) {
         return UUID.nameUUIDFromBytes(("flink-walsink/spec-" + specId + "/bucket-" + bucket).getBytes(StandardCharsets.UTF_8));
     }

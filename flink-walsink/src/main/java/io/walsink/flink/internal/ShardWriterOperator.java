@@ -85,6 +85,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient TableInfo table;
     private transient TableContext tableContext;
     private transient ShardIds shardIds;
+    private transient JobStartDescriptors jobStart;
     private transient ExecutorService io;
     private transient Function<IN, RowData> converter;
     private transient RowDataArrowWriter arrowWriter;
@@ -148,40 +149,48 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         oldestPendingSince = new HashMap<>();
         tasksInFlight = new AtomicInteger();
         metrics = new ShardWriterMetrics(getMetricGroup(), shards);
-        if (restored) {
-            restoreShards();
-        }
+        jobStart = new JobStartDescriptors(store, getRuntimeContext().getJobInfo().getJobId().toHexString());
+        restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
                 getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), shards.size(), checkpointing);
     }
 
+    /**
+     * Reopens the shards this subtask owns: as of the checkpoint for those it covers, as of the
+     * job's start for those this job opened without a checkpoint covering them (a restart before
+     * the first checkpoint, or a shard first opened after it). Shards this job never opened are
+     * left alone.
+     */
     private void restoreShards() throws Exception {
-        List<Integer> withState = getKeyedStateBackend().<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
-                .map(k -> (Integer) k).sorted().toList();
-        for (int bucket : withState) {
-            setCurrentKey(bucket);
-            ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(descriptorState.value());
-            shards.put(bucket, ShardOpener.restore(tableContext, descriptor, placement(bucket)));
-        }
-        var task = getRuntimeContext().getTaskInfo();
-        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
-        var ownedGroups = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
-        for (Map.Entry<Integer, java.util.UUID> e : shardIds.existing().entrySet()) {
-            int bucket = e.getKey();
-            boolean owned = ownedGroups.contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
-            if (owned && !shards.containsKey(bucket)) {
-                // The checkpoint has no rows for this bucket: whatever storage holds came after it.
-                shards.put(bucket, ShardOpener.restore(tableContext, ShardDescriptor.empty(e.getValue(), bucket),
-                        placement(bucket)));
+        if (restored) {
+            List<Integer> withState = getKeyedStateBackend().<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
+                    .map(k -> (Integer) k).sorted().toList();
+            for (int bucket : withState) {
+                setCurrentKey(bucket);
+                ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(descriptorState.value());
+                shards.put(bucket, ShardOpener.restore(tableContext, descriptor, placement(bucket)));
             }
         }
-        // Restored shards may hold frozen memtables and pending rows of a rollback.
+        for (Map.Entry<Integer, ShardDescriptor> e : jobStart.all().entrySet()) {
+            int bucket = e.getKey();
+            if (owns(bucket) && !shards.containsKey(bucket)) {
+                shards.put(bucket, ShardOpener.restore(tableContext, e.getValue(), placement(bucket)));
+            }
+        }
+        // Restored shards may hold frozen memtables and rows re-appended by a rollback.
         for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
             setCurrentKey(e.getKey());
             startFlush(e.getKey(), e.getValue());
             armTimer(e.getKey(), e.getValue(), now());
         }
+    }
+
+    private boolean owns(int bucket) {
+        var task = getRuntimeContext().getTaskInfo();
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(maxParallelism,
+                        task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask())
+                .contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
     }
 
     private ShardPlacement placement(int bucket) {
@@ -194,6 +203,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         ShardWriter shard = shards.get(bucket);
         if (shard == null) {
             shard = ShardOpener.open(tableContext, shardIds.shardOf(bucket), bucket, placement(bucket));
+            jobStart.recordIfAbsent(bucket, shard.snapshot());
             shards.put(bucket, shard);
             startFlush(bucket, shard); // replay may have rebuilt frozen memtables
         }

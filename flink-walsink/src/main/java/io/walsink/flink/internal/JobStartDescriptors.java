@@ -1,0 +1,66 @@
+package io.walsink.flink.internal;
+
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardDescriptorSerializer;
+import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectNotFoundException;
+import io.walsink.storage.ObjectStore;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The state of each shard when this job first opened it, kept in the table folder under
+ * {@code _walsink/jobs/{job id}/} (a folder Lance does not read).
+ *
+ * <p>A checkpoint only describes the shards it covers. Two cases need the state from before the
+ * job touched a shard: a restart before the first checkpoint completed (Flink restores nothing,
+ * the source starts over, and the WAL already holds rows of the failed attempt), and a shard the
+ * job opened after the checkpoint it restores from. Rolling such a shard back to its job-start
+ * state keeps what earlier jobs wrote and drops only this job's uncommitted rows; rolling it back
+ * to empty would lose earlier jobs' data.
+ */
+final class JobStartDescriptors {
+    private final ObjectStore store;
+    private final String prefix;
+
+    JobStartDescriptors(ObjectStore store, String jobId) {
+        this.store = store;
+        this.prefix = "_walsink/jobs/" + jobId + "/";
+    }
+
+    /** Every bucket this job has opened so far (one LIST). */
+    Map<Integer, ShardDescriptor> all() {
+        Map<Integer, ShardDescriptor> all = new HashMap<>();
+        for (ObjectMeta meta : store.listAll(prefix)) {
+            String name = meta.key().substring(prefix.length());
+            if (name.startsWith("bucket-") && name.endsWith(".bin")) {
+                int bucket = Integer.parseInt(name.substring("bucket-".length(), name.length() - ".bin".length()));
+                read(bucket).ifPresent(d -> all.put(bucket, d));
+            }
+        }
+        return all;
+    }
+
+    Optional<ShardDescriptor> read(int bucket) {
+        try {
+            return Optional.of(ShardDescriptorSerializer.deserialize(store.get(key(bucket))));
+        } catch (ObjectNotFoundException absent) {
+            return Optional.empty();
+        }
+    }
+
+    /** Records the first state only: a later attempt must not replace what the first one saw. */
+    void recordIfAbsent(int bucket, ShardDescriptor descriptor) {
+        try {
+            store.putIfAbsent(key(bucket), ShardDescriptorSerializer.serialize(descriptor));
+        } catch (ObjectAlreadyExistsException recorded) {
+            // an earlier attempt of this job recorded it; that one is the job's start
+        }
+    }
+
+    private String key(int bucket) {
+        return prefix + "bucket-" + bucket + ".bin";
+    }
+}
