@@ -1,0 +1,112 @@
+package io.walsink.bench;
+
+import io.walsink.shard.ShardWriterConfig;
+import java.util.Collection;
+import java.util.List;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * Runs the JMH benchmarks of this module with short settings and prints one table (score,
+ * baseline, ratio), then the sections that are counts rather than timings: bytes per key of the
+ * primary-key index and WAL PUTs per simulated second.
+ *
+ * <p>{@code java --add-opens=java.base/java.nio=ALL-UNNAMED -jar target/benchmarks.jar -h}
+ */
+public final class BenchmarkReport {
+    private static final int[] ROW_RATES = {1_000, 10_000, 100_000};
+    private static final long[] KEY_SPACES = {1_000_000, 10_000};
+
+    private BenchmarkReport() {}
+
+    public static void main(String[] argv) throws RunnerException {
+        ReportArgs args;
+        try {
+            args = ReportArgs.parse(argv);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (args.help()) {
+            System.out.println(ReportArgs.USAGE);
+            return;
+        }
+        List<ScoreRow> scores = args.jmh() ? ScoreRow.of(runJmh(args)) : List.of();
+        StringBuilder report = new StringBuilder();
+        report.append("\n== flink-walsink benchmarks ==\n");
+        report.append(machine()).append(settings(args)).append('\n');
+        if (!scores.isEmpty()) {
+            report.append(scoreTable(scores)).append('\n');
+        }
+        report.append("-- Primary-key index memory (").append(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS)
+                .append(" puts, int64 keys) --\n").append(keyMemoryTable()).append('\n');
+        report.append("-- Tick-bounded WAL PUTs (one shard, simulated clock, ")
+                .append(TickBoundedPuts.SIMULATED_MILLIS).append(" ms) --\n").append(tickTable());
+        System.out.print(report);
+    }
+
+    private static Collection<RunResult> runJmh(ReportArgs args) throws RunnerException {
+        Options options = new OptionsBuilder()
+                .include(args.include())
+                .forks(args.forks())
+                .warmupIterations(args.warmupIterations())
+                .warmupTime(args.warmupTime())
+                .measurementIterations(args.iterations())
+                .measurementTime(args.time())
+                .shouldFailOnError(true)
+                .build();
+        return new Runner(options).run();
+    }
+
+    private static String machine() {
+        return "machine: " + Runtime.getRuntime().availableProcessors() + " processors, "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ", Java "
+                + System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vm.name") + ")\n";
+    }
+
+    private static String settings(ReportArgs a) {
+        if (!a.jmh()) {
+            return "JMH: skipped (--no-jmh)\n";
+        }
+        return "JMH: forks " + a.forks() + ", warmup " + a.warmupIterations() + " x " + a.warmupTime()
+                + ", measurement " + a.iterations() + " x " + a.time() + "; error = 99.9% confidence half-width\n";
+    }
+
+    private static String scoreTable(List<ScoreRow> rows) {
+        TextTable table = new TextTable("benchmark", "params", ">score", ">error", "unit", ">baseline", ">ratio");
+        for (ScoreRow r : rows) {
+            table.row(r.benchmark(), r.params(), Figures.number(r.score()), Figures.error(r.error()), r.unit(),
+                    Figures.number(r.baseline()), Figures.ratio(r.ratio()));
+        }
+        return table.render();
+    }
+
+    private static String keyMemoryTable() {
+        TextTable table = new TextTable("structure", ">key space", ">distinct keys", ">bytes/key",
+                ">heap bytes/key (measured)");
+        long puts = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS;
+        for (long keySpace : KEY_SPACES) {
+            for (KeyMemory.Outcome o : List.of(KeyMemory.index(puts, keySpace), KeyMemory.hashMap(puts, keySpace))) {
+                table.row(o.structure(), Figures.number(o.keySpace()), Figures.number(o.distinctKeys()),
+                        Figures.number(o.bytesPerKey()), Figures.number(o.measuredBytesPerKey()));
+            }
+        }
+        return table.render();
+    }
+
+    private static String tickTable() {
+        TextTable table = new TextTable(">rows/s", ">interval ms", ">rows", ">WAL entries", ">rows/entry",
+                ">bytes/entry", ">pending at end");
+        for (int rate : ROW_RATES) {
+            TickBoundedPuts.Outcome o = TickBoundedPuts.run(rate, ShardWriterConfig.defaults());
+            table.row(Figures.number(o.rowsPerSecond()), o.intervalMillis(), Figures.number(o.rows()),
+                    o.walEntries(), Figures.number(o.rowsPerEntry()), Figures.number(o.bytesPerEntry()),
+                    Figures.number(o.pendingAtEnd()));
+        }
+        return table.render();
+    }
+}
