@@ -1,13 +1,10 @@
 package io.walsink.bench;
 
 import io.walsink.shard.ShardWriterConfig;
-import java.util.Collection;
+import java.util.ArrayList;
 import java.util.List;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
+import java.util.regex.Pattern;
 import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.Options;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * Runs the JMH benchmarks of this module with short settings and prints one table (score,
@@ -19,6 +16,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 public final class BenchmarkReport {
     private static final int[] ROW_RATES = {1_000, 10_000, 100_000};
     private static final long[] KEY_SPACES = {1_000_000, 10_000};
+    private static final List<Class<?>> BENCHMARKS = List.of(MemtablePutBenchmark.class,
+            PrimaryKeyIndexBenchmark.class, WalEncodeBenchmark.class, SsTableFlushBenchmark.class);
 
     private BenchmarkReport() {}
 
@@ -35,7 +34,7 @@ public final class BenchmarkReport {
             System.out.println(ReportArgs.USAGE);
             return;
         }
-        List<ScoreRow> scores = args.jmh() ? ScoreRow.of(runJmh(args)) : List.of();
+        List<ScoreRow> scores = args.jmh() ? runJmh(args) : List.of();
         StringBuilder report = new StringBuilder();
         report.append("\n== flink-walsink benchmarks ==\n");
         report.append(machine()).append(settings(args)).append('\n');
@@ -49,17 +48,12 @@ public final class BenchmarkReport {
         System.out.print(report);
     }
 
-    private static Collection<RunResult> runJmh(ReportArgs args) throws RunnerException {
-        Options options = new OptionsBuilder()
-                .include(args.include())
-                .forks(args.forks())
-                .warmupIterations(args.warmupIterations())
-                .warmupTime(args.warmupTime())
-                .measurementIterations(args.iterations())
-                .measurementTime(args.time())
-                .shouldFailOnError(true)
-                .build();
-        return new Runner(options).run();
+    private static List<ScoreRow> runJmh(ReportArgs args) throws RunnerException {
+        List<ScoreRow> rows = new ArrayList<>();
+        for (BenchmarkGroup group : BenchmarkGroup.discover(BENCHMARKS, Pattern.compile(args.include()))) {
+            rows.addAll(GroupRun.run(group, args));
+        }
+        return rows;
     }
 
     private static String machine() {
@@ -73,7 +67,8 @@ public final class BenchmarkReport {
             return "JMH: skipped (--no-jmh)\n";
         }
         return "JMH: forks " + a.forks() + ", warmup " + a.warmupIterations() + " x " + a.warmupTime()
-                + ", measurement " + a.iterations() + " x " + a.time() + "; error = 99.9% confidence half-width\n";
+                + ", measurement " + a.iterations() + " x " + a.time() + ", rounds " + a.rounds()
+                + "; error = 99.9% confidence half-width over all measured iterations\n";
     }
 
     private static String scoreTable(List<ScoreRow> rows) {

@@ -8,7 +8,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * knows JMH knows them; the defaults are short on purpose (a shared 2-core machine).
  */
 record ReportArgs(int forks, int warmupIterations, int iterations, TimeValue warmupTime, TimeValue time,
-        String include, boolean jmh, boolean help) {
+        int rounds, String include, boolean jmh, boolean help) {
 
     static final String USAGE = String.join("\n",
             "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -jar benchmarks.jar [options]",
@@ -17,7 +17,10 @@ record ReportArgs(int forks, int warmupIterations, int iterations, TimeValue war
             "  -i N            measurement iterations (default 3)",
             "  -w TIME         warmup iteration time, e.g. 1s, 500ms (default 1s)",
             "  -r TIME         measurement iteration time (default 1s)",
-            "  --include REGEX benchmarks to run (default: all in io.walsink.bench)",
+            "  --rounds N      run each baseline/benchmark pair N times, alternating order (default 1);",
+            "                  the ratio is the median of the per-round ratios",
+            "  --include REGEX benchmarks to run, found in package.Class.method (default: all);",
+            "                  a selected benchmark's baseline always runs too",
             "  --no-jmh        only the non-timing sections (key memory, tick-bounded PUTs)",
             "  -h, --help      this text");
 
@@ -31,7 +34,8 @@ record ReportArgs(int forks, int warmupIterations, int iterations, TimeValue war
         int iterations = 3;
         TimeValue warmupTime = TimeValue.seconds(1);
         TimeValue time = TimeValue.seconds(1);
-        String include = "io\\.walsink\\.bench\\..*";
+        int rounds = 1;
+        String include = "";
         boolean jmh = true;
         boolean help = false;
         for (int i = 0; i < args.length; i++) {
@@ -44,14 +48,15 @@ record ReportArgs(int forks, int warmupIterations, int iterations, TimeValue war
                 case "-i" -> iterations = count(flag, value(args, ++i));
                 case "-w" -> warmupTime = time(flag, value(args, ++i));
                 case "-r" -> time = time(flag, value(args, ++i));
+                case "--rounds" -> rounds = count(flag, value(args, ++i));
                 case "--include" -> include = value(args, ++i);
                 default -> throw new IllegalArgumentException("unknown option '" + flag + "'\n" + USAGE);
             }
         }
-        if (iterations < 1) {
-            throw new IllegalArgumentException("-i must be at least 1");
+        if (iterations < 1 || rounds < 1) {
+            throw new IllegalArgumentException("-i and --rounds must be at least 1");
         }
-        return new ReportArgs(forks, warmupIterations, iterations, warmupTime, time, include, jmh, help);
+        return new ReportArgs(forks, warmupIterations, iterations, warmupTime, time, rounds, include, jmh, help);
     }
 
     private static String value(String[] args, int i) {
