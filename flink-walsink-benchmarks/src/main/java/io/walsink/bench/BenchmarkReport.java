@@ -86,7 +86,7 @@ public final class BenchmarkReport {
         long puts = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS;
         for (long keySpace : KEY_SPACES) {
             for (KeyMemory.Outcome o : List.of(KeyMemory.index(puts, keySpace), KeyMemory.hashMap(puts, keySpace))) {
-                table.row(o.structure(), Figures.number(o.keySpace()), Figures.number(o.distinctKeys()),
+                table.row(o.structure(), Figures.count(o.keySpace()), Figures.count(o.distinctKeys()),
                         Figures.number(o.bytesPerKey()), Figures.number(o.measuredBytesPerKey()));
             }
         }
@@ -98,9 +98,9 @@ public final class BenchmarkReport {
                 ">bytes/entry", ">pending at end");
         for (int rate : ROW_RATES) {
             TickBoundedPuts.Outcome o = TickBoundedPuts.run(rate, ShardWriterConfig.defaults());
-            table.row(Figures.number(o.rowsPerSecond()), o.intervalMillis(), Figures.number(o.rows()),
-                    o.walEntries(), Figures.number(o.rowsPerEntry()), Figures.number(o.bytesPerEntry()),
-                    Figures.number(o.pendingAtEnd()));
+            table.row(Figures.count(o.rowsPerSecond()), o.intervalMillis(), Figures.count(o.rows()),
+                    o.walEntries(), Figures.count(o.rowsPerEntry()), Figures.count(o.bytesPerEntry()),
+                    Figures.count(o.pendingAtEnd()));
         }
         return table.render();
     }

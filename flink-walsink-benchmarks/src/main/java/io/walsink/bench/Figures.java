@@ -19,6 +19,10 @@ final class Figures {
         return String.format(Locale.ROOT, "%.2f", value);
     }
 
+    static String count(long value) {
+        return String.format(Locale.ROOT, "%,d", value);
+    }
+
     static String ratio(double value) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.2fx", value);
     }
