@@ -1,0 +1,102 @@
+package io.walsink.bench;
+
+import io.walsink.format.manifest.ShardPlacement;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableSharding;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.ShardOpener;
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.TableContext;
+import io.walsink.storage.LocalObjectStore;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.Sleeper;
+import io.walsink.storage.fault.FaultInjectingObjectStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A real Lance table (one bucket, key {@code id}) in a temporary folder, with the shard context
+ * the engine needs. Every {@link #openShard()} claims a fresh shard, so a benchmark can drop a
+ * full writer and start over without replaying anything.
+ */
+final class LocalShardTable implements AutoCloseable {
+    private final Path dir;
+    private final TableInfo table;
+    private final TableContext context;
+
+    private LocalShardTable(Path dir, TableInfo table, TableContext context) {
+        this.dir = dir;
+        this.table = table;
+        this.context = context;
+    }
+
+    static LocalShardTable create(BufferAllocator allocator) {
+        return create(allocator, ShardWriterConfig.defaults(), Sleeper.SYSTEM);
+    }
+
+    /** @param sleeper receives the store's injected latency (none here): a simulated clock can ignore it */
+    static LocalShardTable create(BufferAllocator allocator, ShardWriterConfig config, Sleeper sleeper) {
+        Path dir = tempDir();
+        Path tablePath = dir.resolve("table");
+        TableInfo table = LanceTables.create(tablePath.toString(), KeyValueRows.SCHEMA, List.of(KeyValueRows.KEY),
+                TableSharding.bucket(KeyValueRows.KEY, 1), Map.of());
+        ObjectStore store = new FaultInjectingObjectStore(new LocalObjectStore(tablePath), sleeper);
+        TableContext context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
+        return new LocalShardTable(dir, table, context);
+    }
+
+    TableContext context() {
+        return context;
+    }
+
+    TableInfo table() {
+        return table;
+    }
+
+    /** A scratch folder inside this table's temporary folder (deleted with it). */
+    Path scratch(String name) {
+        try {
+            return Files.createDirectories(dir.resolve(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    ShardWriter openShard() {
+        return ShardOpener.open(context, UUID.randomUUID(), 0, ShardPlacement.bucket(table.sharding().specId(), 0));
+    }
+
+    @Override
+    public void close() {
+        deleteRecursively(dir);
+    }
+
+    static void deleteRecursively(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(path)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("walsink-bench-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.walsink.bench;
+
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Rows per second into a shard's memtable, against the Arrow row copy that a memtable
+ * fundamentally is. The difference is the engine: input checks, key encoding, the primary-key
+ * index and size accounting.
+ *
+ * <p>An invocation writes one 8192-row batch (one memtable batch), so the per-invocation
+ * helpers are cheap next to it. The writer is replaced as soon as its first memtable freezes:
+ * without SSTable flushes frozen memtables would pile up, and a memtable's lifetime (one
+ * million rows by default) is the unit whose cost we want, including its growing index.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@ReportedAs(unit = "rows/s")
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
+public class MemtablePutBenchmark {
+    static final int ROWS = 8_192;
+
+    @Param({"1000000", "10000"})
+    public long keySpace;
+
+    private BufferAllocator allocator;
+    private LocalShardTable table;
+    private ShardWriter writer;
+    private VectorSchemaRoot input;
+    private final SplittableRandom random = new SplittableRandom(42);
+
+    private Schema storageSchema;
+    private int tombstoneColumn;
+    private final List<VectorSchemaRoot> copies = new ArrayList<>();
+    private long copiedRows;
+
+    @Setup(Level.Trial)
+    public void open() {
+        allocator = new RootAllocator();
+        table = LocalShardTable.create(allocator);
+        writer = table.openShard();
+        input = KeyValueRows.randomBatch(allocator, ROWS, keySpace, random);
+        storageSchema = table.context().storage().schema();
+        tombstoneColumn = table.context().tombstoneColumn();
+    }
+
+    @Setup(Level.Invocation)
+    public void nextKeys() {
+        KeyValueRows.refillKeys(input, keySpace, random);
+    }
+
+    /** Baseline: copy each row into a new memtable-shaped batch, as {@code Memtable.append} does. */
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public void baseline() {
+        VectorSchemaRoot target = VectorSchemaRoot.create(storageSchema, allocator);
+        target.allocateNew();
+        List<FieldVector> from = input.getFieldVectors();
+        for (int r = 0; r < ROWS; r++) {
+            for (int c = 0, in = 0; c < target.getFieldVectors().size(); c++) {
+                FieldVector column = target.getVector(c);
+                if (c == tombstoneColumn) {
+                    ((BitVector) column).setSafe(r, 0);
+                } else {
+                    column.copyFromSafe(r, r, from.get(in++));
+                }
+            }
+        }
+        target.setRowCount(ROWS);
+        copies.add(target);
+        copiedRows += ROWS;
+    }
+
+    /** The per-record path of the Flink operator: one call per row. */
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public void shardWriteRow() {
+        for (int r = 0; r < ROWS; r++) {
+            writer.write(input, r, false);
+        }
+    }
+
+    /** The batch path: one call, the batch checked once. */
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public void shardPutBatch() {
+        writer.put(input);
+    }
+
+    @TearDown(Level.Invocation)
+    public void recycleFullMemtables() {
+        if (writer.frozenMemtables() > 0) {
+            writer.close();
+            writer = table.openShard();
+        }
+        if (copiedRows >= ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS) {
+            copies.forEach(VectorSchemaRoot::close);
+            copies.clear();
+            copiedRows = 0;
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        writer.close();
+        copies.forEach(VectorSchemaRoot::close);
+        input.close();
+        allocator.close();
+        table.close();
+    }
+}
