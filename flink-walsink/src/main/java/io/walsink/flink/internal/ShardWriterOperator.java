@@ -220,11 +220,13 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             return;
         }
         int bucket = (Integer) getCurrentKey();
-        ShardWriter shard = shardFor(bucket);
-        awaitBudget(bucket, shard);
+        // Converting and checking the row first: a bad row must fail before its shard is claimed.
         int index = stagingRows++;
         arrowWriter.write(row, staging, index);
         staging.setRowCount(index + 1);
+        tableContext.validator().checkKeysNotNull(staging, index, index + 1);
+        ShardWriter shard = shardFor(bucket);
+        awaitBudget(bucket, shard);
         shard.write(staging, index, action == ChangeAction.DELETE);
         if (stagingRows == STAGING_ROWS) {
             staging.clear();
