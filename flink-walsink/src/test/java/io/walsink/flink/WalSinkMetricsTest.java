@@ -1,0 +1,72 @@
+package io.walsink.flink;
+
+import static io.walsink.flink.HarnessSupport.ROW;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The writer's metrics reach Flink's metric system with values that match what the job did. */
+class WalSinkMetricsTest {
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    @TempDir Path dir;
+
+    @Test
+    void countersGaugesAndTheDurableLagHistogramAreReported() throws Exception {
+        ChangeGenerator changes = new ChangeGenerator(200, 5);
+        long n = 5_000;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(200);
+        env.fromSequence(0, n - 1)
+                .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType())
+                .sinkTo(WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
+                        .createTableIfMissing(2).flushInterval(Duration.ofMillis(20)).memtableMaxRows(1_000).build())
+                .uid("walsink-metrics");
+        JobExecutionResult result = env.execute("walsink metrics");
+
+        Map<String, Metric> metrics = REPORTER.findMetrics(result.getJobID(), "walsink");
+        long deletes = n / 5;
+        assertThat(counter(metrics, "rowsIn")).isEqualTo(n - deletes);
+        assertThat(counter(metrics, "deletesIn")).isEqualTo(deletes);
+        assertThat(counter(metrics, "walAppends")).isPositive();
+        assertThat(counter(metrics, "walBytes")).isPositive();
+        assertThat(counter(metrics, "sstablesWritten")).isGreaterThanOrEqualTo(5);
+        assertThat(counter(metrics, "sstablesPublished")).isEqualTo(counter(metrics, "sstablesWritten"));
+        assertThat(((Histogram) metric(metrics, "durableLagMs")).getCount()).isEqualTo(counter(metrics, "walAppends"));
+        assertThat(((Gauge<?>) metric(metrics, "poisoned")).getValue()).isEqualTo(0);
+        // gauges read the live shards, which are gone once the job has ended; they must exist
+        for (String gauge : new String[] {"shards", "pendingRows", "pendingBytes", "unflushedBytes", "maxEpoch"}) {
+            assertThat(metric(metrics, gauge)).isInstanceOf(Gauge.class);
+        }
+    }
+
+    private static Metric metric(Map<String, Metric> metrics, String name) {
+        return metrics.entrySet().stream().filter(e -> e.getKey().endsWith("walsink." + name)).map(Map.Entry::getValue)
+                .findFirst().orElseThrow(() -> new AssertionError("no metric walsink." + name + " in " + metrics.keySet()));
+    }
+
+    private static long counter(Map<String, Metric> metrics, String name) {
+        return ((Counter) metric(metrics, name)).getCount();
+    }
+}
