@@ -26,9 +26,9 @@ public final class MemtableSet implements AutoCloseable {
         return active;
     }
 
-    /** Frozen memtables, oldest first. */
-    public List<Memtable> frozen() {
-        return List.copyOf(frozen);
+    /** Frozen memtables, oldest first (a read-only view). */
+    public java.util.Collection<Memtable> frozen() {
+        return java.util.Collections.unmodifiableCollection(frozen);
     }
 
     /**

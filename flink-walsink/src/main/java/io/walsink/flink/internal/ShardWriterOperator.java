@@ -30,7 +30,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -69,6 +72,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
     private static final long serialVersionUID = 1L;
     static final String STATE_NAME = "walsink-shard";
+    static final String JOBS_STATE_NAME = "walsink-jobs";
     private static final int STAGING_ROWS = 512;
 
     private final WalSinkOptions options;
@@ -86,6 +90,8 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient TableContext tableContext;
     private transient ShardIds shardIds;
     private transient JobStartDescriptors jobStart;
+    private transient ListState<String> jobIdsState;
+    private transient List<String> jobIds;
     private transient ExecutorService io;
     private transient Function<IN, RowData> converter;
     private transient RowDataArrowWriter arrowWriter;
@@ -99,6 +105,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient AtomicInteger tasksInFlight;
     private transient ShardWriterMetrics metrics;
     private transient boolean finished;
+    private transient long rowsSinceSizeCheck;
 
     /** Emits nothing: its output only exists because a pre-write topology must return a stream. */
     public ShardWriterOperator(StreamOperatorParameters<IN> parameters, WalSinkOptions options, RowType rowType,
@@ -117,6 +124,20 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         restored = context.isRestored();
+        // Every job whose checkpoints led here, oldest first: their job-start records tell what a
+        // shard held before any of them touched it.
+        jobIdsState = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>(JOBS_STATE_NAME, Types.STRING));
+        jobIds = new ArrayList<>();
+        for (String id : jobIdsState.get()) {
+            if (!jobIds.contains(id)) {
+                jobIds.add(id);
+            }
+        }
+        String current = getRuntimeContext().getJobInfo().getJobId().toHexString();
+        if (!jobIds.contains(current)) {
+            jobIds.add(current);
+        }
     }
 
     @Override
@@ -149,7 +170,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         oldestPendingSince = new HashMap<>();
         tasksInFlight = new AtomicInteger();
         metrics = new ShardWriterMetrics(getMetricGroup(), shards);
-        jobStart = new JobStartDescriptors(store, getRuntimeContext().getJobInfo().getJobId().toHexString());
+        jobStart = new JobStartDescriptors(store, jobIds.get(jobIds.size() - 1));
         restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
                 getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), shards.size(), checkpointing);
@@ -171,10 +192,12 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 shards.put(bucket, ShardOpener.restore(tableContext, descriptor, placement(bucket)));
             }
         }
-        for (Map.Entry<Integer, ShardDescriptor> e : jobStart.all().entrySet()) {
-            int bucket = e.getKey();
-            if (owns(bucket) && !shards.containsKey(bucket)) {
-                shards.put(bucket, ShardOpener.restore(tableContext, e.getValue(), placement(bucket)));
+        for (String jobId : jobIds) { // oldest job first: its record is the earliest state
+            for (Map.Entry<Integer, ShardDescriptor> e : new JobStartDescriptors(store, jobId).all().entrySet()) {
+                int bucket = e.getKey();
+                if (owns(bucket) && !shards.containsKey(bucket)) {
+                    shards.put(bucket, ShardOpener.restore(tableContext, e.getValue(), placement(bucket)));
+                }
             }
         }
         // Restored shards may hold frozen memtables and rows re-appended by a rollback.
@@ -226,7 +249,11 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         staging.setRowCount(index + 1);
         tableContext.validator().checkKeysNotNull(staging, index, index + 1);
         ShardWriter shard = shardFor(bucket);
-        awaitBudget(bucket, shard);
+        // Size checks walk the memtables' buffers; every 64th row is often enough for budgets of MBs.
+        boolean checkSizes = (++rowsSinceSizeCheck & 63) == 0;
+        if (checkSizes) {
+            awaitBudget(bucket, shard);
+        }
         shard.write(staging, index, action == ChangeAction.DELETE);
         if (stagingRows == STAGING_ROWS) {
             staging.clear();
@@ -236,11 +263,13 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics.rowIn(action == ChangeAction.DELETE);
         long now = now();
         oldestPendingSince.putIfAbsent(bucket, now);
-        if (shard.wantsEarlyAppend()) {
-            startAppend(bucket, shard);
-        }
-        if (shard.hasFlushableMemtable()) {
-            startFlush(bucket, shard);
+        if (checkSizes || shard.frozenMemtables() > 0) {
+            if (shard.wantsEarlyAppend()) {
+                startAppend(bucket, shard);
+            }
+            if (shard.hasFlushableMemtable()) {
+                startFlush(bucket, shard);
+            }
         }
         armTimer(bucket, shard, now);
     }
@@ -409,6 +438,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        jobIdsState.update(jobIds);
         Map<Integer, Long> toPublish = new HashMap<>();
         for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
             setCurrentKey(e.getKey());
