@@ -55,7 +55,10 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
-    /** The primary key; checked against the table's, and used when the table is created. */
+    /**
+     * The primary key; checked against the table's, and used when the table is created. Without
+     * one the sink writes an append-only table (rows are appended, never deduplicated; no deletes).
+     */
     public WalSinkBuilder<IN> primaryKey(String... columns) {
         this.primaryKey = List.of(columns);
         return this;
@@ -63,7 +66,9 @@ public final class WalSinkBuilder<IN> {
 
     /**
      * Creates the table if {@code path} holds none: the row type's schema, the primary key, and
-     * bucket sharding on the first key column with {@code buckets} buckets (1 to 1024).
+     * bucket sharding on the first key column with {@code buckets} buckets (1 to 1024). Without a
+     * primary key the table is append-only (rows are never deduplicated) and has one shard, so
+     * {@code buckets} must be 1.
      */
     public WalSinkBuilder<IN> createTableIfMissing(int buckets) {
         this.createBuckets = buckets;
@@ -160,7 +165,7 @@ public final class WalSinkBuilder<IN> {
 
     private TableInfo openOrCreate(WalSinkOptions options) {
         try {
-            return LanceTables.open(options.lanceUri(), options.lanceStorageOptions());
+            return LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         } catch (TableNotFoundException missing) {
             if (createBuckets == null) {
                 throw new IllegalArgumentException("no Lance table at " + path
@@ -170,12 +175,14 @@ public final class WalSinkBuilder<IN> {
                 throw new IllegalArgumentException("creating the table at " + path
                         + " needs the row type: use forRows(rowType) or forPojos(type, rowType)", missing);
             }
-            if (primaryKey == null || primaryKey.isEmpty()) {
-                throw new IllegalArgumentException("creating the table at " + path + " needs a primary key");
+            List<String> key = primaryKey == null ? List.of() : primaryKey;
+            if (key.isEmpty() && createBuckets != 1) {
+                throw new IllegalArgumentException("an append-only table (no primary key) has one shard: use "
+                        + "createTableIfMissing(1), or declare a primary key to shard by bucket");
             }
-            TableSharding sharding = TableSharding.bucket(primaryKey.get(0), createBuckets);
-            LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, primaryKey, createBuckets);
-            return LanceTables.create(options.lanceUri(), FlinkArrowTypes.toArrowSchema(rowType), primaryKey, sharding,
+            TableSharding sharding = key.isEmpty() ? TableSharding.unsharded() : TableSharding.bucket(key.get(0), createBuckets);
+            LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, key, createBuckets);
+            return LanceTables.create(options.lanceUri(), FlinkArrowTypes.toArrowSchema(rowType), key, sharding,
                     options.lanceStorageOptions());
         }
     }

@@ -50,6 +50,35 @@ class WalSinkMiniClusterTest {
     }
 
     @Test
+    void appendOnlyTableKeepsEveryRow() throws Exception {
+        Path table = dir.resolve("log");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        env.fromSequence(0, 2_999)
+                .map(i -> (RowData) org.apache.flink.table.data.GenericRowData.of(i % 100,
+                        org.apache.flink.table.data.StringData.fromString("event-" + i)))
+                .returns(rowDataType())
+                .sinkTo(WalSink.forRowData(ROW).path(table.toString()).createTableIfMissing(1)
+                        .memtableMaxRows(1_000).build());
+        env.execute("walsink append-only");
+
+        try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
+            var rows = new io.walsink.read.TableReader(table.toString(), java.util.Map.of(),
+                    new io.walsink.storage.LocalObjectStore(table), io.walsink.format.wal.WalSchemaProfile.SPEC, allocator)
+                    .read(ReadMode.COMMITTED).rows();
+            assertThat(rows).hasSize(3_000);
+            assertThat(rows.stream().map(r -> r.get("name")).distinct()).hasSize(3_000);
+        }
+    }
+
+    @Test
+    void appendOnlyTablesHaveOneShard() {
+        assertThatThrownBy(() -> WalSink.forRowData(ROW).path(dir.resolve("log").toString()).createTableIfMissing(4).build())
+                .hasMessageContaining("append-only");
+    }
+
+    @Test
     void aMissingTableFailsWhileTheJobIsBuilt() {
         assertThatThrownBy(() -> WalSink.forRowData(ROW).path(dir.resolve("nothing").toString()).build())
                 .hasMessageContaining("no Lance table at")

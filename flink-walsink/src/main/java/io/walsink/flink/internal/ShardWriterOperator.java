@@ -148,7 +148,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         timers = getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this);
         allocator = new RootAllocator();
         store = options.openStore();
-        table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions());
+        table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         tableContext = new TableContext(store, table, options.lanceStorageOptions(), options.schemaProfile(),
                 options.shardWriterConfig(), allocator);
         shardIds = ShardIds.discover(store, table.sharding().specId());

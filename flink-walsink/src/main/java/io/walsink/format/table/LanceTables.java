@@ -34,7 +34,8 @@ public final class LanceTables {
 
     /**
      * Creates an empty table with {@code primaryKey} declared on {@code schema} (key columns become
-     * non-nullable) and initialises its MemWAL index with {@code sharding}.
+     * non-nullable) and initialises its MemWAL index with {@code sharding}. An empty key makes an
+     * append-only table, which must be unsharded.
      */
     public static TableInfo create(String uri, Schema schema, List<String> primaryKey, TableSharding sharding,
             Map<String, String> storageOptions) {
@@ -50,15 +51,23 @@ public final class LanceTables {
                 LOG.info("Created table {} with primary key {} and {} sharding", uri, primaryKey,
                         sharding.transform().lanceName());
             }
-            return open(uri, storageOptions);
+            return open(uri, storageOptions, primaryKey.isEmpty());
         }
     }
 
     /** Reads the table at {@code uri}; fails unless it has a primary key and a MemWAL index. */
     public static TableInfo open(String uri, Map<String, String> storageOptions) {
+        return open(uri, storageOptions, false);
+    }
+
+    /**
+     * As {@link #open(String, Map)}; with {@code appendOnlyAllowed} a table without a primary key
+     * is accepted (its rows are appended, never deduplicated) and reported with an empty key.
+     */
+    public static TableInfo open(String uri, Map<String, String> storageOptions, boolean appendOnlyAllowed) {
         try (BufferAllocator allocator = new RootAllocator();
                 Dataset ds = openDataset(allocator, uri, storageOptions)) {
-            return describe(uri, ds);
+            return describe(uri, ds, appendOnlyAllowed);
         }
     }
 
@@ -75,8 +84,12 @@ public final class LanceTables {
         }
     }
 
-    /** The table description of an open dataset. */
+    /** The table description of an open dataset, which must have a primary key. */
     public static TableInfo describe(String uri, Dataset ds) {
+        return describe(uri, ds, false);
+    }
+
+    public static TableInfo describe(String uri, Dataset ds, boolean appendOnlyAllowed) {
         List<LanceField> fields = ds.getLanceSchema().fields();
         Map<String, Integer> fieldIds = new LinkedHashMap<>();
         Map<Integer, String> namesById = new LinkedHashMap<>();
@@ -84,7 +97,7 @@ public final class LanceTables {
             fieldIds.put(f.getName(), f.getId());
             namesById.put(f.getId(), f.getName());
         }
-        List<String> primaryKey = primaryKeyOf(uri, fields);
+        List<String> primaryKey = primaryKeyOf(uri, fields, appendOnlyAllowed);
         MemWalIndexDetails details = ds.memWalIndexDetails().orElseThrow(() -> new MissingMemWalIndexException(uri,
                 "table at " + uri + " has no MemWAL index; create it with LanceTables.create(...) or lance-core "
                         + "Dataset.initializeMemWal(new InitializeMemWalParams().withBucketSharding(column, n))",
@@ -93,14 +106,14 @@ public final class LanceTables {
         return new TableInfo(uri, ds.version(), ds.getSchema(), primaryKey, fieldIds, spec, details);
     }
 
-    private static List<String> primaryKeyOf(String uri, List<LanceField> fields) {
+    private static List<String> primaryKeyOf(String uri, List<LanceField> fields, boolean appendOnlyAllowed) {
         List<LanceField> key = new ArrayList<>();
         for (LanceField f : fields) {
             if (f.isUnenforcedPrimaryKey()) {
                 key.add(f);
             }
         }
-        if (key.isEmpty()) {
+        if (key.isEmpty() && !appendOnlyAllowed) {
             throw new MissingPrimaryKeyException(uri, "table at " + uri + " has no primary key; mark key columns "
                     + "non-nullable with field metadata " + PrimaryKeyMetadata.PRIMARY_KEY + "=true", null);
         }
@@ -111,7 +124,7 @@ public final class LanceTables {
 
     static Schema withPrimaryKey(Schema schema, List<String> primaryKey) {
         if (primaryKey.isEmpty()) {
-            throw new IllegalArgumentException("a MemWAL table needs a primary key");
+            return schema; // an append-only table
         }
         Set<String> names = new HashSet<>();
         for (Field f : schema.getFields()) {

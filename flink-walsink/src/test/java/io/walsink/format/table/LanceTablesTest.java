@@ -91,9 +91,18 @@ class LanceTablesTest {
                 Map.of())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'score'");
         assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of("nope"), TableSharding.unsharded(),
                 Map.of())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'nope'");
-        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of(), TableSharding.unsharded(), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of(), TableSharding.bucket("id", 2), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'id'");
         assertThat(dir.resolve("t")).doesNotExist();
+    }
+
+    @Test
+    void aTableWithoutKeyIsAppendOnlyAndOpensOnlyWhenThatIsAllowed() {
+        String uri = dir.resolve("log").toString();
+        TableInfo created = LanceTables.create(uri, SCHEMA, List.of(), TableSharding.unsharded(), Map.of());
+        assertThat(created.primaryKey()).isEmpty();
+        assertThatThrownBy(() -> LanceTables.open(uri, Map.of())).isInstanceOf(MissingPrimaryKeyException.class);
+        assertThat(LanceTables.open(uri, Map.of(), true).primaryKey()).isEmpty();
     }
 
     @Test
