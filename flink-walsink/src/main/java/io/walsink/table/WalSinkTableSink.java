@@ -12,6 +12,7 @@ import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
 /**
  * The SQL sink of a walsink table: an upsert sink keyed by the declared primary key. INSERT,
@@ -30,9 +31,15 @@ public final class WalSinkTableSink implements DynamicTableSink {
         this.primaryKey = List.copyOf(primaryKey);
     }
 
+    /**
+     * Insert-only for an insert-only query (each insert is an upsert by key anyway; declaring
+     * upsert there makes Flink 2.3 demand an ON CONFLICT clause, {@code
+     * table.exec.sink.require-on-conflict}, for a materializer we do not need); upsert with
+     * key-only deletes for anything else.
+     */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        return ChangelogMode.upsert(true);
+        return requestedMode.containsOnly(RowKind.INSERT) ? ChangelogMode.insertOnly() : ChangelogMode.upsert(true);
     }
 
     @Override
