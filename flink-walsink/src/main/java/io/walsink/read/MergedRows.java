@@ -7,7 +7,7 @@ import io.walsink.format.wal.WalStorageSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -19,20 +19,19 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * one. A key whose newest row is a tombstone is dropped at the end. Append-only tables keep
  * every row in the order applied.
  */
-final class MergedRows {
-    private static final Map<String, Object> DELETED = Map.of();
-
+final class MergedRows<R> {
     private final List<String> columns;
-    private final List<String> primaryKey;
+    private final RowExtractor<R> extractor;
     private final PrimaryKeyEncoder keys; // null: append-only
     private final KeyBuffer key = new KeyBuffer();
-    private final TreeMap<byte[], Map<String, Object>> newest = new TreeMap<>(Arrays::compareUnsigned);
-    private final List<Map<String, Object>> appended = new ArrayList<>();
+    // Optional.empty() marks a key whose newest row is a tombstone.
+    private final TreeMap<byte[], Optional<R>> newest = new TreeMap<>(Arrays::compareUnsigned);
+    private final List<R> appended = new ArrayList<>();
 
-    MergedRows(TableLayout layout) {
+    MergedRows(TableLayout layout, RowExtractor<R> extractor) {
         this.columns = layout.columns();
-        this.primaryKey = layout.primaryKey();
-        this.keys = primaryKey.isEmpty() ? null : new PrimaryKeyEncoder(layout.keyFields());
+        this.extractor = extractor;
+        this.keys = layout.primaryKey().isEmpty() ? null : new PrimaryKeyEncoder(layout.keyFields());
     }
 
     /** Applies every row of {@code batch}, read from {@code source} (named in errors). */
@@ -49,12 +48,12 @@ final class MergedRows {
             boolean deleted = tombstone != null && tombstone.get(r) == 1;
             if (keys == null) {
                 if (!deleted) {
-                    appended.add(RowValues.row(batch, columns, r));
+                    appended.add(extractor.extract(batch, r));
                 }
                 continue;
             }
             keys.encode(keyColumns, r, key);
-            newest.put(key.toByteArray(), deleted ? DELETED : RowValues.row(batch, columns, r));
+            newest.put(key.toByteArray(), deleted ? Optional.empty() : Optional.of(extractor.extract(batch, r)));
         }
     }
 
@@ -69,16 +68,15 @@ final class MergedRows {
         }
     }
 
-    TableRows result() {
+    /** The live rows: by primary-key bytes, or in the order applied for an append-only table. */
+    List<R> live() {
         if (keys == null) {
-            return new TableRows(columns, primaryKey, appended);
+            return appended;
         }
-        List<Map<String, Object>> live = new ArrayList<>(newest.size());
-        for (Map<String, Object> row : newest.values()) {
-            if (row != DELETED) {
-                live.add(row);
-            }
+        List<R> live = new ArrayList<>(newest.size());
+        for (Optional<R> row : newest.values()) {
+            row.ifPresent(live::add);
         }
-        return new TableRows(columns, primaryKey, live);
+        return live;
     }
 }

@@ -29,6 +29,12 @@ public final class RowValues {
         return values;
     }
 
+    /** Rows as {@link #row} makes them, the named columns only. */
+    public static RowExtractor<Map<String, Object>> extractor(List<String> columns) {
+        List<String> copy = List.copyOf(columns);
+        return (batch, row) -> row(batch, copy, row);
+    }
+
     private static Object plain(Object value) {
         if (value instanceof Text text) {
             return text.toString();

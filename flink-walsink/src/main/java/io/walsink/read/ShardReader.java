@@ -68,13 +68,13 @@ public final class ShardReader {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             layout = TableLayout.of(base);
         }
-        MergedRows rows = new MergedRows(layout);
+        MergedRows<Map<String, Object>> rows = new MergedRows<>(layout, RowValues.extractor(layout.columns()));
         applyTo(rows, layout.storage(profile), mode, 0);
-        return rows.result();
+        return new TableRows(layout.columns(), layout.primaryKey(), rows.live());
     }
 
     /** Applies the shard's rows to {@code rows}, skipping SSTables of generation <= {@code compactedThrough}. */
-    void applyTo(MergedRows rows, WalStorageSchema storage, ReadMode mode, long compactedThrough) {
+    void applyTo(MergedRows<?> rows, WalStorageSchema storage, ReadMode mode, long compactedThrough) {
         Optional<ShardManifest> latest = new ManifestStore(store, shardId).readLatest();
         if (latest.isEmpty()) {
             LOG.debug("Shard {} has no manifest yet; nothing to read", shardId);

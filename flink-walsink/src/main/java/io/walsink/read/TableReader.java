@@ -7,6 +7,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -58,19 +59,35 @@ public final class TableReader {
     public TableRows read(ReadMode mode) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             TableLayout layout = TableLayout.of(base);
-            WalStorageSchema storage = layout.storage(profile);
-            Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
-            MergedRows rows = new MergedRows(layout);
-            DatasetBatches.forEach(base, tableUri, batch -> rows.apply(batch, tableUri));
-            Set<UUID> shards = shards();
-            for (UUID shard : shards) {
-                new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
-                        .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
-            }
-            TableRows result = rows.result();
-            LOG.debug("Read {} rows of {} ({}, {} shards)", result.rowCount(), tableUri, mode, shards.size());
-            return result;
+            List<Map<String, Object>> rows = merge(base, layout, mode, RowValues.extractor(layout.columns()));
+            return new TableRows(layout.columns(), layout.primaryKey(), rows);
         }
+    }
+
+    /**
+     * As {@link #read(ReadMode)}, each live row built by {@code extractor} (which sees the table's
+     * columns and may read only some of them): by primary-key bytes, or in read order for an
+     * append-only table.
+     */
+    public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor) {
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            return merge(base, TableLayout.of(base), mode, extractor);
+        }
+    }
+
+    private <R> List<R> merge(Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor) {
+        WalStorageSchema storage = layout.storage(profile);
+        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+        MergedRows<R> rows = new MergedRows<>(layout, extractor);
+        DatasetBatches.forEach(base, tableUri, batch -> rows.apply(batch, tableUri));
+        Set<UUID> shards = shards();
+        for (UUID shard : shards) {
+            new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
+                    .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
+        }
+        List<R> live = rows.live();
+        LOG.debug("Read {} rows of {} ({}, {} shards)", live.size(), tableUri, mode, shards.size());
+        return live;
     }
 
     /** The shard folders under {@code _mem_wal/}, by UUID order. */

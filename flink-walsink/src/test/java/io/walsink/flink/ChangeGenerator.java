@@ -12,17 +12,17 @@ import org.apache.flink.types.RowKind;
  * Change {@code i} touches key {@code (i * 7919) % keys}; every {@code deleteEvery}-th change is a
  * delete; values are {@code "v" + i}, so a value's number tells how recent it is.
  */
-record ChangeGenerator(int keys, int deleteEvery) implements java.io.Serializable {
+public record ChangeGenerator(int keys, int deleteEvery) implements java.io.Serializable {
 
-    long keyOf(long i) {
+    public long keyOf(long i) {
         return (i * 7919) % keys;
     }
 
-    boolean isDelete(long i) {
+    public boolean isDelete(long i) {
         return deleteEvery > 0 && i % deleteEvery == deleteEvery - 1;
     }
 
-    RowData change(long i) {
+    public RowData change(long i) {
         long key = keyOf(i);
         return isDelete(i)
                 ? GenericRowData.ofKind(RowKind.DELETE, key, null)
@@ -30,7 +30,7 @@ record ChangeGenerator(int keys, int deleteEvery) implements java.io.Serializabl
     }
 
     /** The table after changes {@code 0 .. n-1} in order. */
-    Map<Long, String> model(long n) {
+    public Map<Long, String> model(long n) {
         Map<Long, String> model = new TreeMap<>();
         for (long i = 0; i < n; i++) {
             if (isDelete(i)) {

@@ -13,22 +13,22 @@ import org.apache.flink.api.common.functions.MapFunction;
  * this JVM: a map that fails once at each chosen record, and a store wrapper whose WAL and
  * manifest writes fail at random (half of them after landing) until a shared budget runs out.
  */
-final class FailoverTestSupport {
-    static final Set<Long> FAILED_AT = ConcurrentHashMap.newKeySet();
+public final class FailoverTestSupport {
+    public static final Set<Long> FAILED_AT = ConcurrentHashMap.newKeySet();
     static final AtomicLong STORE_FAULT_BUDGET = new AtomicLong();
 
     private FailoverTestSupport() {}
 
-    static void reset(long storeFaults) {
+    public static void reset(long storeFaults) {
         FAILED_AT.clear();
         STORE_FAULT_BUDGET.set(storeFaults);
     }
 
     /** Fails the task the first time it sees each of the given change numbers. */
-    static final class FailOnceAt implements MapFunction<Long, Long> {
+    public static final class FailOnceAt implements MapFunction<Long, Long> {
         private final long[] failAt;
 
-        FailOnceAt(long... failAt) {
+        public FailOnceAt(long... failAt) {
             this.failAt = failAt;
         }
 

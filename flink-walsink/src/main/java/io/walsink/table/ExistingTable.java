@@ -1,0 +1,40 @@
+package io.walsink.table;
+
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableNotFoundException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.schema.LanceField;
+
+/**
+ * The schema and primary key of the Lance table at a path, if there is one. Unlike
+ * {@code LanceTables.open} a table without a key is accepted: a SELECT can read an append-only
+ * Lance table.
+ *
+ * @param primaryKey key columns in key order; empty for an append-only table
+ */
+record ExistingTable(Schema schema, List<String> primaryKey) {
+
+    static Optional<ExistingTable> at(String lanceUri, Map<String, String> storageOptions) {
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
+            List<LanceField> key = new ArrayList<>();
+            for (LanceField f : ds.getLanceSchema().fields()) {
+                if (f.isUnenforcedPrimaryKey()) {
+                    key.add(f);
+                }
+            }
+            key.sort(Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
+            return Optional.of(new ExistingTable(ds.getSchema(), key.stream().map(LanceField::getName).toList()));
+        } catch (TableNotFoundException missing) {
+            return Optional.empty();
+        }
+    }
+}

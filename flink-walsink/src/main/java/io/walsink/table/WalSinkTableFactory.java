@@ -1,0 +1,79 @@
+package io.walsink.table;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * {@code 'connector' = 'walsink'}: Lance tables written through MemWAL, as SQL sink and source.
+ *
+ * <pre>{@code
+ * CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)
+ * WITH ('connector' = 'walsink', 'path' = 's3://bucket/events', 'buckets' = '8');
+ * }</pre>
+ *
+ * Options: {@link WalSinkTableOptions}. Writing needs a PRIMARY KEY (walsink writes primary-key
+ * tables only); reading does not.
+ */
+public final class WalSinkTableFactory implements DynamicTableSinkFactory, DynamicTableSourceFactory {
+    public static final String IDENTIFIER = "walsink";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return new LinkedHashSet<>(WalSinkTableOptions.required());
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return new LinkedHashSet<>(WalSinkTableOptions.optional());
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        WalSinkTableConfig config = validatedConfig(context);
+        ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
+        List<String> key = primaryKey(schema);
+        if (key.isEmpty()) {
+            throw new ValidationException("The walsink table " + context.getObjectIdentifier().asSummaryString()
+                    + " declares no PRIMARY KEY; walsink writes primary-key tables only: add PRIMARY KEY (...) NOT"
+                    + " ENFORCED to the CREATE TABLE statement");
+        }
+        return new WalSinkTableSink(config, physicalRowType(schema), key);
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        WalSinkTableConfig config = validatedConfig(context);
+        ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
+        return new WalSinkTableSource(config, physicalRowType(schema), primaryKey(schema));
+    }
+
+    private WalSinkTableConfig validatedConfig(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validate(); // unknown options and missing 'path' fail here, named
+        return WalSinkTableConfig.from(helper.getOptions());
+    }
+
+    private static List<String> primaryKey(ResolvedSchema schema) {
+        return schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(List.of());
+    }
+
+    private static RowType physicalRowType(ResolvedSchema schema) {
+        return (RowType) schema.toPhysicalRowDataType().getLogicalType();
+    }
+}

@@ -1,0 +1,84 @@
+package io.walsink.table;
+
+import io.walsink.table.scan.TableScan;
+import io.walsink.table.scan.WalTableScanSource;
+import java.util.List;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * The SQL source of a walsink table: a bounded scan of the table as of when the job runs, newest
+ * row per key, deleted keys absent ({@code scan.mode}: published data only, or also the WAL
+ * tail). Projection and LIMIT are pushed into the scan; filters are not (the merge must see every
+ * row of a key before it can tell which one is live, so a pushed filter would cut no reading),
+ * Flink applies them after the scan.
+ */
+public final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
+    private final WalSinkTableConfig config;
+    private final RowType declared;
+    private final List<String> declaredKey;
+    private RowType produced;
+    private long limit = -1;
+
+    WalSinkTableSource(WalSinkTableConfig config, RowType declared, List<String> declaredKey) {
+        this.config = config;
+        this.declared = declared;
+        this.declaredKey = List.copyOf(declaredKey);
+        this.produced = declared;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.insertOnly();
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        ExistingTable table = ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
+                .orElseThrow(() -> new ValidationException("There is no walsink table at '" + config.path() + "'"));
+        ColumnTypeCheck.requireReadable(declared, table.schema(), config.path());
+        if (!declaredKey.isEmpty() && !declaredKey.equals(table.primaryKey())) {
+            throw new ValidationException("The declared PRIMARY KEY " + declaredKey + " does not match the primary key "
+                    + table.primaryKey() + " of the walsink table at '" + config.path() + "'");
+        }
+        TableScan scan = new TableScan(config.path(), config.s3(), config.lanceStorageOptions(),
+                config.schemaProfile(), config.scanMode(), produced.getFieldNames(), limit);
+        // One split (see WalTableScanSource): more subtasks would only idle.
+        return SourceProvider.of(new WalTableScanSource(scan), 1);
+    }
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        this.produced = (RowType) producedDataType.getLogicalType();
+    }
+
+    @Override
+    public void applyLimit(long limit) {
+        this.limit = limit;
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        WalSinkTableSource copy = new WalSinkTableSource(config, declared, declaredKey);
+        copy.produced = produced;
+        copy.limit = limit;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "walsink(" + config.path() + ", " + config.scanMode() + ")";
+    }
+}

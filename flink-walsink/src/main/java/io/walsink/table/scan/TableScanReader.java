@@ -1,0 +1,99 @@
+package io.walsink.table.scan;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * Reads the splits it is given one after another: the table is read (and merged) when a split
+ * starts, then its rows are emitted one per poll so that checkpoints can pass between them.
+ */
+final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
+    private final SourceReaderContext context;
+    private final TableScan scan;
+    private final Deque<TableScanSplit> assigned = new ArrayDeque<>();
+    private CompletableFuture<Void> available = new CompletableFuture<>();
+    private boolean noMoreSplits;
+
+    private TableScanSplit current;
+    private List<RowData> rows;
+    private int next;
+
+    TableScanReader(SourceReaderContext context, TableScan scan) {
+        this.context = context;
+        this.scan = scan;
+    }
+
+    @Override
+    public void start() {
+        context.sendSplitRequest();
+    }
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<RowData> output) {
+        if (current == null) {
+            TableScanSplit split = assigned.poll();
+            if (split == null) {
+                if (noMoreSplits) {
+                    return InputStatus.END_OF_INPUT;
+                }
+                if (available.isDone()) {
+                    available = new CompletableFuture<>(); // completed by addSplits or notifyNoMoreSplits
+                }
+                return InputStatus.NOTHING_AVAILABLE;
+            }
+            open(split);
+        }
+        if (next < rows.size()) {
+            output.collect(rows.get(next++));
+            return InputStatus.MORE_AVAILABLE;
+        }
+        current = null;
+        rows = null;
+        context.sendSplitRequest();
+        return InputStatus.MORE_AVAILABLE; // the next poll starts a split or waits for one
+    }
+
+    private void open(TableScanSplit split) {
+        current = split;
+        rows = scan.read();
+        next = (int) Math.min(split.rowsEmitted(), rows.size());
+    }
+
+    @Override
+    public List<TableScanSplit> snapshotState(long checkpointId) {
+        List<TableScanSplit> state = new ArrayList<>();
+        if (current != null) {
+            state.add(current.emitted(next));
+        }
+        state.addAll(assigned);
+        return state;
+    }
+
+    @Override
+    public CompletableFuture<Void> isAvailable() {
+        return available;
+    }
+
+    @Override
+    public void addSplits(List<TableScanSplit> splits) {
+        assigned.addAll(splits);
+        available.complete(null);
+    }
+
+    @Override
+    public void notifyNoMoreSplits() {
+        noMoreSplits = true;
+        available.complete(null);
+    }
+
+    @Override
+    public void close() {}
+}

@@ -1,0 +1,56 @@
+package io.walsink.table;
+
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableReader;
+import io.walsink.storage.LocalObjectStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+/** Table environments for the SQL tests, and ways to look at a walsink table from outside SQL. */
+final class SqlTables {
+    private SqlTables() {}
+
+    /** Streaming mode, checkpoints every 200 ms (published data follows them), parallelism 2. */
+    static StreamTableEnvironment env() {
+        Configuration config = new Configuration();
+        config.setString("execution.checkpointing.interval", "200ms");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    static String walsinkTable(String name, String columns, Path path, String... options) {
+        StringBuilder with = new StringBuilder("'connector' = 'walsink', 'path' = '" + path + "'");
+        for (int i = 0; i < options.length; i += 2) {
+            with.append(", '").append(options[i]).append("' = '").append(options[i + 1]).append("'");
+        }
+        return "CREATE TABLE " + name + " (" + columns + ") WITH (" + with + ")";
+    }
+
+    static List<Row> collect(StreamTableEnvironment tables, String query) throws Exception {
+        TableResult result = tables.executeSql(query);
+        List<Row> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            it.forEachRemaining(rows::add);
+        }
+        return rows;
+    }
+
+    /** The table as walsink's own reader (outside Flink) sees it. */
+    static List<Map<String, Object>> read(Path path, ReadMode mode) {
+        try (RootAllocator allocator = new RootAllocator()) {
+            return new TableReader(path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC,
+                    allocator).read(mode).rows();
+        }
+    }
+}
