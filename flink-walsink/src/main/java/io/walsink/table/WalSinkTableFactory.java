@@ -22,7 +22,7 @@ import org.apache.flink.table.types.logical.RowType;
  * WITH ('connector' = 'walsink', 'path' = 's3://bucket/events', 'buckets' = '8');
  * }</pre>
  *
- * Options: {@link WalSinkTableOptions}. Writing needs a PRIMARY KEY (walsink writes primary-key
+ * Options: {@link WalSinkTableOptions}. With a PRIMARY KEY the sink upserts (walsink writes primary-key
  * tables only); reading does not.
  */
 public final class WalSinkTableFactory implements DynamicTableSinkFactory, DynamicTableSourceFactory {
@@ -47,13 +47,8 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
     public DynamicTableSink createDynamicTableSink(Context context) {
         WalSinkTableConfig config = validatedConfig(context);
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
-        List<String> key = primaryKey(schema);
-        if (key.isEmpty()) {
-            throw new ValidationException("The walsink table " + context.getObjectIdentifier().asSummaryString()
-                    + " declares no PRIMARY KEY; walsink writes primary-key tables only: add PRIMARY KEY (...) NOT"
-                    + " ENFORCED to the CREATE TABLE statement");
-        }
-        return new WalSinkTableSink(config, physicalRowType(schema), key);
+        // Without a PRIMARY KEY the table is append-only: every row kept, no updates or deletes.
+        return new WalSinkTableSink(config, physicalRowType(schema), primaryKey(schema));
     }
 
     @Override

@@ -39,6 +39,9 @@ public final class WalSinkTableSink implements DynamicTableSink {
      */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+        if (primaryKey.isEmpty()) {
+            return ChangelogMode.insertOnly(); // append-only: the planner refuses updating queries, naming the sink
+        }
         return requestedMode.containsOnly(RowKind.INSERT) ? ChangelogMode.insertOnly() : ChangelogMode.upsert(true);
     }
 

@@ -39,6 +39,16 @@ class WalSinkSqlTest {
     }
 
     @Test
+    void withoutPrimaryKeyEveryRowIsKept() throws Exception {
+        Path path = dir.resolve("log");
+        StreamTableEnvironment sql = SqlTables.env();
+        sql.executeSql(SqlTables.walsinkTable("log", "id BIGINT, name STRING", path, "buckets", "1"));
+        sql.executeSql("INSERT INTO log VALUES (1, 'a'), (1, 'b'), (2, 'c'), (1, 'a')").await();
+        assertThat(SqlTables.collect(sql, "SELECT id, name FROM log")).hasSize(4)
+                .extracting(r -> r.getField(1)).containsExactlyInAnyOrder("a", "b", "c", "a");
+    }
+
+    @Test
     void projectionAndLimitArePushedIntoTheScan() throws Exception {
         Path path = dir.resolve("p");
         StreamTableEnvironment sql = SqlTables.env();
