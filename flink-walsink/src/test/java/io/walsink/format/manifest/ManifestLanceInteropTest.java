@@ -27,6 +27,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
 import org.lance.memwal.InitializeMemWalParams;
@@ -40,7 +41,9 @@ class ManifestLanceInteropTest {
                     Map.of("lance-schema:unenforced-primary-key", "true")), null),
             new Field("value", FieldType.nullable(new ArrowType.Utf8()), null)));
 
-    @TempDir
+    // lance-core's native threads may still be closing files of the copies when JUnit deletes the
+    // folder; it lives under target/tmp, so it is left for mvn clean rather than failing the test.
+    @TempDir(cleanup = CleanupMode.NEVER)
     Path tempDir;
 
     private BufferAllocator allocator;

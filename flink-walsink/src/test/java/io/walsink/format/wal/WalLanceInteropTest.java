@@ -39,6 +39,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -55,7 +56,9 @@ class WalLanceInteropTest {
             Field.notNullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))),
             Map.of("owner", "interop"));
 
-    @TempDir
+    // lance-core's native threads may still be closing files of the copies when JUnit deletes the
+    // folder; it lives under target/tmp, so it is left for mvn clean rather than failing the test.
+    @TempDir(cleanup = CleanupMode.NEVER)
     Path dir;
 
     private final BufferAllocator allocator = new RootAllocator();
