@@ -36,6 +36,11 @@ final class MergedRows<R> {
 
     /** Applies every row of {@code batch}, read from {@code source} (named in errors). */
     void apply(VectorSchemaRoot batch, String source) {
+        apply(batch, source, null);
+    }
+
+    /** Applies the rows of {@code batch} in {@code selection} (all rows when it is null). */
+    void apply(VectorSchemaRoot batch, String source, BucketSelection selection) {
         for (String column : columns) {
             if (batch.getVector(column) == null) {
                 throw new FormatException(source, "has no column '" + column + "'; it has " + batch.getSchema(), null);
@@ -44,7 +49,11 @@ final class MergedRows<R> {
         FieldVector tombstones = batch.getVector(WalStorageSchema.TOMBSTONE);
         BitVector tombstone = tombstones instanceof BitVector bits ? bits : null;
         FieldVector[] keyColumns = keyColumns(batch, source);
+        BucketSelection.Assigner inBucket = selection == null ? null : selection.assigner(batch);
         for (int r = 0; r < batch.getRowCount(); r++) {
+            if (inBucket != null && !inBucket.keeps(r)) {
+                continue;
+            }
             boolean deleted = tombstone != null && tombstone.get(r) == 1;
             if (keys == null) {
                 if (!deleted) {

@@ -1,15 +1,21 @@
 package io.walsink.read;
 
 import io.walsink.format.FormatException;
+import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.ShardTransform;
+import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -59,7 +65,7 @@ public final class TableReader {
     public TableRows read(ReadMode mode) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             TableLayout layout = TableLayout.of(base);
-            List<Map<String, Object>> rows = merge(base, layout, mode, RowValues.extractor(layout.columns()));
+            List<Map<String, Object>> rows = merge(base, layout, mode, RowValues.extractor(layout.columns()), null);
             return new TableRows(layout.columns(), layout.primaryKey(), rows);
         }
     }
@@ -71,17 +77,62 @@ public final class TableReader {
      */
     public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            return merge(base, TableLayout.of(base), mode, extractor);
+            return merge(base, TableLayout.of(base), mode, extractor, null);
         }
     }
 
-    private <R> List<R> merge(Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor) {
+    /**
+     * As {@link #read(ReadMode, RowExtractor)}, for one bucket only: the base rows of that bucket
+     * and the shard whose field entries name it. Reading every bucket this way gives the whole
+     * table, provided {@link #bucketsReadSeparately()} holds.
+     */
+    public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            return merge(base, TableLayout.of(base), mode, extractor, bucket);
+        }
+    }
+
+    /**
+     * The bucket selections that together cover the table, when it is bucket-sharded and every
+     * shard in storage names its bucket; empty otherwise (then read the table whole).
+     */
+    public Optional<List<BucketSelection>> bucketsReadSeparately() {
+        TableInfo info = LanceTables.open(tableUri, storageOptions, true);
+        if (info.sharding().sharding().transform() != ShardTransform.BUCKET) {
+            return Optional.empty();
+        }
+        for (UUID shard : shards()) {
+            if (bucketOf(shard).isEmpty()) {
+                return Optional.empty(); // a shard without a bucket entry could hold any key
+            }
+        }
+        String column = info.sharding().sharding().sourceColumn().orElseThrow();
+        int n = info.sharding().sharding().numBuckets().orElseThrow();
+        List<BucketSelection> buckets = new ArrayList<>();
+        for (int b = 0; b < n; b++) {
+            buckets.add(new BucketSelection(column, n, b));
+        }
+        return Optional.of(buckets);
+    }
+
+    private OptionalInt bucketOf(UUID shard) {
+        return new ManifestStore(store, shard).readLatest()
+                .flatMap(m -> m.shardFieldEntries().stream().filter(e -> e.fieldId().equals("bucket")).findFirst())
+                .map(e -> e.int32Value())
+                .orElse(OptionalInt.empty());
+    }
+
+    private <R> List<R> merge(Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor,
+            BucketSelection bucket) {
         WalStorageSchema storage = layout.storage(profile);
         Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
         MergedRows<R> rows = new MergedRows<>(layout, extractor);
-        DatasetBatches.forEach(base, tableUri, batch -> rows.apply(batch, tableUri));
+        DatasetBatches.forEach(base, tableUri, batch -> rows.apply(batch, tableUri, bucket));
         Set<UUID> shards = shards();
         for (UUID shard : shards) {
+            if (bucket != null && bucketOf(shard).orElse(-1) != bucket.bucket()) {
+                continue;
+            }
             new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
                     .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
         }
@@ -103,13 +154,13 @@ public final class TableReader {
         return shards;
     }
 
-    private static java.util.Optional<UUID> parseUuid(String name) {
+    private static Optional<UUID> parseUuid(String name) {
         try {
             UUID id = UUID.fromString(name);
             // UUID.fromString accepts sloppy forms; a shard folder is the canonical lower-case one.
-            return id.toString().equals(name) ? java.util.Optional.of(id) : java.util.Optional.empty();
+            return id.toString().equals(name) ? Optional.of(id) : Optional.empty();
         } catch (IllegalArgumentException notAShard) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 }

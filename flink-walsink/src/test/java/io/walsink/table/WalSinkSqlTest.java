@@ -39,6 +39,20 @@ class WalSinkSqlTest {
     }
 
     @Test
+    void theScanHasOneSplitPerBucket() throws Exception {
+        Path path = dir.resolve("split");
+        StreamTableEnvironment sql = SqlTables.env();
+        sql.executeSql(SqlTables.walsinkTable("split", "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED", path,
+                "buckets", "4"));
+        sql.executeSql("INSERT INTO split VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e')").await();
+        io.walsink.table.scan.TableScan scan = new io.walsink.table.scan.TableScan(path.toString(),
+                io.walsink.storage.S3Options.defaults(), Map.of(), io.walsink.format.wal.WalSchemaProfile.SPEC,
+                io.walsink.read.ReadMode.COMMITTED, List.of("id", "name"), -1);
+        assertThat(scan.splits()).hasSize(4).allSatisfy(s -> assertThat(s.bucket()).isNotNull());
+        assertThat(SqlTables.collect(sql, "SELECT id FROM split")).hasSize(5);
+    }
+
+    @Test
     void withoutPrimaryKeyEveryRowIsKept() throws Exception {
         Path path = dir.resolve("log");
         StreamTableEnvironment sql = SqlTables.env();

@@ -37,14 +37,33 @@ public record TableScan(String path, S3Options s3, Map<String, String> lanceStor
      * columns of at most {@link #limit} live rows. The merge needs every row of every shard, so
      * the limit saves emitting, not reading.
      */
-    public List<RowData> read() {
+    public List<RowData> read(TableScanSplit split) {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore store = ObjectStores.open(path, s3)) {
-            TableReader reader = new TableReader(StorageLocation.parse(path).lanceUri(), lanceStorageOptions, store,
-                    profile, allocator);
-            List<RowData> rows = reader.read(mode, new ProjectedRowExtractor(columns));
+            TableReader reader = reader(store, allocator);
+            List<RowData> rows = split.bucket() == null
+                    ? reader.read(mode, new ProjectedRowExtractor(columns))
+                    : reader.read(mode, new ProjectedRowExtractor(columns), split.bucket());
+            // Per split: Flink keeps its own LIMIT above the scan, so each split may stop early.
             return limit >= 0 && rows.size() > limit ? rows.subList(0, (int) limit) : rows;
         }
+    }
+
+    /**
+     * One split per bucket when the table is bucket-sharded and every shard names its bucket, so
+     * the scan runs in parallel; the whole table as one split otherwise.
+     */
+    public List<TableScanSplit> splits() {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = ObjectStores.open(path, s3)) {
+            return reader(store, allocator).bucketsReadSeparately()
+                    .map(buckets -> buckets.stream().map(TableScanSplit::of).toList())
+                    .orElse(List.of(TableScanSplit.wholeTable()));
+        }
+    }
+
+    private TableReader reader(ObjectStore store, BufferAllocator allocator) {
+        return new TableReader(StorageLocation.parse(path).lanceUri(), lanceStorageOptions, store, profile, allocator);
     }
 
     @Override

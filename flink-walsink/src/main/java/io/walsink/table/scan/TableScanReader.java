@@ -63,7 +63,7 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
 
     private void open(TableScanSplit split) {
         current = split;
-        rows = scan.read();
+        rows = scan.read(split);
         next = (int) Math.min(split.rowsEmitted(), rows.size());
     }
 

@@ -1,5 +1,6 @@
 package io.walsink.table.scan;
 
+import io.walsink.read.BucketSelection;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -9,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
-/** Splits as (id, rows emitted); lists of them as the enumerator's checkpoint. */
+/** Splits as (id, bucket, rows emitted); lists of them as the enumerator's checkpoint. */
 final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableScanSplit> {
     private static final int VERSION = 1;
 
@@ -37,11 +38,20 @@ final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableS
 
     private static void write(TableScanSplit split, DataOutputStream out) throws IOException {
         out.writeUTF(split.splitId());
+        BucketSelection bucket = split.bucket();
+        out.writeBoolean(bucket != null);
+        if (bucket != null) {
+            out.writeUTF(bucket.column());
+            out.writeInt(bucket.numBuckets());
+            out.writeInt(bucket.bucket());
+        }
         out.writeLong(split.rowsEmitted());
     }
 
     private static TableScanSplit read(DataInputStream in) throws IOException {
-        return new TableScanSplit(in.readUTF(), in.readLong());
+        String id = in.readUTF();
+        BucketSelection bucket = in.readBoolean() ? new BucketSelection(in.readUTF(), in.readInt(), in.readInt()) : null;
+        return new TableScanSplit(id, bucket, in.readLong());
     }
 
     private static void requireVersion(int version) throws IOException {

@@ -11,12 +11,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 
 /**
- * A bounded FLIP-27 source that reads a walsink table as of when it runs, in one split.
+ * A bounded FLIP-27 source that reads a walsink table as of when it runs, one split per bucket.
  *
- * <p>One split because merge-on-read must see, for every key, the base table's row together with
- * the rows of the key's shard: splitting by shard would need the base rows routed by bucket
- * (one base scan per split) and a split for base rows of buckets that have no shard. Correctness
- * first; a parallel scan is future work.
+ * <p>Merge-on-read must see, for every key, the base table's row together with the rows of the
+ * key's shard. Every key lives in exactly one bucket, so a split reads the base rows of its bucket
+ * (each split scans the base table and keeps its bucket's rows) and the shard that names that
+ * bucket. A table that is not bucket-sharded, or has a shard without a bucket entry, is read as
+ * one split.
  */
 public final class WalTableScanSource implements Source<RowData, TableScanSplit, List<TableScanSplit>> {
     private static final long serialVersionUID = 1L;
@@ -35,7 +36,7 @@ public final class WalTableScanSource implements Source<RowData, TableScanSplit,
     @Override
     public SplitEnumerator<TableScanSplit, List<TableScanSplit>> createEnumerator(
             SplitEnumeratorContext<TableScanSplit> context) {
-        return new TableScanEnumerator(context, List.of(TableScanSplit.wholeTable()));
+        return new TableScanEnumerator(context, scan.splits());
     }
 
     @Override
