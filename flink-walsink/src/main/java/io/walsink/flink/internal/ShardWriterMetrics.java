@@ -12,6 +12,10 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * The writer's metrics in Flink's metric system, in group {@code walsink} of the operator:
  * counters for rows, WAL appends and bytes, SSTables; gauges over the open shards; the durable
  * lag histogram (ms from the oldest row of an append arriving until that append was durable).
+ *
+ * <p>Reporters read gauges on their own thread, while the shards are only safe to touch on the
+ * task thread; so the task thread copies the gauge values into volatile fields ({@link #refresh})
+ * at every tick and I/O completion, and the gauges read those.
  */
 final class ShardWriterMetrics {
     private final Counter rowsIn;
@@ -22,8 +26,14 @@ final class ShardWriterMetrics {
     private final Counter sstablesPublished;
     private final Counter backpressureMillis;
     private final Histogram durableLag;
+    private volatile int openShards;
+    private volatile long pendingRows;
+    private volatile long pendingBytes;
+    private volatile long unflushedBytes;
+    private volatile long maxEpoch;
+    private volatile int poisoned;
 
-    ShardWriterMetrics(MetricGroup operatorGroup, Map<Integer, ShardWriter> shards) {
+    ShardWriterMetrics(MetricGroup operatorGroup) {
         MetricGroup g = operatorGroup.addGroup("walsink");
         rowsIn = g.counter("rowsIn");
         deletesIn = g.counter("deletesIn");
@@ -33,12 +43,34 @@ final class ShardWriterMetrics {
         sstablesPublished = g.counter("sstablesPublished");
         backpressureMillis = g.counter("backpressureTimeMs");
         durableLag = g.histogram("durableLagMs", new DescriptiveStatisticsHistogram(1_000));
-        g.gauge("shards", (Gauge<Integer>) shards::size);
-        g.gauge("pendingRows", (Gauge<Long>) () -> shards.values().stream().mapToLong(ShardWriter::pendingRows).sum());
-        g.gauge("pendingBytes", (Gauge<Long>) () -> shards.values().stream().mapToLong(ShardWriter::pendingBytes).sum());
-        g.gauge("unflushedBytes", (Gauge<Long>) () -> shards.values().stream().mapToLong(ShardWriter::unflushedBytes).sum());
-        g.gauge("maxEpoch", (Gauge<Long>) () -> shards.values().stream().mapToLong(ShardWriter::epoch).max().orElse(0));
-        g.gauge("poisoned", (Gauge<Integer>) () -> shards.values().stream().anyMatch(s -> s.poison().isPresent()) ? 1 : 0);
+        g.gauge("shards", (Gauge<Integer>) () -> openShards);
+        g.gauge("pendingRows", (Gauge<Long>) () -> pendingRows);
+        g.gauge("pendingBytes", (Gauge<Long>) () -> pendingBytes);
+        g.gauge("unflushedBytes", (Gauge<Long>) () -> unflushedBytes);
+        g.gauge("maxEpoch", (Gauge<Long>) () -> maxEpoch);
+        g.gauge("poisoned", (Gauge<Integer>) () -> poisoned);
+    }
+
+    /** Copies the shards' state for the gauges; call on the task thread only. */
+    void refresh(Map<Integer, ShardWriter> shards) {
+        long rows = 0;
+        long bytes = 0;
+        long unflushed = 0;
+        long epoch = 0;
+        int anyPoisoned = 0;
+        for (ShardWriter s : shards.values()) {
+            rows += s.pendingRows();
+            bytes += s.pendingBytes();
+            unflushed += s.unflushedBytes();
+            epoch = Math.max(epoch, s.epoch());
+            anyPoisoned |= s.poison().isPresent() ? 1 : 0;
+        }
+        openShards = shards.size();
+        pendingRows = rows;
+        pendingBytes = bytes;
+        unflushedBytes = unflushed;
+        maxEpoch = epoch;
+        poisoned = anyPoisoned;
     }
 
     void rowIn(boolean delete) {

@@ -169,7 +169,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         publicationsByCheckpoint = new TreeMap<>();
         oldestPendingSince = new HashMap<>();
         tasksInFlight = new AtomicInteger();
-        metrics = new ShardWriterMetrics(getMetricGroup(), shards);
+        metrics = new ShardWriterMetrics(getMetricGroup());
         jobStart = new JobStartDescriptors(store, jobIds.get(jobIds.size() - 1));
         restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
@@ -317,6 +317,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         shard.ticked(now);
         startAppend(bucket, shard);
         armTimer(bucket, shard, now);
+        metrics.refresh(shards);
     }
 
     @Override
@@ -390,7 +391,11 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 try {
                     mailbox.execute(() -> {
                         tasksInFlight.decrementAndGet();
-                        completion.run();
+                        try {
+                            completion.run();
+                        } finally {
+                            metrics.refresh(shards);
+                        }
                     }, name);
                 } catch (RuntimeException closed) {
                     // The task is shutting down; the shard's state dies with it.
