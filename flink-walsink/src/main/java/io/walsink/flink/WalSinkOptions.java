@@ -2,6 +2,8 @@ package io.walsink.flink;
 
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.io.Serializable;
@@ -31,7 +33,7 @@ public final class WalSinkOptions implements Serializable {
     /** Wraps the object store a writer opens (tests inject faults or count calls with it). */
     @FunctionalInterface
     public interface StoreWrapper extends Serializable {
-        io.walsink.storage.ObjectStore wrap(io.walsink.storage.ObjectStore store);
+        ObjectStore wrap(ObjectStore store);
     }
 
     WalSinkOptions(String path, S3Options s3, Map<String, String> lanceStorageOptions, WalSchemaProfile profile,
@@ -78,8 +80,8 @@ public final class WalSinkOptions implements Serializable {
     }
 
     /** Opens the table's object store (with retries), wrapped as configured. */
-    public io.walsink.storage.ObjectStore openStore() {
-        return storeWrapper.wrap(io.walsink.storage.ObjectStores.open(path, s3));
+    public ObjectStore openStore() {
+        return storeWrapper.wrap(ObjectStores.open(path, s3));
     }
 
     public int ioThreads() {

@@ -10,7 +10,6 @@ import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import io.walsink.storage.AmbiguousWriteException;
 import io.walsink.storage.ObjectAlreadyExistsException;
-import io.walsink.storage.StorageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -4,18 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.testing.Folders;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -99,7 +98,7 @@ class ShardWriterLanceOracleTest {
     /** Opens a lance-core writer on a copy of the table (it claims and replays) and scans it. */
     private List<Map<String, Object>> replayedByLanceCore(ShardFixture f) {
         Path copy = dir.resolve("copy");
-        copyTree(f.tablePath, copy);
+        Folders.copyTree(f.tablePath, copy);
         List<Map<String, Object>> rows = new ArrayList<>();
         org.lance.memwal.ShardWriterConfig durable = new org.lance.memwal.ShardWriterConfig()
                 .withDurableWrite(true).withMaxWalFlushIntervalMs(10);
@@ -131,20 +130,5 @@ class ShardWriterLanceOracleTest {
             rows.add(row);
         });
         return rows;
-    }
-
-    private static void copyTree(Path from, Path to) {
-        try (Stream<Path> paths = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) paths::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,8 +1,8 @@
 package io.walsink.format.manifest;
 
-import io.walsink.storage.LocalObjectStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.storage.LocalObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,19 +1,19 @@
 package io.walsink.format.wal;
 
-import io.walsink.format.BitReversedName;
-import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.ShardManifest;
-import io.walsink.storage.LocalObjectStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.format.BitReversedName;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
+import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.Folders;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -204,7 +203,7 @@ class WalLanceInteropTest {
     /** Opens a lance-core writer on a copy (it claims and replays), and scans its memtable. */
     private List<Map<String, Object>> scanReplayedCopy(Path table) {
         Path copy = dir.resolve("copy");
-        copyTree(table, copy);
+        Folders.copyTree(table, copy);
         List<Map<String, Object>> rows = new ArrayList<>();
         try (Dataset ds = LanceTables.openDataset(allocator, copy.toString(), Map.of());
                 ShardWriter writer = ds.memWalWriter(shard.toString(), durable());
@@ -275,21 +274,6 @@ class WalLanceInteropTest {
         try (VectorSchemaRoot root = rootOf(schema, rows)) {
             byte[] stream = ArrowStreams.write(allocator, schema, schema.getCustomMetadata(), List.of(root));
             return new ArrowStreamReader(new ByteArrayInputStream(stream), allocator);
-        }
-    }
-
-    private static void copyTree(Path from, Path to) {
-        try (Stream<Path> paths = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) paths::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

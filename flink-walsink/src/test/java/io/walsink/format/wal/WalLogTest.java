@@ -1,9 +1,9 @@
 package io.walsink.format.wal;
 
-import io.walsink.format.BitReversedName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.format.BitReversedName;
 import io.walsink.storage.InMemoryObjectStore;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import java.util.ArrayList;
