@@ -9,9 +9,7 @@ import io.walsink.flink.internal.NoRecordsWriter;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
-import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.TableContext;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -88,11 +86,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         // Everything that can fail on bad input fails here, while the job is built.
         RowDataArrowWriter.create(rowType, table.schema());
         conversion.open(rowType);
-        WalStorageSchema.of(table, options.schemaProfile());
-        try (RootAllocator allocator = new RootAllocator()) {
-            new TableContext(new io.walsink.storage.InMemoryObjectStore(), table, options.lanceStorageOptions(),
-                    options.schemaProfile(), options.shardWriterConfig(), allocator);
-        }
+        TableContext.validate(table, options.schemaProfile());
         RowDataBucketHasher hasher = null;
         int buckets = 1;
         if (table.sharding().sharding().transform() == ShardTransform.BUCKET) {

@@ -40,14 +40,28 @@ public final class TableContext {
         this.storage = WalStorageSchema.of(table, profile);
         this.codec = new WalEntryCodec(storage, allocator);
         this.validator = new InputValidator(table.schema(), table.primaryKey());
+        this.keys = keyEncoder(table);
+        this.tombstoneColumn = storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
+    }
+
+    /**
+     * The local checks a writer of {@code table} would make, without building one: the storage
+     * schema for the profile, the key columns and their types.
+     */
+    public static void validate(TableInfo table, WalSchemaProfile profile) {
+        WalStorageSchema.of(table, profile);
+        new InputValidator(table.schema(), table.primaryKey());
+        keyEncoder(table);
+    }
+
+    private static PrimaryKeyEncoder keyEncoder(TableInfo table) {
         List<Field> keyFields = table.primaryKey().stream().map(name -> table.schema().findField(name)).toList();
         for (Field f : keyFields) {
             if (f.isNullable()) {
                 throw new InvalidInputException(f.getName(), "primary-key column must be NOT NULL in table " + table.uri());
             }
         }
-        this.keys = keyFields.isEmpty() ? null : new PrimaryKeyEncoder(keyFields);
-        this.tombstoneColumn = storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
+        return keyFields.isEmpty() ? null : new PrimaryKeyEncoder(keyFields);
     }
 
     public ObjectStore store() {
