@@ -102,10 +102,9 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
 
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
-        boolean checkpointing = input.getExecutionEnvironment().getCheckpointConfig().isCheckpointingEnabled();
         SingleOutputStreamOperator<IN> written = input
                 .keyBy(keySelector(), Types.INT)
-                .transform("walsink writer: " + options.path(), input.getType(), operatorFactory(checkpointing))
+                .transform("walsink writer: " + options.path(), input.getType(), operatorFactory())
                 .name("walsink writer: " + options.path());
         if (parallelism != null) {
             written.setParallelism(parallelism);
@@ -121,9 +120,9 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         return new BucketKeySelector<>(conversion, rowType, hasher);
     }
 
-    /** @param checkpointing publish SSTables at completed checkpoints (else when written) */
-    ShardWriterOperatorFactory<IN> operatorFactory(boolean checkpointing) {
-        return new ShardWriterOperatorFactory<>(options, rowType, conversion, checkpointing);
+    /** The writer decides at run time, from its job's configuration, whether checkpoints drive publication. */
+    ShardWriterOperatorFactory<IN> operatorFactory() {
+        return new ShardWriterOperatorFactory<>(options, rowType, conversion);
     }
 
     @Override

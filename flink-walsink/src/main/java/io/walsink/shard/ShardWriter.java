@@ -142,9 +142,13 @@ public final class ShardWriter implements AutoCloseable {
         return memtables.unflushedBytes();
     }
 
-    /** Whether the owner should stop feeding rows until SSTable flushes catch up. */
+    /**
+     * Whether the owner should stop feeding rows until SSTable flushes catch up: memtables not yet
+     * in SSTables plus the encode buffer of the append in flight.
+     */
     public boolean overBudget() {
-        return unflushedBytes() > ctx.config().maxUnflushedBytes();
+        long encoding = appendInFlight == null ? 0 : appendInFlight.bufferBytes;
+        return unflushedBytes() + encoding > ctx.config().maxUnflushedBytes();
     }
 
     public int frozenMemtables() {

@@ -23,6 +23,8 @@ public final class WalAppend implements Runnable {
     final List<VectorSchemaRoot> batches;
     final long position;
     final long epoch;
+    /** About what encoding copies onto the heap while this append is in flight. */
+    final long bufferBytes;
     private volatile long bytes;
     private volatile Throwable failure;
     private volatile long takenAtEpoch;
@@ -35,6 +37,13 @@ public final class WalAppend implements Runnable {
         this.manifests = manifests;
         this.memtable = memtable;
         this.batches = List.copyOf(batches);
+        long buffered = 0;
+        for (VectorSchemaRoot batch : this.batches) {
+            for (var vector : batch.getFieldVectors()) {
+                buffered += vector.getBufferSize();
+            }
+        }
+        this.bufferBytes = buffered;
         this.position = position;
         this.epoch = epoch;
     }

@@ -14,9 +14,7 @@ import io.walsink.read.ReadMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,10 +33,8 @@ class ShardWriterOperatorHarnessTest {
                 .build();
     }
 
-    private KeyedOneInputStreamOperatorTestHarness<Integer, RowData, RowData> harness(WalSink<RowData> sink,
-            boolean checkpointing) throws Exception {
-        return new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(checkpointing), sink.keySelector(),
-                Types.INT, 128, 1, 0);
+    private SinkHarness harness(WalSink<RowData> sink, boolean checkpointing) throws Exception {
+        return SinkHarness.of(sink, checkpointing);
     }
 
     private Path table() {

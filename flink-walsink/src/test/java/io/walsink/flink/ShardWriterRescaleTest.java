@@ -14,10 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,10 +30,8 @@ class ShardWriterRescaleTest {
     private final Map<Long, String> model = new TreeMap<>();
     private WalSink<RowData> sink;
 
-    private KeyedOneInputStreamOperatorTestHarness<Integer, RowData, RowData> harness(int parallelism, int index,
-            OperatorSubtaskState state) throws Exception {
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(true), sink.keySelector(), Types.INT,
-                MAX_PARALLELISM, parallelism, index);
+    private SinkHarness harness(int parallelism, int index, OperatorSubtaskState state) throws Exception {
+        var h = SinkHarness.of(sink, true, new JobID(), parallelism, index);
         if (state != null) {
             h.initializeState(state);
         }
@@ -43,7 +40,7 @@ class ShardWriterRescaleTest {
     }
 
     /** Sends each row to the subtask that owns its bucket, as Flink's keyBy would. */
-    private void write(List<KeyedOneInputStreamOperatorTestHarness<Integer, RowData, RowData>> subtasks, long from,
+    private void write(List<SinkHarness> subtasks, long from,
             long to, String tag) throws Exception {
         for (long id = from; id < to; id++) {
             RowData row = upsert(id, tag + id);
@@ -54,7 +51,7 @@ class ShardWriterRescaleTest {
         }
     }
 
-    private List<OperatorSubtaskState> checkpoint(List<KeyedOneInputStreamOperatorTestHarness<Integer, RowData, RowData>> subtasks,
+    private List<OperatorSubtaskState> checkpoint(List<SinkHarness> subtasks,
             long id) throws Exception {
         List<OperatorSubtaskState> states = new ArrayList<>();
         for (var h : subtasks) {

@@ -13,9 +13,7 @@ import io.walsink.shard.ShardPoisonedException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,10 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ShardWriterZombieTest {
     @TempDir Path dir;
 
-    private KeyedOneInputStreamOperatorTestHarness<Integer, RowData, RowData> harness(WalSink<RowData> sink)
-            throws Exception {
-        return new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(true), sink.keySelector(), Types.INT,
-                128, 1, 0);
+    private SinkHarness harness(WalSink<RowData> sink) throws Exception {
+        return SinkHarness.of(sink);
     }
 
     @Test

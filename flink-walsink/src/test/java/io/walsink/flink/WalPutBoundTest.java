@@ -11,8 +11,6 @@ import io.walsink.storage.fault.Operation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,8 +36,7 @@ class WalPutBoundTest {
                     return counting;
                 })
                 .build();
-        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(true), sink.keySelector(),
-                Types.INT, 128, 1, 0)) {
+        try (var h = SinkHarness.of(sink)) {
             h.open();
             long before = COUNTER.get().completed(Operation.PUT_IF_ABSENT);
             int walEntriesBefore = HarnessSupport.walEntries(dir.resolve(tableName));

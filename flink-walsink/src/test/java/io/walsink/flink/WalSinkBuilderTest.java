@@ -80,7 +80,7 @@ class WalSinkBuilderTest {
     @Test
     void aNullKeyFailsBeforeTheShardIsClaimed() throws Exception {
         WalSink<RowData> sink = builder().build();
-        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(true),
+        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(),
                 row -> 0, Types.INT, 128, 1, 0)) {
             h.open();
             GenericRowData row = GenericRowData.of(null, StringData.fromString("x"));

@@ -1,7 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardWriter;
-import java.util.Map;
+import java.util.Collection;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Histogram;
@@ -52,20 +52,21 @@ final class ShardWriterMetrics {
     }
 
     /** Copies the shards' state for the gauges; call on the task thread only. */
-    void refresh(Map<Integer, ShardWriter> shards) {
+    void refresh(Collection<Bucket> buckets) {
         long rows = 0;
         long bytes = 0;
         long unflushed = 0;
         long epoch = 0;
         int anyPoisoned = 0;
-        for (ShardWriter s : shards.values()) {
+        for (Bucket b : buckets) {
+            ShardWriter s = b.shard;
             rows += s.pendingRows();
             bytes += s.pendingBytes();
             unflushed += s.unflushedBytes();
             epoch = Math.max(epoch, s.epoch());
             anyPoisoned |= s.poison().isPresent() ? 1 : 0;
         }
-        openShards = shards.size();
+        openShards = buckets.size();
         pendingRows = rows;
         pendingBytes = bytes;
         unflushedBytes = unflushed;

@@ -36,6 +36,10 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -44,6 +48,7 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.operators.Triggerable;
@@ -64,8 +69,14 @@ import org.apache.flink.table.types.logical.RowType;
  *   <li>{@link #prepareSnapshotPreBarrier} appends everything pending and yields to the mailbox
  *       until it is durable; {@link #snapshotState} stores descriptors;
  *       {@link #notifyCheckpointComplete} publishes the SSTables the checkpoint covers.
- *   <li>On restore every owned shard is reopened as of its descriptor, and shards in storage for
- *       owned buckets without a descriptor are rolled back to empty.
+ *   <li>On restore every owned shard is reopened as of its descriptor; with checkpointing on,
+ *       shards this job opened that no checkpoint covers are reopened as of the job's start
+ *       ({@link JobStartDescriptors}). Without checkpointing nothing is rolled back: a restart
+ *       replays the WAL and keeps what is published (at-least-once).
+ *   <li>Whether checkpointing is on is read from the running job's configuration, not decided
+ *       while the graph was built.
+ *   <li>Every mailbox yield may run another bucket's timer, which leaves Flink's current key set
+ *       to that bucket: timers are registered under an explicitly set key.
  * </ul>
  */
 public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
@@ -74,12 +85,15 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     static final String STATE_NAME = "walsink-shard";
     static final String JOBS_STATE_NAME = "walsink-jobs";
     private static final int STAGING_ROWS = 512;
+    /** How long close() waits for I/O in flight before it frees the memory that I/O reads. */
+    private static final long CLOSE_WAIT_SECONDS = 60;
 
     private final WalSinkOptions options;
     private final RowType rowType;
     private final InputConversion<IN> conversion;
-    private final boolean checkpointing;
     private final transient MailboxExecutor mailbox;
+
+    private transient boolean checkpointing;
 
     private transient boolean restored;
     private transient ValueState<byte[]> descriptorState;
@@ -97,24 +111,21 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient RowDataArrowWriter arrowWriter;
     private transient VectorSchemaRoot staging;
     private transient int stagingRows;
-    private transient Map<Integer, ShardWriter> shards;
-    private transient Map<Integer, Long> armedTimers;
-    private transient Map<Integer, Long> requestedPublication;
+    private transient Map<Integer, Bucket> buckets;
     private transient TreeMap<Long, Map<Integer, Long>> publicationsByCheckpoint;
-    private transient Map<Integer, Long> oldestPendingSince;
     private transient AtomicInteger tasksInFlight;
     private transient ShardWriterMetrics metrics;
     private transient boolean finished;
-    private transient long rowsSinceSizeCheck;
+    /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
+    private transient long stoppingAtCheckpoint = -1;
 
     /** Emits nothing: its output only exists because a pre-write topology must return a stream. */
     public ShardWriterOperator(StreamOperatorParameters<IN> parameters, WalSinkOptions options, RowType rowType,
-            InputConversion<IN> conversion, boolean checkpointing) {
+            InputConversion<IN> conversion) {
         super(parameters);
         this.options = options;
         this.rowType = rowType;
         this.conversion = conversion;
-        this.checkpointing = checkpointing;
         this.mailbox = parameters.getMailboxExecutor();
     }
 
@@ -143,6 +154,9 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void open() throws Exception {
         super.open();
+        // The running job's configuration, wherever the interval was set (SQL SET, a config file, the
+        // environment): what the graph builder saw may differ.
+        checkpointing = CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
         descriptorState = getRuntimeContext().getState(
                 new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         timers = getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this);
@@ -163,24 +177,22 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         arrowWriter = RowDataArrowWriter.create(rowType, table.schema());
         staging = VectorSchemaRoot.create(table.schema(), allocator);
         staging.allocateNew();
-        shards = new HashMap<>();
-        armedTimers = new HashMap<>();
-        requestedPublication = new HashMap<>();
+        buckets = new HashMap<>();
         publicationsByCheckpoint = new TreeMap<>();
-        oldestPendingSince = new HashMap<>();
         tasksInFlight = new AtomicInteger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         jobStart = new JobStartDescriptors(store, jobIds.get(jobIds.size() - 1));
         restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
-                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), shards.size(), checkpointing);
+                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), buckets.size(), checkpointing);
     }
 
     /**
      * Reopens the shards this subtask owns: as of the checkpoint for those it covers, as of the
      * job's start for those this job opened without a checkpoint covering them (a restart before
      * the first checkpoint, or a shard first opened after it). Shards this job never opened are
-     * left alone.
+     * left alone, and so is everything without checkpointing: there is no checkpoint to roll
+     * back to, and the promise is at-least-once.
      */
     private void restoreShards() throws Exception {
         if (restored) {
@@ -189,22 +201,24 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             for (int bucket : withState) {
                 setCurrentKey(bucket);
                 ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(descriptorState.value());
-                shards.put(bucket, ShardOpener.restore(tableContext, descriptor, placement(bucket)));
+                buckets.put(bucket, new Bucket(bucket, ShardOpener.restore(tableContext, descriptor, placement(bucket))));
             }
         }
-        for (String jobId : jobIds) { // oldest job first: its record is the earliest state
-            for (Map.Entry<Integer, ShardDescriptor> e : new JobStartDescriptors(store, jobId).all().entrySet()) {
-                int bucket = e.getKey();
-                if (owns(bucket) && !shards.containsKey(bucket)) {
-                    shards.put(bucket, ShardOpener.restore(tableContext, e.getValue(), placement(bucket)));
+        if (checkpointing) {
+            for (String jobId : jobIds) { // oldest job first: its record is the earliest state
+                for (Map.Entry<Integer, ShardDescriptor> e : new JobStartDescriptors(store, jobId).all().entrySet()) {
+                    int bucket = e.getKey();
+                    if (owns(bucket) && !buckets.containsKey(bucket)) {
+                        buckets.put(bucket,
+                                new Bucket(bucket, ShardOpener.restore(tableContext, e.getValue(), placement(bucket))));
+                    }
                 }
             }
         }
         // Restored shards may hold frozen memtables and rows re-appended by a rollback.
-        for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-            setCurrentKey(e.getKey());
-            startFlush(e.getKey(), e.getValue());
-            armTimer(e.getKey(), e.getValue(), now());
+        for (Bucket b : buckets.values()) {
+            startFlush(b);
+            armTimer(b, now());
         }
     }
 
@@ -222,15 +236,18 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 : ShardPlacement.none();
     }
 
-    private ShardWriter shardFor(int bucket) {
-        ShardWriter shard = shards.get(bucket);
-        if (shard == null) {
-            shard = ShardOpener.open(tableContext, shardIds.shardOf(bucket), bucket, placement(bucket));
-            jobStart.recordIfAbsent(bucket, shard.snapshot());
-            shards.put(bucket, shard);
-            startFlush(bucket, shard); // replay may have rebuilt frozen memtables
+    private Bucket bucket(int id) {
+        Bucket b = buckets.get(id);
+        if (b == null) {
+            ShardWriter shard = ShardOpener.open(tableContext, shardIds.shardOf(id), id, placement(id));
+            if (checkpointing) { // what a restart before this job's first checkpoint rolls back to
+                jobStart.recordIfAbsent(id, shard.snapshot());
+            }
+            b = new Bucket(id, shard);
+            buckets.put(id, b);
+            startFlush(b); // replay may have rebuilt frozen memtables
         }
-        return shard;
+        return b;
     }
 
     // ------------------------------------------------------------------ rows
@@ -242,17 +259,18 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (action == ChangeAction.SKIP) {
             return;
         }
-        int bucket = (Integer) getCurrentKey();
+        int id = (Integer) getCurrentKey();
         // Converting and checking the row first: a bad row must fail before its shard is claimed.
         int index = stagingRows++;
         arrowWriter.write(row, staging, index);
         staging.setRowCount(index + 1);
         tableContext.validator().checkKeysNotNull(staging, index, index + 1);
-        ShardWriter shard = shardFor(bucket);
-        // Size checks walk the memtables' buffers; every 64th row is often enough for budgets of MBs.
-        boolean checkSizes = (++rowsSinceSizeCheck & 63) == 0;
+        Bucket b = bucket(id);
+        ShardWriter shard = b.shard;
+        // Size checks walk the memtables' buffers: every 64th row of each shard is often enough.
+        boolean checkSizes = b.budgetCheckDue();
         if (checkSizes) {
-            awaitBudget(bucket, shard);
+            awaitBudget(b);
         }
         shard.write(staging, index, action == ChangeAction.DELETE);
         if (stagingRows == STAGING_ROWS) {
@@ -262,62 +280,69 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         }
         metrics.rowIn(action == ChangeAction.DELETE);
         long now = now();
-        oldestPendingSince.putIfAbsent(bucket, now);
+        if (b.oldestPendingSince == null) {
+            b.oldestPendingSince = now;
+        }
         if (checkSizes || shard.frozenMemtables() > 0) {
             if (shard.wantsEarlyAppend()) {
-                startAppend(bucket, shard);
+                startAppend(b);
             }
             if (shard.hasFlushableMemtable()) {
-                startFlush(bucket, shard);
+                startFlush(b);
             }
         }
-        armTimer(bucket, shard, now);
+        armTimer(b, now);
     }
 
     /** Flink backpressure instead of an OutOfMemoryError: yield until SSTable writes catch up. */
-    private void awaitBudget(int bucket, ShardWriter shard) throws InterruptedException {
+    private void awaitBudget(Bucket b) throws InterruptedException {
+        ShardWriter shard = b.shard;
         if (!shard.overBudget()) {
             return;
         }
         long started = now();
         while (shard.overBudget()) {
-            startAppend(bucket, shard);
-            startFlush(bucket, shard);
+            startAppend(b);
+            startFlush(b);
             if (!shard.appendInFlight() && !shard.flushInFlight()) {
                 break; // nothing can shrink the memtables right now; go over budget rather than hang
             }
             mailbox.yield();
         }
+        setCurrentKey(b.id); // a timer that fired in the yield left its own bucket as the current key
         metrics.backpressured(now() - started);
     }
 
     // ------------------------------------------------------------------ ticker
 
-    private void armTimer(int bucket, ShardWriter shard, long now) {
-        if (armedTimers.containsKey(bucket) || !shard.hasPendingRows()) {
+    private void armTimer(Bucket b, long now) {
+        if (b.armedTimer != null || !b.shard.hasPendingRows()) {
             return;
         }
-        long due = shard.nextTickAt(now);
+        long due = b.shard.nextTickAt(now);
+        setCurrentKey(b.id); // never trust the current key here: any mailbox yield may have changed it
         timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, due);
-        armedTimers.put(bucket, due);
+        b.armedTimer = due;
     }
 
     @Override
     public void onProcessingTime(InternalTimer<Integer, VoidNamespace> timer) {
-        int bucket = timer.getKey();
-        Long armed = armedTimers.get(bucket);
-        if (armed != null && armed == timer.getTimestamp()) {
-            armedTimers.remove(bucket);
-        }
-        ShardWriter shard = shards.get(bucket);
-        if (shard == null) {
+        Bucket b = buckets.get(timer.getKey());
+        if (b == null) {
             return; // a timer restored from a checkpoint for a shard this attempt has not opened
         }
+        if (b.armedTimer != null && b.armedTimer == timer.getTimestamp()) {
+            b.armedTimer = null;
+        }
         long now = now();
-        shard.ticked(now);
-        startAppend(bucket, shard);
-        armTimer(bucket, shard, now);
-        metrics.refresh(shards);
+        b.shard.ticked(now);
+        startAppend(b);
+        armTimer(b, now);
+        refreshMetrics();
+    }
+
+    private void refreshMetrics() {
+        metrics.refresh(buckets.values());
     }
 
     @Override
@@ -325,24 +350,27 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
 
     // ------------------------------------------------------------------ I/O tasks
 
-    private void startAppend(int bucket, ShardWriter shard) {
+    private void startAppend(Bucket b) {
+        ShardWriter shard = b.shard;
         shard.beginAppend().ifPresent(append -> {
-            Long since = oldestPendingSince.remove(bucket);
+            Long since = b.oldestPendingSince;
+            b.oldestPendingSince = null;
             submit(append, () -> {
                 shard.completeAppend(append);
                 metrics.appended(append.bytes(), since == null ? 0 : now() - since);
-                if (shard.hasPendingRows()) {
-                    oldestPendingSince.putIfAbsent(bucket, now());
+                if (shard.hasPendingRows() && b.oldestPendingSince == null) {
+                    b.oldestPendingSince = now();
                 }
                 if (shard.wantsEarlyAppend()) {
-                    startAppend(bucket, shard);
+                    startAppend(b);
                 }
-                startFlush(bucket, shard);
+                startFlush(b);
             }, "walsink WAL append");
         });
     }
 
-    private void startFlush(int bucket, ShardWriter shard) {
+    private void startFlush(Bucket b) {
+        ShardWriter shard = b.shard;
         if (!shard.hasFlushableMemtable()) {
             return;
         }
@@ -350,30 +378,31 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             shard.completeFlush(flush);
             metrics.sstableWritten();
             if (!checkpointing) {
-                requestPublication(bucket, shard, Long.MAX_VALUE);
+                requestPublication(b, Long.MAX_VALUE);
             }
-            startFlush(bucket, shard);
+            startFlush(b);
         }, "walsink SSTable write"));
     }
 
-    private void requestPublication(int bucket, ShardWriter shard, long upToGeneration) {
-        requestedPublication.merge(bucket, upToGeneration, Math::max);
-        startPublication(bucket, shard);
+    private void requestPublication(Bucket b, long upToGeneration) {
+        b.requestPublication(upToGeneration);
+        startPublication(b);
     }
 
-    private void startPublication(int bucket, ShardWriter shard) {
-        Long upTo = requestedPublication.get(bucket);
+    private void startPublication(Bucket b) {
+        ShardWriter shard = b.shard;
+        Long upTo = b.publishUpTo;
         if (upTo == null || shard.manifestUpdateInFlight()) {
             return; // an update in flight starts the next one when it completes
         }
         if (shard.unpublished().stream().noneMatch(t -> t.generation() <= upTo)) {
-            requestedPublication.remove(bucket);
+            b.publishUpTo = null;
             return;
         }
         shard.beginPublish(upTo).ifPresent(update -> submit(update, () -> {
             shard.completeManifestUpdate(update);
             metrics.sstablesPublished(update.publishing().size());
-            startPublication(bucket, shard);
+            startPublication(b);
         }, "walsink manifest update"));
     }
 
@@ -394,7 +423,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                         try {
                             completion.run();
                         } finally {
-                            metrics.refresh(shards);
+                            refreshMetrics();
                         }
                     }, name);
                 } catch (RuntimeException closed) {
@@ -426,10 +455,10 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private void drainAppends() throws InterruptedException {
         while (true) {
             boolean busy = false;
-            for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-                ShardWriter shard = e.getValue();
+            for (Bucket b : buckets.values()) {
+                ShardWriter shard = b.shard;
                 if (!shard.appendInFlight() && shard.hasPendingRows()) {
-                    startAppend(e.getKey(), shard);
+                    startAppend(b);
                 }
                 busy |= shard.appendInFlight() || shard.hasPendingRows();
             }
@@ -441,17 +470,26 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     }
 
     @Override
+    public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
+            CheckpointStreamFactory storageLocation) throws Exception {
+        if (options.getCheckpointType() instanceof SavepointType savepoint && savepoint.isSynchronous()) {
+            stoppingAtCheckpoint = checkpointId;
+        }
+        return super.snapshotState(checkpointId, timestamp, options, storageLocation);
+    }
+
+    @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         jobIdsState.update(jobIds);
         Map<Integer, Long> toPublish = new HashMap<>();
-        for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-            setCurrentKey(e.getKey());
-            ShardDescriptor descriptor = e.getValue().snapshot();
+        for (Bucket b : buckets.values()) {
+            setCurrentKey(b.id);
+            ShardDescriptor descriptor = b.shard.snapshot();
             descriptorState.update(ShardDescriptorSerializer.serialize(descriptor));
             List<WrittenSsTable> unpublished = descriptor.unpublished();
             if (!unpublished.isEmpty()) {
-                toPublish.put(e.getKey(), unpublished.get(unpublished.size() - 1).generation());
+                toPublish.put(b.id, unpublished.get(unpublished.size() - 1).generation());
             }
         }
         publicationsByCheckpoint.put(context.getCheckpointId(), toPublish);
@@ -465,15 +503,16 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 publicationsByCheckpoint.headMap(checkpointId, true).entrySet().iterator();
         while (it.hasNext()) {
             for (Map.Entry<Integer, Long> p : it.next().getValue().entrySet()) {
-                ShardWriter shard = shards.get(p.getKey());
-                if (shard != null) {
-                    requestPublication(p.getKey(), shard, p.getValue());
+                Bucket b = buckets.get(p.getKey());
+                if (b != null) {
+                    requestPublication(b, p.getValue());
                 }
             }
             it.remove();
         }
-        if (finished) {
-            // The task closes right after its final checkpoint: publish before letting it go.
+        if (finished || checkpointId == stoppingAtCheckpoint) {
+            // The task closes right after its final checkpoint or a stop-with-savepoint (which
+            // closes without finish()): publish before letting it go.
             awaitPublications();
         }
     }
@@ -496,18 +535,19 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void finish() throws Exception {
         drainAppends();
-        for (ShardWriter shard : shards.values()) {
-            shard.freezeActive();
+        for (Bucket b : buckets.values()) {
+            b.shard.freezeActive();
         }
         drainAppends();
-        for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-            startFlush(e.getKey(), e.getValue());
+        for (Bucket b : buckets.values()) {
+            startFlush(b);
         }
-        yieldUntil(() -> shards.values().stream().allMatch(s -> s.frozenMemtables() == 0 && !s.flushInFlight()));
+        yieldUntil(() -> buckets.values().stream()
+                .allMatch(b -> b.shard.frozenMemtables() == 0 && !b.shard.flushInFlight()));
         finished = true;
         if (!checkpointing) {
-            for (Map.Entry<Integer, ShardWriter> e : shards.entrySet()) {
-                requestPublication(e.getKey(), e.getValue(), Long.MAX_VALUE);
+            for (Bucket b : buckets.values()) {
+                requestPublication(b, Long.MAX_VALUE);
             }
             awaitPublications();
         }
@@ -517,14 +557,14 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     }
 
     private void awaitPublications() throws InterruptedException {
-        yieldUntil(() -> requestedPublication.isEmpty()
-                && shards.values().stream().noneMatch(ShardWriter::manifestUpdateInFlight));
+        yieldUntil(() -> buckets.values().stream()
+                .allMatch(b -> b.publishUpTo == null && !b.shard.manifestUpdateInFlight()));
     }
 
     private String summary() {
         List<String> parts = new ArrayList<>();
-        for (Map.Entry<Integer, ShardWriter> e : new TreeMap<>(shards).entrySet()) {
-            parts.add("bucket " + e.getKey() + ": " + e.getValue().stats());
+        for (Bucket b : new TreeMap<>(buckets).values()) {
+            parts.add("bucket " + b.id + ": " + b.shard.stats());
         }
         return String.join("; ", parts);
     }
@@ -532,17 +572,23 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void close() throws Exception {
         try {
+            // I/O in flight reads the memtables (lance-core writes SSTables straight from their Arrow
+            // buffers): let it end before freeing them. Its completions are dropped with the mailbox.
+            boolean ioEnded = true;
             if (io != null) {
-                io.shutdownNow();
-                if (!io.awaitTermination(30, TimeUnit.SECONDS)) {
-                    LOG.warn("walsink I/O threads did not stop within 30 s");
+                io.shutdown();
+                ioEnded = io.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+                if (!ioEnded) {
+                    io.shutdownNow();
+                    LOG.warn("walsink I/O did not end within {} s; its memtables are left to the garbage collector",
+                            CLOSE_WAIT_SECONDS);
                 }
             }
-            if (shards != null) {
-                for (ShardWriter shard : shards.values()) {
-                    shard.close();
+            if (buckets != null && ioEnded) {
+                for (Bucket b : buckets.values()) {
+                    b.shard.close();
                 }
-                shards.clear();
+                buckets.clear();
             }
             if (staging != null) {
                 staging.close();

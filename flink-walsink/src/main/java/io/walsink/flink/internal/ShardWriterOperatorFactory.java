@@ -15,20 +15,17 @@ public final class ShardWriterOperatorFactory<IN> extends AbstractStreamOperator
     private final WalSinkOptions options;
     private final RowType rowType;
     private final InputConversion<IN> conversion;
-    private final boolean checkpointing;
 
-    public ShardWriterOperatorFactory(WalSinkOptions options, RowType rowType, InputConversion<IN> conversion,
-            boolean checkpointing) {
+    public ShardWriterOperatorFactory(WalSinkOptions options, RowType rowType, InputConversion<IN> conversion) {
         this.options = options;
         this.rowType = rowType;
         this.conversion = conversion;
-        this.checkpointing = checkpointing;
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public <T extends StreamOperator<IN>> T createStreamOperator(StreamOperatorParameters<IN> parameters) {
-        return (T) new ShardWriterOperator<>(parameters, options, rowType, conversion, checkpointing);
+        return (T) new ShardWriterOperator<>(parameters, options, rowType, conversion);
     }
 
     @Override

@@ -1,0 +1,136 @@
+package io.walsink.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.walsink.read.ReadMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Whether SSTables wait for completed checkpoints is decided by the running job's checkpointing
+ * configuration, wherever it was set: a SQL {@code SET}, a configuration applied after the
+ * pipeline was built, or the environment. Each job checkpoints only once an hour, so while it
+ * runs a sink that follows checkpoints publishes nothing, and one that thinks checkpointing is
+ * off publishes every SSTable it writes.
+ */
+class CheckpointingAtRunTimeTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    @TempDir Path dir;
+
+    private static final String COLUMNS = "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED";
+
+    private String[] sinkOptions() {
+        return new String[] {"buckets", "2", "sink.memtable.max-rows", "500", "sink.flush-interval", "20ms"};
+    }
+
+    @Test
+    void anIntervalSetLikeSqlSetHoldsPublicationUntilACheckpoint() throws Exception {
+        TableEnvironment sql = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        // What the SQL client's SET does: the session's table configuration.
+        sql.getConfig().set("execution.checkpointing.interval", "1h");
+        sql.getConfig().set("parallelism.default", "1");
+        Path table = dir.resolve("t");
+        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
+        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
+                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
+        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen").getJobClient().orElseThrow();
+        try {
+            awaitSsTablesWritten(table, 4);
+            assertThat(SqlTables.read(table, ReadMode.COMMITTED)).as("published before any checkpoint").isEmpty();
+            assertThat(SqlTables.read(table, ReadMode.LATEST)).isNotEmpty();
+        } finally {
+            cancelAndAwait(job);
+        }
+    }
+
+    @Test
+    void anIntervalConfiguredAfterThePipelineWasBuiltHoldsPublication() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment sql = StreamTableEnvironment.create(env);
+        Path table = dir.resolve("t");
+        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
+        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
+                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
+        sql.createStatementSet().addInsertSql("INSERT INTO t SELECT id, name FROM gen").attachAsDataStream();
+        // As a cluster's or a submitter's configuration would, after the graph was built.
+        Configuration later = new Configuration();
+        later.setString("execution.checkpointing.interval", "1h");
+        env.configure(later);
+        JobClient job = env.executeAsync("walsink, checkpointing configured late");
+        try {
+            awaitSsTablesWritten(table, 4);
+            assertThat(SqlTables.read(table, ReadMode.COMMITTED)).as("published before any checkpoint").isEmpty();
+        } finally {
+            cancelAndAwait(job);
+        }
+    }
+
+    @Test
+    void withoutCheckpointingWrittenSsTablesArePublished() throws Exception {
+        TableEnvironment sql = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        sql.getConfig().set("parallelism.default", "1");
+        Path table = dir.resolve("t");
+        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
+        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
+                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
+        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen").getJobClient().orElseThrow();
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            int polls = 0;
+            while (SqlTables.read(table, ReadMode.COMMITTED).isEmpty()) {
+                polls++;
+                assertThat(System.nanoTime()).as("nothing published within 60 s").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            assertThat(ssTableFolders(table)).isPositive();
+            System.out.println("published after " + polls + " polls");
+        } finally {
+            cancelAndAwait(job);
+        }
+    }
+
+    /** Cancels and waits until the job has stopped writing, so the temporary folder can go. */
+    private static void cancelAndAwait(JobClient job) throws Exception {
+        job.cancel().get();
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            Thread.sleep(20);
+        }
+    }
+
+    private static void awaitSsTablesWritten(Path table, int count) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (ssTableFolders(table) < count) {
+            assertThat(System.nanoTime()).as("fewer than " + count + " SSTables written within 60 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    /** SSTable folders ({@code {random8}_gen_{g}}) under the table's shard folders. */
+    static long ssTableFolders(Path table) throws IOException {
+        Path shards = table.resolve("_mem_wal");
+        if (!Files.isDirectory(shards)) {
+            return 0;
+        }
+        try (Stream<Path> paths = Files.walk(shards, 2)) {
+            return paths.filter(Files::isDirectory).filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
+                    .count();
+        }
+    }
+}
