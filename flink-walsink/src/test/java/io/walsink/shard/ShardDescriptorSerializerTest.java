@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,19 @@ class ShardDescriptorSerializerTest {
         return new ShardDescriptor(SHARD, 3, 7, 10, 25, 4, 1, List.of(
                 new WrittenSsTable(2, "a1b2c3d4_gen_2", 14, 1000, 64_000, 8_000),
                 new WrittenSsTable(3, "e5f6a7b8_gen_3", 21, 900, 60_000, 7_200)));
+    }
+
+    /** {@link #sample()} as the previous release wrote it (version 1); savepoints of it must still restore. */
+    private static final String VERSION_1 = "010b6f5bd42c574e5ca0ad7a0b0f3c9a11000000030000000000000007000000"
+            + "000000000a000000000000001900000000000000040000000000000001000000"
+            + "020000000000000002000e61316232633364345f67656e5f3200000000000000"
+            + "0e00000000000003e8000000000000fa000000000000001f4000000000000000"
+            + "03000e65356636613762385f67656e5f33000000000000001500000000000003"
+            + "84000000000000ea600000000000001c20";
+
+    @Test
+    void readsVersion1() {
+        assertThat(ShardDescriptorSerializer.deserialize(HexFormat.of().parseHex(VERSION_1))).isEqualTo(sample());
     }
 
     @Test
