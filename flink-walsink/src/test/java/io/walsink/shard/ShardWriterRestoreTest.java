@@ -276,6 +276,53 @@ class ShardWriterRestoreTest {
     }
 
     @Test
+    void aPinnedManifestVersionThatIsMissingFailsTheRestoreBeforeTheClaim() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "g1");
+            writer.flushAndPublishAll();
+            ShardDescriptor d = writer.snapshot();
+            writer.close();
+            ShardDescriptor pinsAbsentVersion = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
+                    d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 999, d.unpublished());
+            long version = latestManifest(f).version();
+
+            assertThatThrownBy(() -> f.restore(pinsAbsentVersion))
+                    .hasMessageContaining("manifest version 999 of shard " + ShardFixture.SHARD)
+                    .hasMessageContaining("missing");
+            assertThat(latestManifest(f).version()).as("nothing claimed").isEqualTo(version);
+        }
+    }
+
+    /** Descriptors of the previous release (serializer version 1) pin nothing; they restore as that release did. */
+    @Test
+    void anUnpinnedDescriptorStillRestores() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "gen1");
+            f.put(writer, 2, "gen1");
+            writer.flushAndPublishAll();
+            f.put(writer, 3, "durable at the checkpoint");
+            writer.appendAllPending();
+            ShardDescriptor d = writer.snapshot();
+            ShardDescriptor unpinned = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
+                    d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 0, d.unpublished());
+            Map<Long, String> atCheckpoint = f.modelNow();
+            f.put(writer, 1, "later");
+            writer.flushAndPublishAll();
+            f.put(writer, 4, "orphan");
+            writer.appendAllPending();
+            writer.close();
+
+            ShardWriter restored = f.restore(unpinned);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation).containsExactly(1L);
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1", 2L, "gen1"));
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
+            restored.close();
+        }
+    }
+
+    @Test
     void theEmptyDescriptorRollsTheShardBackToEmpty() {
         try (ShardFixture f = fixture()) {
             ShardWriter writer = f.open();
