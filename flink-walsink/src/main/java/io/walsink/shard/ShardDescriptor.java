@@ -15,6 +15,11 @@ import java.util.UUID;
  * @param currentGeneration generation of the active memtable at the checkpoint
  * @param publishedGeneration highest SSTable generation published as of this state (0: none);
  *     SSTables a later attempt published above it are rolled back on restore
+ * @param manifestVersion the shard manifest version whose SSTable list is exactly the SSTables
+ *     published as of this state. Versions are immutable, so restore takes the list from there
+ *     rather than from the current manifest, which a restore of an older state may have cut
+ *     short. 0: not pinned (the empty state, or a descriptor of serializer version 1, which
+ *     falls back to the current manifest's SSTables up to {@code publishedGeneration})
  * @param unpublished SSTables written but not yet published, in generation order
  */
 public record ShardDescriptor(
@@ -25,10 +30,15 @@ public record ShardDescriptor(
         long durablePosition,
         long currentGeneration,
         long publishedGeneration,
+        long manifestVersion,
         List<WrittenSsTable> unpublished) {
 
     public ShardDescriptor {
         unpublished = List.copyOf(unpublished);
+        if (manifestVersion < 0) {
+            throw new IllegalArgumentException("manifest version " + manifestVersion + " of shard " + shardId
+                    + " must be >= 0");
+        }
         if (durablePosition < replayAfter) {
             throw new IllegalArgumentException("durable position " + durablePosition
                     + " is before replay_after " + replayAfter + " for shard " + shardId);
@@ -49,7 +59,12 @@ public record ShardDescriptor(
 
     /** The state of a shard that had no rows at a checkpoint: restoring it rolls the shard back to empty. */
     public static ShardDescriptor empty(UUID shardId, int bucket) {
-        return new ShardDescriptor(shardId, bucket, 0, 0, 0, 1, 0, List.of());
+        return new ShardDescriptor(shardId, bucket, 0, 0, 0, 1, 0, 0, List.of());
+    }
+
+    /** Whether the published SSTables are pinned by {@link #manifestVersion()}. */
+    boolean pinned() {
+        return manifestVersion > 0;
     }
 
     /** Last WAL position held by SSTables as of this state, published or not. */

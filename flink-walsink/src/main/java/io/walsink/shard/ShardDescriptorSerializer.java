@@ -13,9 +13,13 @@ import java.util.UUID;
 /**
  * Bytes of a {@link ShardDescriptor} in checkpoints. The leading version lets a later release
  * read state written by this one; a change to the descriptor needs a new version here.
+ *
+ * <p>Version 2 adds the pinned manifest version after the published generation. Version 1
+ * (savepoints of earlier releases) is still read, as an unpinned descriptor.
  */
 public final class ShardDescriptorSerializer {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    private static final int UNPINNED = 1;
 
     private ShardDescriptorSerializer() {}
 
@@ -31,6 +35,7 @@ public final class ShardDescriptorSerializer {
             out.writeLong(d.durablePosition());
             out.writeLong(d.currentGeneration());
             out.writeLong(d.publishedGeneration());
+            out.writeLong(d.manifestVersion());
             out.writeInt(d.unpublished().size());
             for (WrittenSsTable t : d.unpublished()) {
                 out.writeLong(t.generation());
@@ -49,9 +54,9 @@ public final class ShardDescriptorSerializer {
     public static ShardDescriptor deserialize(byte[] data) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION) {
+            if (version != VERSION && version != UNPINNED) {
                 throw new IllegalStateException("unsupported shard descriptor version " + version
-                        + " (this release reads version " + VERSION + ")");
+                        + " (this release reads versions " + UNPINNED + " to " + VERSION + ")");
             }
             UUID shardId = new UUID(in.readLong(), in.readLong());
             int bucket = in.readInt();
@@ -60,6 +65,7 @@ public final class ShardDescriptorSerializer {
             long durable = in.readLong();
             long generation = in.readLong();
             long published = in.readLong();
+            long manifestVersion = version == UNPINNED ? 0 : in.readLong();
             int count = in.readInt();
             if (count < 0 || count > 1_000_000) {
                 throw new IllegalStateException("corrupt shard descriptor: " + count + " unpublished SSTables");
@@ -72,7 +78,8 @@ public final class ShardDescriptorSerializer {
             if (in.available() > 0) {
                 throw new IllegalStateException("corrupt shard descriptor: " + in.available() + " trailing bytes");
             }
-            return new ShardDescriptor(shardId, bucket, epoch, replayAfter, durable, generation, published, unpublished);
+            return new ShardDescriptor(shardId, bucket, epoch, replayAfter, durable, generation, published, manifestVersion,
+                    unpublished);
         } catch (IOException e) {
             throw new IllegalStateException("corrupt shard descriptor: truncated (" + data.length + " bytes)", e);
         }

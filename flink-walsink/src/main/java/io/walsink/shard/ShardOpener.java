@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.format.FormatException;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
@@ -8,6 +9,7 @@ import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectNotFoundException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * again), so they must never be replayed: the rows of the descriptor's range are appended again
  * after the sentinel and a manifest version moves {@code replay_after} to the sentinel, with the
  * descriptor's SSTables. Any later replay, by us or by Lance, then sees exactly the checkpoint's
- * state followed by new rows.
+ * state followed by new rows. The descriptor's published SSTables come from the manifest version
+ * it pins, so restoring an older checkpoint and then a newer one brings the newer one's back.
  */
 public final class ShardOpener {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOpener.class);
@@ -52,19 +55,21 @@ public final class ShardOpener {
         return writer;
     }
 
-    /** Opens a shard as of a checkpoint's descriptor, rolling back anything written after it. */
+    /**
+     * Opens a shard as of a checkpoint's descriptor, rolling back anything written after it.
+     *
+     * @throws FormatException naming the object, before the shard is claimed, if the manifest
+     *     version the descriptor pins or an SSTable of its state is missing
+     */
     public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
         Objects.requireNonNull(asOf, "asOf");
-        Claimed c = claim(ctx, asOf.shardId(), placement);
-        List<SsTable> target = new ArrayList<>();
-        for (SsTable t : c.manifest.sstables()) {
-            if (t.generation() <= asOf.publishedGeneration()) {
-                target.add(t);
-            }
-        }
+        // Checked before the claim: a restore that cannot succeed must not fence the running writer.
+        List<SsTable> target = new ArrayList<>(published(new ManifestStore(ctx.store(), asOf.shardId()), asOf));
         for (WrittenSsTable t : asOf.unpublished()) {
             target.add(ShardWriter.toManifestEntry(t));
         }
+        requireSsTables(ctx, asOf.shardId(), target);
+        Claimed c = claim(ctx, asOf.shardId(), placement);
         boolean orphans = c.lastBeforeSentinel > asOf.durablePosition();
         boolean laterSsTables = !paths(target).containsAll(paths(c.manifest.sstables()));
         boolean rollback = orphans || laterSsTables;
@@ -103,6 +108,46 @@ public final class ShardOpener {
                 asOf.shardId(), asOf.bucket(), writer.epoch(), writer.stats().replayedEntries(),
                 writer.stats().replayedRows(), writer.nextPosition());
         return writer;
+    }
+
+    /**
+     * The SSTables published as of {@code asOf}: the list of the manifest version it pins, which
+     * is immutable. Not the current manifest filtered by generation: after a restore of an older
+     * checkpoint, the current manifest no longer lists what this one had published.
+     */
+    private static List<SsTable> published(ManifestStore manifests, ShardDescriptor asOf) {
+        if (!asOf.pinned()) {
+            // Serializer version 1 (an earlier release) or the empty state; as that release did.
+            return manifests.readLatest().map(ShardManifest::sstables).orElse(List.of()).stream()
+                    .filter(t -> t.generation() <= asOf.publishedGeneration())
+                    .toList();
+        }
+        String where = manifests.location(manifests.versionKey(asOf.manifestVersion()));
+        ShardManifest pinned;
+        try {
+            pinned = manifests.read(asOf.manifestVersion());
+        } catch (ObjectNotFoundException e) {
+            throw new FormatException(where, "manifest version " + asOf.manifestVersion() + " of shard "
+                    + asOf.shardId() + " is missing, but the checkpoint being restored takes its SSTables from it", e);
+        }
+        long last = pinned.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+        if (last != asOf.publishedGeneration()) {
+            throw new FormatException(where, "shard " + asOf.shardId() + ": this version lists SSTables through generation "
+                    + last + ", the checkpoint being restored published through " + asOf.publishedGeneration(), null);
+        }
+        return pinned.sstables();
+    }
+
+    /** Every SSTable of the state being restored must still be readable (a Lance dataset has a _versions/ manifest). */
+    private static void requireSsTables(TableContext ctx, UUID shardId, List<SsTable> sstables) {
+        for (SsTable t : sstables) {
+            String versions = ManifestStore.shardFolder(shardId) + t.path() + "/_versions/";
+            if (ctx.store().list(versions, null, 1).objects().isEmpty()) {
+                throw new FormatException(SsTableFolder.uri(ctx.table().uri(), shardId, t.path()),
+                        "SSTable " + t.path() + " (generation " + t.generation() + ") of shard " + shardId
+                                + " is missing, but the checkpoint being restored includes it", null);
+            }
+        }
     }
 
     private static Set<String> paths(List<SsTable> sstables) {

@@ -611,9 +611,11 @@ public final class ShardWriter implements AutoCloseable {
         if (appendInFlight != null || hasPendingRows()) {
             throw new IllegalStateException("shard " + shardId + " has rows not yet in the WAL; append them before a snapshot");
         }
+        // manifest and publishedGeneration change together (completeManifestUpdate, restore), so
+        // this version lists exactly the SSTables published as of this descriptor.
         return new ShardDescriptor(shardId, bucket, epoch, manifest.replayAfterWalEntryPosition(),
                 Math.max(durablePosition, manifest.replayAfterWalEntryPosition()),
-                memtables.active().generation(), publishedGeneration, unpublished);
+                memtables.active().generation(), publishedGeneration, manifest.version(), unpublished);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.manifest.ManifestInvariants;
 import io.walsink.format.manifest.ManifestStore;
@@ -8,7 +9,9 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
+import io.walsink.storage.ObjectMeta;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
@@ -186,6 +189,136 @@ class ShardWriterRestoreTest {
             restored.close();
             f.open().close();
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
+        }
+    }
+
+    /**
+     * Issue #8: a job started from an old savepoint (S1) rolls the shard back; restoring the
+     * original job's latest checkpoint (S2) afterwards must bring back S2's published SSTables
+     * (G2 is no longer in the current manifest) and S2's WAL range, exactly S2's state.
+     */
+    @Test
+    void rollingBackThenForwardKeepsTheSsTablesTheLaterCheckpointPublished() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "g1");
+            f.put(writer, 2, "g1");
+            writer.flushAndPublishAll(); // G1
+            f.put(writer, 3, "wal at S1");
+            writer.appendAllPending();
+            ShardDescriptor s1 = writer.snapshot();
+            Map<Long, String> atS1 = f.modelNow();
+
+            f.put(writer, 1, "g2");
+            f.delete(writer, 2);
+            f.put(writer, 4, "g2");
+            writer.flushAndPublishAll(); // G2
+            Map<Long, String> publishedAtS2 = f.modelNow();
+            f.put(writer, 4, "wal at S2");
+            f.put(writer, 5, "wal at S2");
+            writer.appendAllPending();
+            ShardDescriptor s2 = writer.snapshot();
+            Map<Long, String> atS2 = f.modelNow();
+            List<String> publishedPaths = latestManifest(f).sstables().stream().map(SsTable::path).toList();
+            assertThat(publishedPaths).hasSize(2);
+            writer.close();
+
+            // A job from the old savepoint: rolls back to S1, then writes and publishes its own rows.
+            ShardWriter fromS1 = f.restore(s1);
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atS1);
+            f.put(fromS1, 1, "job from S1");
+            f.put(fromS1, 6, "job from S1");
+            fromS1.flushAndPublishAll();
+            f.put(fromS1, 7, "job from S1, unpublished");
+            fromS1.appendAllPending();
+            fromS1.close();
+
+            // Back to the original job's latest checkpoint.
+            ShardWriter fromS2 = f.restore(s2);
+            assertThat(f.read(ReadMode.COMMITTED)).as("published at S2: G1 + G2").isEqualTo(publishedAtS2);
+            assertThat(f.read(ReadMode.LATEST)).as("S2: G1 + G2 + S2's WAL range").isEqualTo(atS2);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::path)
+                    .containsExactlyElementsOf(publishedPaths);
+            fromS2.close();
+
+            // A later plain open (ours or Lance's) replays S2's state too, and can publish it all.
+            ShardWriter reopened = f.open();
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atS2);
+            reopened.flushAndPublishAll();
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(atS2);
+            reopened.close();
+        }
+    }
+
+    @Test
+    void aMissingPinnedSsTableFailsTheRestoreNamingShardAndPath() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "g1");
+            writer.flushAndPublishAll();
+            f.put(writer, 2, "g2");
+            writer.flushAndPublishAll();
+            ShardDescriptor checkpoint = writer.snapshot();
+            writer.close();
+            String lost = latestManifest(f).sstables().get(1).path();
+            String folder = ManifestStore.shardFolder(ShardFixture.SHARD) + lost + "/";
+            for (ObjectMeta object : f.store.delegate().listAll(folder)) {
+                f.store.delegate().delete(object.key());
+            }
+            long epochBefore = latestManifest(f).writerEpoch();
+
+            assertThatThrownBy(() -> f.restore(checkpoint))
+                    .hasMessageContaining(ShardFixture.SHARD.toString())
+                    .hasMessageContaining(lost)
+                    .hasMessageContaining("missing");
+            assertThat(latestManifest(f).writerEpoch()).as("failed before claiming the shard").isEqualTo(epochBefore);
+        }
+    }
+
+    @Test
+    void aPinnedManifestVersionThatIsMissingFailsTheRestoreBeforeTheClaim() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "g1");
+            writer.flushAndPublishAll();
+            ShardDescriptor d = writer.snapshot();
+            writer.close();
+            ShardDescriptor pinsAbsentVersion = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
+                    d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 999, d.unpublished());
+            long version = latestManifest(f).version();
+
+            assertThatThrownBy(() -> f.restore(pinsAbsentVersion))
+                    .hasMessageContaining("manifest version 999 of shard " + ShardFixture.SHARD)
+                    .hasMessageContaining("missing");
+            assertThat(latestManifest(f).version()).as("nothing claimed").isEqualTo(version);
+        }
+    }
+
+    /** Descriptors of the previous release (serializer version 1) pin nothing; they restore as that release did. */
+    @Test
+    void anUnpinnedDescriptorStillRestores() {
+        try (ShardFixture f = fixture()) {
+            ShardWriter writer = f.open();
+            f.put(writer, 1, "gen1");
+            f.put(writer, 2, "gen1");
+            writer.flushAndPublishAll();
+            f.put(writer, 3, "durable at the checkpoint");
+            writer.appendAllPending();
+            ShardDescriptor d = writer.snapshot();
+            ShardDescriptor unpinned = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
+                    d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 0, d.unpublished());
+            Map<Long, String> atCheckpoint = f.modelNow();
+            f.put(writer, 1, "later");
+            writer.flushAndPublishAll();
+            f.put(writer, 4, "orphan");
+            writer.appendAllPending();
+            writer.close();
+
+            ShardWriter restored = f.restore(unpinned);
+            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation).containsExactly(1L);
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1", 2L, "gen1"));
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
+            restored.close();
         }
     }
 
