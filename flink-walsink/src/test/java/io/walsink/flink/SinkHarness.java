@@ -19,6 +19,7 @@ final class SinkHarness extends OneInputStreamOperatorTestHarness<RowData, RowDa
     static final int MAX_PARALLELISM = 128;
 
     private final MockEnvironment environment;
+    private boolean aborted;
 
     private SinkHarness(WalSink<RowData> sink, MockEnvironment environment, boolean checkpointing) throws Exception {
         super(sink.operatorFactory(), environment);
@@ -55,8 +56,21 @@ final class SinkHarness extends OneInputStreamOperatorTestHarness<RowData, RowDa
         return new SinkHarness(sink, environment, checkpointing);
     }
 
+    /** Closes the operator the way a task that stops without draining does: no {@code finish()}. */
+    void closeWithoutFinish() throws Exception {
+        aborted = true;
+        try {
+            getOperator().close();
+        } finally {
+            environment.close();
+        }
+    }
+
     @Override
     public void close() throws Exception {
+        if (aborted) {
+            return;
+        }
         try {
             super.close();
         } finally {

@@ -31,7 +31,7 @@ class TickerTimerKeyTest {
 
     @AfterEach
     void openGate() {
-        GatedWalStore.open();
+        GatedStore.open();
     }
 
     @Test
@@ -43,10 +43,10 @@ class TickerTimerKeyTest {
         WalSink<RowData> sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
                 .createTableIfMissing(2).flushInterval(Duration.ofMillis(100)).memtableMaxRows(63)
                 .memtableMaxBytes(1 << 20).walMaxBufferBytes(1 << 20).maxUnflushedBytes(1 << 20)
-                .ioThreads(1).storeWrapper(GatedWalStore::new).build();
+                .ioThreads(1).storeWrapper(GatedStore::new).build();
         long a = idInBucket(sink, 0);
         long b = idInBucket(sink, 1);
-        GatedWalStore.close(false);
+        GatedStore.closeFor(null);
         try (SinkHarness h = SinkHarness.of(sink, false)) {
             h.open();
             h.setProcessingTime(0);
@@ -57,11 +57,11 @@ class TickerTimerKeyTest {
             awaitWithoutRunningMails(() -> HarnessSupport.walEntries(dir.resolve("table")) == 1);
 
             // Bucket B's append holds the only I/O thread, so A's SSTable write will wait behind it.
-            GatedWalStore.close(true);
+            GatedStore.closeFor("/wal/");
             for (int i = 1; i <= 64; i++) { // B's 63rd row freezes its memtable and starts its append
                 h.processElement(upsert(b, "b" + i), 0);
             }
-            awaitWithoutRunningMails(() -> GatedWalStore.held() == 1 && h.getTaskMailbox().hasMail());
+            awaitWithoutRunningMails(() -> GatedStore.held() == 1 && h.getTaskMailbox().hasMail());
             runQueuedMails(h); // A's append completes: nothing pending, its SSTable write queued
             h.setProcessingTime(1); // A's ticker fires with nothing pending, so A is left unarmed
             assertThat(h.numProcessingTimeTimers()).as("only B's ticker is armed").isEqualTo(1);
@@ -72,7 +72,7 @@ class TickerTimerKeyTest {
             h.getTaskMailbox().put(new Mail(() -> {
                 ranInYield.set(true);
                 h.setProcessingTime(101);
-                GatedWalStore.open();
+                GatedStore.open();
             }, TaskMailbox.MAX_PRIORITY, "B's ticker fires during A's yield"));
             h.processElement(upsert(a, "after the yield"), 1);
             assertThat(ranInYield).as("the budget check yielded to the mailbox").isTrue();

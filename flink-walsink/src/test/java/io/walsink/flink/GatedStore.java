@@ -9,21 +9,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Holds WAL entry writes while its gate is closed, so a test decides when an append may finish.
+ * Holds conditional writes of chosen keys (WAL entries, manifest versions) while its gate is
+ * closed, so a test decides when an append or a publication may finish.
  * The gate is static: the sink's store wrapper is serialized with the operator.
  */
-final class GatedWalStore implements ObjectStore {
+final class GatedStore implements ObjectStore {
     private static volatile CountDownLatch gate = new CountDownLatch(0);
+    private static volatile String gatedKeys = "/wal/";
     private static final AtomicInteger HELD = new AtomicInteger();
 
     private final ObjectStore delegate;
 
-    GatedWalStore(ObjectStore delegate) {
+    GatedStore(ObjectStore delegate) {
         this.delegate = delegate;
     }
 
-    static void close(boolean closed) {
-        gate = new CountDownLatch(closed ? 1 : 0);
+    /** Closes the gate for keys containing {@code keyPart}; {@code null} opens it. */
+    static void closeFor(String keyPart) {
+        gatedKeys = keyPart == null ? "/wal/" : keyPart;
+        gate = new CountDownLatch(keyPart == null ? 0 : 1);
         HELD.set(0);
     }
 
@@ -31,7 +35,7 @@ final class GatedWalStore implements ObjectStore {
         gate.countDown();
     }
 
-    /** WAL writes that found the gate closed. */
+    /** Writes that found the gate closed. */
     static int held() {
         return HELD.get();
     }
@@ -39,7 +43,7 @@ final class GatedWalStore implements ObjectStore {
     @Override
     public void putIfAbsent(String key, byte[] data) {
         CountDownLatch current = gate;
-        if (key.contains("/wal/") && current.getCount() > 0) {
+        if (key.contains(gatedKeys) && current.getCount() > 0) {
             HELD.incrementAndGet();
             try {
                 if (!current.await(60, TimeUnit.SECONDS)) {
