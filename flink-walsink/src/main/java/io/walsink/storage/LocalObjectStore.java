@@ -1,7 +1,6 @@
 package io.walsink.storage;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
@@ -12,11 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Objects as files under a root directory, the embedded default for {@code file://} and plain
@@ -135,24 +132,21 @@ public final class LocalObjectStore implements ObjectStore {
         }
     }
 
-    /** Sorted by key; the continuation token is the last key of the page. */
+    /**
+     * Sorted by key; the continuation token is the last key of the page. Each page walks the
+     * folders again; every object that exists throughout the call is on it (see {@link LocalListing}).
+     */
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be positive, got " + maxKeys);
         }
-        List<String> keys = keysUnder(prefix);
-        List<ObjectMeta> page = new ArrayList<>();
-        for (String key : keys) {
-            if (continuation != null && key.compareTo(continuation) <= 0) {
-                continue;
-            }
-            if (page.size() == maxKeys) {
-                return new ListPage(page, page.get(page.size() - 1).key());
-            }
-            head(key).ifPresent(page::add);
+        List<ObjectMeta> objects = objectsUnder(prefix, continuation);
+        if (objects.size() > maxKeys) {
+            List<ObjectMeta> page = objects.subList(0, maxKeys);
+            return new ListPage(page, page.get(maxKeys - 1).key());
         }
-        return new ListPage(page, null);
+        return new ListPage(objects, null);
     }
 
     @Override
@@ -169,31 +163,15 @@ public final class LocalObjectStore implements ObjectStore {
         return description;
     }
 
-    private List<String> keysUnder(String prefix) {
+    private List<ObjectMeta> objectsUnder(String prefix, String after) {
         // Walk only the deepest directory the prefix names completely.
         int slash = prefix.lastIndexOf('/');
         Path start = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
-        if (!Files.isDirectory(start)) {
-            return List.of();
+        try {
+            return LocalListing.under(root, start, prefix, after);
+        } catch (IOException e) {
+            throw failure(prefix, "list", e);
         }
-        try (Stream<Path> files = Files.walk(start)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(file -> !TemporaryFileNames.isTemporary(file.getFileName().toString()))
-                    .map(this::keyOf)
-                    .filter(key -> key.startsWith(prefix))
-                    .sorted()
-                    .toList();
-        } catch (IOException | UncheckedIOException e) {
-            IOException cause = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
-            if (cause instanceof NoSuchFileException) {
-                return List.of();
-            }
-            throw failure(prefix, "list", cause);
-        }
-    }
-
-    private String keyOf(Path file) {
-        return root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/");
     }
 
     private Path resolve(String key) {

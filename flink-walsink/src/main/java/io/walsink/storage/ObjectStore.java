@@ -43,7 +43,9 @@ public interface ObjectStore extends AutoCloseable {
     }
 
     /**
-     * One page of the keys that start with {@code prefix}, in ascending key order.
+     * One page of the keys that start with {@code prefix}, in ascending key order. Complete: every
+     * object that exists throughout the call is listed (one created or removed meanwhile may or
+     * may not be); a store that cannot tell throws instead of returning a short page.
      *
      * @param continuation null for the first page, else {@link ListPage#continuation()} of the
      *     previous page
