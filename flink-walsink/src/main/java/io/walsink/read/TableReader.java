@@ -148,19 +148,9 @@ public final class TableReader {
             String rest = meta.key().substring(MEM_WAL.length());
             int slash = rest.indexOf('/');
             if (slash > 0) {
-                parseUuid(rest.substring(0, slash)).ifPresent(shards::add);
+                ManifestStore.parseShardFolder(rest.substring(0, slash)).ifPresent(shards::add);
             }
         }
         return shards;
-    }
-
-    private static Optional<UUID> parseUuid(String name) {
-        try {
-            UUID id = UUID.fromString(name);
-            // UUID.fromString accepts sloppy forms; a shard folder is the canonical lower-case one.
-            return id.toString().equals(name) ? Optional.of(id) : Optional.empty();
-        } catch (IllegalArgumentException notAShard) {
-            return Optional.empty();
-        }
     }
 }
