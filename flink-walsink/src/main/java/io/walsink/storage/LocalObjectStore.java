@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -23,16 +25,39 @@ import java.util.Optional;
  * to the final name: {@code link(2)} fails if the name exists, so exactly one of several racing
  * writers wins and a reader never sees a partial object. ({@code Files.move} with
  * {@code ATOMIC_MOVE} would silently replace an existing file.) Temporary files are named by
- * {@link TemporaryFileNames} and never listed.
+ * {@link TemporaryFileNames} and never listed; those of writers killed mid-put are removed by
+ * {@link #removeLeftovers} once older than the leftover age.
  */
 public final class LocalObjectStore implements ObjectStore {
+    /**
+     * Age after which a temporary file counts as abandoned. A put holds its file for
+     * milliseconds; an hour leaves room for stalled processes and clock skew on shared disks.
+     */
+    public static final Duration DEFAULT_LEFTOVER_AGE = Duration.ofHours(1);
+
     private final Path root;
     private final String description;
+    private final Duration leftoverAge;
+    private final Clock clock;
 
     public LocalObjectStore(Path root) {
+        this(root, DEFAULT_LEFTOVER_AGE);
+    }
+
+    /** @param leftoverAge temporary files last modified longer ago are removed by {@link #removeLeftovers} */
+    public LocalObjectStore(Path root, Duration leftoverAge) {
+        this(root, leftoverAge, Clock.systemUTC());
+    }
+
+    LocalObjectStore(Path root, Duration leftoverAge, Clock clock) {
+        if (leftoverAge.isNegative()) {
+            throw new IllegalArgumentException("leftover age must not be negative, got " + leftoverAge);
+        }
         this.root = root.toAbsolutePath().normalize();
         String uri = this.root.toUri().toString();
         this.description = uri.endsWith("/") ? uri : uri + "/";
+        this.leftoverAge = leftoverAge;
+        this.clock = clock;
     }
 
     public Path root() {
@@ -156,6 +181,14 @@ public final class LocalObjectStore implements ObjectStore {
         } catch (IOException e) {
             throw failure(key, "delete", e);
         }
+    }
+
+    /** Temporary files under the folder {@code prefix} names completely, older than the leftover age. */
+    @Override
+    public int removeLeftovers(String prefix) {
+        int slash = prefix.lastIndexOf('/');
+        Path folder = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
+        return LeftoverTemporaryFiles.remove(folder, clock.instant().minus(leftoverAge));
     }
 
     @Override

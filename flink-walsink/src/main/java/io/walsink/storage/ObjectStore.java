@@ -67,6 +67,18 @@ public interface ObjectStore extends AutoCloseable {
     /** Removes {@code key}; removing an absent key is not an error. */
     void delete(String key);
 
+    /**
+     * Removes what interrupted writes left under {@code prefix} that is not an object, e.g. the
+     * temporary files of a local store's puts whose writer was killed, once they are old enough
+     * to be abandoned. Never touches an object; best effort, never throws. Stores whose writes
+     * leave nothing behind (S3, memory) do nothing; wrappers forward it.
+     *
+     * @return how many leftovers were removed
+     */
+    default int removeLeftovers(String prefix) {
+        return 0;
+    }
+
     /** The root of this store as a user would write it, for messages (never holds secrets). */
     String describe();
 
