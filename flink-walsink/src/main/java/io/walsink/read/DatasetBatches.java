@@ -1,6 +1,8 @@
 package io.walsink.read;
 
 import io.walsink.format.FormatException;
+import io.walsink.format.table.LanceFailures;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -11,8 +13,13 @@ import org.lance.ipc.LanceScanner;
 final class DatasetBatches {
     private DatasetBatches() {}
 
-    /** Hands every batch to {@code visitor}; the batch is valid only during the call. */
-    static void forEach(Dataset ds, String location, Consumer<VectorSchemaRoot> visitor) {
+    /**
+     * Hands every batch to {@code visitor}; the batch is valid only during the call.
+     *
+     * @param storageOptions the lance-core options the dataset was opened with, for messages
+     */
+    static void forEach(Dataset ds, String location, Map<String, String> storageOptions,
+            Consumer<VectorSchemaRoot> visitor) {
         try (LanceScanner scanner = ds.newScan(); ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 visitor.accept(reader.getVectorSchemaRoot());
@@ -20,6 +27,9 @@ final class DatasetBatches {
         } catch (FormatException e) {
             throw e;
         } catch (Exception e) {
+            if (LanceFailures.isS3Failure(location, e)) {
+                throw LanceFailures.wrap(location, "scanning the Lance dataset", storageOptions, e);
+            }
             throw new FormatException(location, "cannot scan Lance dataset: " + e.getMessage(), e);
         }
     }

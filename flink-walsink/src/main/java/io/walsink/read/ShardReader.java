@@ -88,7 +88,7 @@ public final class ShardReader {
         for (SsTable sstable : sstables) {
             String uri = SsTableFolder.uri(tableUri, shardId, sstable.path());
             try (Dataset ds = openSsTable(uri, sstable)) {
-                DatasetBatches.forEach(ds, uri, batch -> rows.apply(batch, uri));
+                DatasetBatches.forEach(ds, uri, storageOptions, batch -> rows.apply(batch, uri));
             }
         }
         if (mode == ReadMode.LATEST) {

@@ -59,8 +59,11 @@ public final class TableReader {
 
     /**
      * @throws TableNotFoundException if there is no Lance table at the URI
-     * @throws FormatException (or a subtype: corrupt manifest, manifest gap, corrupt WAL entry)
-     *     naming the object at fault
+     * @throws FormatException (or a subtype: corrupt manifest, manifest gap, corrupt WAL entry,
+     *     unsafe SSTable path) naming the object at fault
+     * @throws io.walsink.storage.StorageException if storage fails; for lance-core's S3 I/O it
+     *     names the dataset, the operation and the likely cause ({@link
+     *     io.walsink.format.table.LanceFailures})
      */
     public TableRows read(ReadMode mode) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
@@ -127,7 +130,7 @@ public final class TableReader {
         WalStorageSchema storage = layout.storage(profile);
         Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
         MergedRows<R> rows = new MergedRows<>(layout, extractor);
-        DatasetBatches.forEach(base, tableUri, batch -> rows.apply(batch, tableUri, bucket));
+        DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
         Set<UUID> shards = shards();
         for (UUID shard : shards) {
             if (bucket != null && bucketOf(shard).orElse(-1) != bucket.bucket()) {
@@ -148,19 +151,9 @@ public final class TableReader {
             String rest = meta.key().substring(MEM_WAL.length());
             int slash = rest.indexOf('/');
             if (slash > 0) {
-                parseUuid(rest.substring(0, slash)).ifPresent(shards::add);
+                ManifestStore.parseShardFolder(rest.substring(0, slash)).ifPresent(shards::add);
             }
         }
         return shards;
-    }
-
-    private static Optional<UUID> parseUuid(String name) {
-        try {
-            UUID id = UUID.fromString(name);
-            // UUID.fromString accepts sloppy forms; a shard folder is the canonical lower-case one.
-            return id.toString().equals(name) ? Optional.of(id) : Optional.empty();
-        } catch (IllegalArgumentException notAShard) {
-            return Optional.empty();
-        }
     }
 }

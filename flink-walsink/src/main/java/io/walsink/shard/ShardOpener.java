@@ -165,6 +165,7 @@ public final class ShardOpener {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
         WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
         ShardManifest claimed = new ShardClaimer(manifests).claim(placement);
+        ctx.store().removeLeftovers(ManifestStore.shardFolder(shardId)); // temporary files of killed writers
         long epoch = claimed.writerEpoch();
         long tip = wal.findTip(claimed.walEntryPositionLastSeen());
         if (epoch < 2) {

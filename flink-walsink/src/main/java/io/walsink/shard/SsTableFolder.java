@@ -1,9 +1,9 @@
 package io.walsink.shard;
 
+import io.walsink.format.manifest.SsTablePaths;
 import java.util.HexFormat;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
-import java.util.regex.Pattern;
 
 /**
  * Name and location of an SSTable folder, {@code {random8}_gen_{g}} in the shard folder. The
@@ -11,8 +11,6 @@ import java.util.regex.Pattern;
  * partial folder) from colliding with the leftovers.
  */
 public final class SsTableFolder {
-    private static final Pattern NAME = Pattern.compile("[0-9a-f]{8}_gen_[1-9][0-9]*");
-
     private SsTableFolder() {}
 
     /** A fresh folder name for {@code generation}. */
@@ -24,11 +22,19 @@ public final class SsTableFolder {
     }
 
     public static boolean isName(String name) {
-        return NAME.matcher(name).matches();
+        return SsTablePaths.isFolderName(name);
     }
 
-    /** URI of folder {@code name} of shard {@code shardId} under the table at {@code tableUri}. */
+    /**
+     * URI of folder {@code name} of shard {@code shardId} under the table at {@code tableUri}.
+     *
+     * @throws IllegalArgumentException if {@code name} is not an SSTable folder name, so that no
+     *     caller can build a URI outside the shard folder
+     */
     public static String uri(String tableUri, UUID shardId, String name) {
+        if (!isName(name)) {
+            throw new IllegalArgumentException("not an SSTable folder name {random8}_gen_{g}: '" + name + "'");
+        }
         String root = tableUri.endsWith("/") ? tableUri : tableUri + "/";
         return root + "_mem_wal/" + shardId + "/" + name;
     }

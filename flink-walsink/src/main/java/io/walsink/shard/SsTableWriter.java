@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.LanceFailures;
 import io.walsink.format.wal.WalStorageSchema;
 import java.util.List;
 import java.util.Map;
@@ -92,8 +93,9 @@ public final class SsTableWriter {
         } catch (SsTableWriteException e) {
             throw e;
         } catch (Exception e) {
+            String why = LanceFailures.isS3Failure(uri, e) ? LanceFailures.explain(uri, storageOptions, e) : e.getMessage();
             throw new SsTableWriteException(uri, "writing SSTable of generation " + frozen.generation() + " failed: "
-                    + e.getMessage(), e);
+                    + why, e);
         }
         LOG.info("Wrote SSTable {} of shard {}: {} of {} rows, last WAL position {}, {} ms", name, shardId, rows,
                 frozen.rows(), frozen.lastWalPosition(), (System.nanoTime() - started) / 1_000_000);

@@ -1,5 +1,7 @@
 package io.walsink.shard;
 
+import io.walsink.format.manifest.SsTablePaths;
+
 /**
  * An SSTable a shard writer has written (a Lance dataset in the shard folder) together with the
  * last WAL position whose rows it holds, so publication can advance {@code replay_after}.
@@ -16,8 +18,10 @@ public record WrittenSsTable(
         if (generation < 1) {
             throw new IllegalArgumentException("SSTable generation must be >= 1, was " + generation);
         }
-        if (path == null || path.isEmpty() || path.contains("/")) {
-            throw new IllegalArgumentException("SSTable path must be a folder name in the shard folder, was '" + path + "'");
-        }
+        // Descriptors come back from checkpoints and from _walsink/ records in the table folder;
+        // a restore publishes their paths, so they must be folders of this shard and generation.
+        SsTablePaths.problem(generation, path).ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
     }
 }

@@ -1,7 +1,6 @@
 package io.walsink.storage;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
@@ -12,11 +11,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Objects as files under a root directory, the embedded default for {@code file://} and plain
@@ -26,16 +25,39 @@ import java.util.stream.Stream;
  * to the final name: {@code link(2)} fails if the name exists, so exactly one of several racing
  * writers wins and a reader never sees a partial object. ({@code Files.move} with
  * {@code ATOMIC_MOVE} would silently replace an existing file.) Temporary files are named by
- * {@link TemporaryFileNames} and never listed.
+ * {@link TemporaryFileNames} and never listed; those of writers killed mid-put are removed by
+ * {@link #removeLeftovers} once older than the leftover age.
  */
 public final class LocalObjectStore implements ObjectStore {
+    /**
+     * Age after which a temporary file counts as abandoned. A put holds its file for
+     * milliseconds; an hour leaves room for stalled processes and clock skew on shared disks.
+     */
+    public static final Duration DEFAULT_LEFTOVER_AGE = Duration.ofHours(1);
+
     private final Path root;
     private final String description;
+    private final Duration leftoverAge;
+    private final Clock clock;
 
     public LocalObjectStore(Path root) {
+        this(root, DEFAULT_LEFTOVER_AGE);
+    }
+
+    /** @param leftoverAge temporary files last modified longer ago are removed by {@link #removeLeftovers} */
+    public LocalObjectStore(Path root, Duration leftoverAge) {
+        this(root, leftoverAge, Clock.systemUTC());
+    }
+
+    LocalObjectStore(Path root, Duration leftoverAge, Clock clock) {
+        if (leftoverAge.isNegative()) {
+            throw new IllegalArgumentException("leftover age must not be negative, got " + leftoverAge);
+        }
         this.root = root.toAbsolutePath().normalize();
         String uri = this.root.toUri().toString();
         this.description = uri.endsWith("/") ? uri : uri + "/";
+        this.leftoverAge = leftoverAge;
+        this.clock = clock;
     }
 
     public Path root() {
@@ -135,24 +157,21 @@ public final class LocalObjectStore implements ObjectStore {
         }
     }
 
-    /** Sorted by key; the continuation token is the last key of the page. */
+    /**
+     * Sorted by key; the continuation token is the last key of the page. Each page walks the
+     * folders again; every object that exists throughout the call is on it (see {@link LocalListing}).
+     */
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be positive, got " + maxKeys);
         }
-        List<String> keys = keysUnder(prefix);
-        List<ObjectMeta> page = new ArrayList<>();
-        for (String key : keys) {
-            if (continuation != null && key.compareTo(continuation) <= 0) {
-                continue;
-            }
-            if (page.size() == maxKeys) {
-                return new ListPage(page, page.get(page.size() - 1).key());
-            }
-            head(key).ifPresent(page::add);
+        List<ObjectMeta> objects = objectsUnder(prefix, continuation);
+        if (objects.size() > maxKeys) {
+            List<ObjectMeta> page = objects.subList(0, maxKeys);
+            return new ListPage(page, page.get(maxKeys - 1).key());
         }
-        return new ListPage(page, null);
+        return new ListPage(objects, null);
     }
 
     @Override
@@ -164,36 +183,28 @@ public final class LocalObjectStore implements ObjectStore {
         }
     }
 
+    /** Temporary files under the folder {@code prefix} names completely, older than the leftover age. */
+    @Override
+    public int removeLeftovers(String prefix) {
+        int slash = prefix.lastIndexOf('/');
+        Path folder = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
+        return LeftoverTemporaryFiles.remove(folder, clock.instant().minus(leftoverAge));
+    }
+
     @Override
     public String describe() {
         return description;
     }
 
-    private List<String> keysUnder(String prefix) {
+    private List<ObjectMeta> objectsUnder(String prefix, String after) {
         // Walk only the deepest directory the prefix names completely.
         int slash = prefix.lastIndexOf('/');
         Path start = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
-        if (!Files.isDirectory(start)) {
-            return List.of();
+        try {
+            return LocalListing.under(root, start, prefix, after);
+        } catch (IOException e) {
+            throw failure(prefix, "list", e);
         }
-        try (Stream<Path> files = Files.walk(start)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(file -> !TemporaryFileNames.isTemporary(file.getFileName().toString()))
-                    .map(this::keyOf)
-                    .filter(key -> key.startsWith(prefix))
-                    .sorted()
-                    .toList();
-        } catch (IOException | UncheckedIOException e) {
-            IOException cause = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
-            if (cause instanceof NoSuchFileException) {
-                return List.of();
-            }
-            throw failure(prefix, "list", cause);
-        }
-    }
-
-    private String keyOf(Path file) {
-        return root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/");
     }
 
     private Path resolve(String key) {

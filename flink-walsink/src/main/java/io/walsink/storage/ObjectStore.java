@@ -43,7 +43,9 @@ public interface ObjectStore extends AutoCloseable {
     }
 
     /**
-     * One page of the keys that start with {@code prefix}, in ascending key order.
+     * One page of the keys that start with {@code prefix}, in ascending key order. Complete: every
+     * object that exists throughout the call is listed (one created or removed meanwhile may or
+     * may not be); a store that cannot tell throws instead of returning a short page.
      *
      * @param continuation null for the first page, else {@link ListPage#continuation()} of the
      *     previous page
@@ -64,6 +66,18 @@ public interface ObjectStore extends AutoCloseable {
 
     /** Removes {@code key}; removing an absent key is not an error. */
     void delete(String key);
+
+    /**
+     * Removes what interrupted writes left under {@code prefix} that is not an object, e.g. the
+     * temporary files of a local store's puts whose writer was killed, once they are old enough
+     * to be abandoned. Never touches an object; best effort, never throws. Stores whose writes
+     * leave nothing behind (S3, memory) do nothing; wrappers forward it.
+     *
+     * @return how many leftovers were removed
+     */
+    default int removeLeftovers(String prefix) {
+        return 0;
+    }
 
     /** The root of this store as a user would write it, for messages (never holds secrets). */
     String describe();

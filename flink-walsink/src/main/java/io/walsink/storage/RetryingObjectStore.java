@@ -120,6 +120,12 @@ public final class RetryingObjectStore implements ObjectStore {
         });
     }
 
+    /** Best effort and never fails, so neither retried nor faulted. */
+    @Override
+    public int removeLeftovers(String prefix) {
+        return delegate.removeLeftovers(prefix);
+    }
+
     @Override
     public String describe() {
         return delegate.describe();

@@ -86,7 +86,7 @@ class ShardDescriptorSerializerTest {
         assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 5, 4, 1, 0, 1, List.of()))
                 .hasMessageContaining("before replay_after");
         assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 0, 4, 3, 0, 1,
-                        List.of(new WrittenSsTable(2, "x_gen_2", 9, 1, 1, 1))))
+                        List.of(new WrittenSsTable(2, "0a0b0c0d_gen_2", 9, 1, 1, 1))))
                 .hasMessageContaining("beyond the durable position");
         assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 0, 4, 3, 0, -1, List.of()))
                 .hasMessageContaining("manifest version -1");

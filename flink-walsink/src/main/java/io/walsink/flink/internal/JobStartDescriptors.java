@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.format.FormatException;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.storage.ObjectAlreadyExistsException;
@@ -9,6 +10,8 @@ import io.walsink.storage.ObjectStore;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The state of each shard when this job first opened it, kept in the table folder under
@@ -22,6 +25,8 @@ import java.util.Optional;
  * to empty would lose earlier jobs' data.
  */
 final class JobStartDescriptors {
+    private static final Pattern RECORD = Pattern.compile("bucket-(0|[1-9][0-9]{0,8})\\.bin");
+
     private final ObjectStore store;
     private final String prefix;
 
@@ -30,25 +35,57 @@ final class JobStartDescriptors {
         this.prefix = "_walsink/jobs/" + jobId + "/";
     }
 
-    /** Every bucket this job has opened so far (one LIST). */
+    /**
+     * Every bucket this job has opened so far (one LIST).
+     *
+     * @throws FormatException naming the record if one is malformed (see {@link #read})
+     */
     Map<Integer, ShardDescriptor> all() {
         Map<Integer, ShardDescriptor> all = new HashMap<>();
         for (ObjectMeta meta : store.listAll(prefix)) {
             String name = meta.key().substring(prefix.length());
             if (name.startsWith("bucket-") && name.endsWith(".bin")) {
-                int bucket = Integer.parseInt(name.substring("bucket-".length(), name.length() - ".bin".length()));
+                Matcher m = RECORD.matcher(name);
+                if (!m.matches()) {
+                    throw new FormatException(location(meta.key()), "not a job-start record name bucket-{b}.bin", null);
+                }
+                int bucket = Integer.parseInt(m.group(1));
                 read(bucket).ifPresent(d -> all.put(bucket, d));
             }
         }
         return all;
     }
 
+    /**
+     * The record of {@code bucket}. It lives in the table folder like the manifests, so it is
+     * checked like them: it must decode, describe its own bucket, and name SSTable folders of
+     * the shard only (a restore publishes them).
+     *
+     * @throws FormatException naming the record otherwise
+     */
     Optional<ShardDescriptor> read(int bucket) {
+        byte[] bytes;
         try {
-            return Optional.of(ShardDescriptorSerializer.deserialize(store.get(key(bucket))));
+            bytes = store.get(key(bucket));
         } catch (ObjectNotFoundException absent) {
             return Optional.empty();
         }
+        ShardDescriptor d;
+        try {
+            d = ShardDescriptorSerializer.deserialize(bytes);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new FormatException(location(key(bucket)), "not a valid job-start record: " + e.getMessage(), e);
+        }
+        if (d.bucket() != bucket) {
+            throw new FormatException(location(key(bucket)), "record of bucket " + bucket + " describes bucket "
+                    + d.bucket(), null);
+        }
+        return Optional.of(d);
+    }
+
+    private String location(String key) {
+        String root = store.describe();
+        return root.endsWith("/") ? root + key : root + "/" + key;
     }
 
     /** Records the first state only: a later attempt must not replace what the first one saw. */

@@ -38,12 +38,11 @@ public final class ShardIds {
             if (parts.length < 3 || !parts[2].equals("manifest")) {
                 continue;
             }
-            UUID shard;
-            try {
-                shard = UUID.fromString(parts[1]);
-            } catch (IllegalArgumentException notAShard) {
-                continue;
+            Optional<UUID> id = ManifestStore.parseShardFolder(parts[1]);
+            if (id.isEmpty()) {
+                continue; // not a shard folder (the reader skips it too)
             }
+            UUID shard = id.get();
             if (seen.putIfAbsent(shard, true) != null) {
                 continue;
             }

@@ -40,6 +40,20 @@ public final class ManifestStore {
         return "_mem_wal/" + shardId + "/";
     }
 
+    /**
+     * The shard a folder name under {@code _mem_wal/} stands for; empty unless it is the canonical
+     * lower-case form {@link #shardFolder} writes ({@code UUID.fromString} also accepts sloppy
+     * forms such as {@code 1-1-1-1-1}, which would name another folder than the one listed).
+     */
+    public static Optional<UUID> parseShardFolder(String name) {
+        try {
+            UUID id = UUID.fromString(name);
+            return id.toString().equals(name) ? Optional.of(id) : Optional.empty();
+        } catch (IllegalArgumentException notAShard) {
+            return Optional.empty();
+        }
+    }
+
     public UUID shardId() {
         return shardId;
     }
@@ -107,9 +121,12 @@ public final class ManifestStore {
     }
 
     /**
-     * One version, checked against its name and this shard.
+     * One version, checked against its name and this shard, its SSTable paths against
+     * {@link SsTablePaths}.
      *
      * @throws ObjectNotFoundException if the version does not exist
+     * @throws io.walsink.format.UnsafePathException if an SSTable path is not a folder of its
+     *     generation in the shard folder
      */
     public ShardManifest read(long version) {
         String key = versionKey(version);
@@ -121,6 +138,7 @@ public final class ManifestStore {
         if (m.shardId() != null && !m.shardId().equals(shardId)) {
             throw new CorruptManifestException(where, "belongs to shard " + m.shardId() + ", not " + shardId);
         }
+        SsTablePaths.requireAll(where, m);
         return m;
     }
 
@@ -168,6 +186,7 @@ public final class ManifestStore {
         }
         ShardManifest stamped = m.toBuilder().version(version).shardId(shardId).build();
         String key = versionKey(version);
+        SsTablePaths.requireAll(location(key), stamped); // never publish a path we would refuse to read
         try {
             store.putIfAbsent(key, ShardManifestCodec.encode(stamped));
         } catch (ObjectAlreadyExistsException e) {

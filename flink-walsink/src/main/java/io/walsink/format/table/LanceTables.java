@@ -46,8 +46,8 @@ public final class LanceTables {
                 .withStorageOptions(storageOptions)
                 .build();
         try (BufferAllocator allocator = new RootAllocator()) {
-            try (Dataset ds = createDataset(allocator, uri, keyed, params)) {
-                ds.initializeMemWal(toLance(sharding));
+            try (Dataset ds = createDataset(allocator, uri, keyed, params, storageOptions)) {
+                initializeMemWal(uri, ds, sharding, storageOptions);
                 LOG.info("Created table {} with primary key {} and {} sharding", uri, primaryKey,
                         sharding.transform().lanceName());
             }
@@ -76,7 +76,10 @@ public final class LanceTables {
         ReadOptions options = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
         try {
             return Dataset.open(allocator, uri, options);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // lance-core's JNI also throws undeclared IOExceptions
+            if (LanceFailures.isS3Failure(uri, e)) {
+                throw LanceFailures.wrap(uri, "opening the Lance dataset", storageOptions, e);
+            }
             if (String.valueOf(e.getMessage()).contains("not found")) {
                 throw new TableNotFoundException(uri, "no Lance table here (no _versions/ manifest)", e);
             }
@@ -175,11 +178,30 @@ public final class LanceTables {
         };
     }
 
-    private static Dataset createDataset(BufferAllocator allocator, String uri, Schema schema, WriteParams params) {
+    private static Dataset createDataset(BufferAllocator allocator, String uri, Schema schema, WriteParams params,
+            Map<String, String> storageOptions) {
         try {
             return Dataset.create(allocator, uri, schema, params);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // lance-core's JNI also throws undeclared IOExceptions
+            if (LanceFailures.isS3Failure(uri, e)) {
+                throw LanceFailures.wrap(uri, "creating the Lance table", storageOptions, e);
+            }
             throw new FormatException(uri, "cannot create Lance table: " + e.getMessage(), e);
+        }
+    }
+
+    private static void initializeMemWal(String uri, Dataset ds, TableSharding sharding,
+            Map<String, String> storageOptions) {
+        try {
+            ds.initializeMemWal(toLance(sharding));
+        } catch (Exception e) {
+            if (LanceFailures.isS3Failure(uri, e)) {
+                throw LanceFailures.wrap(uri, "initialising MemWAL on the Lance table", storageOptions, e);
+            }
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new FormatException(uri, "cannot initialise MemWAL: " + e.getMessage(), e);
         }
     }
 }

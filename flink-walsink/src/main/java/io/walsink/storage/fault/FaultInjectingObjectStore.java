@@ -130,6 +130,12 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         });
     }
 
+    /** Best effort and never fails, so neither retried nor faulted. */
+    @Override
+    public int removeLeftovers(String prefix) {
+        return delegate.removeLeftovers(prefix);
+    }
+
     @Override
     public String describe() {
         return delegate.describe();

@@ -102,13 +102,13 @@ class ShardClaimerTest {
         InterceptingStore racing = new InterceptingStore(objects);
         // The epoch-1 writer publishes an SSTable (same epoch) while we claim.
         racing.onceBeforePutIfAbsent(key -> store.writeNext(first, first.toBuilder().currentGeneration(2)
-                .addSstable(SsTable.of(1, "x_gen_1")).build()));
+                .addSstable(SsTable.of(1, "0e0f0a0b_gen_1")).build()));
 
         ShardManifest claimed = new ShardClaimer(new ManifestStore(racing, SHARD)).claim(ShardPlacement.none());
 
         assertThat(claimed.version()).isEqualTo(3);
         assertThat(claimed.writerEpoch()).isEqualTo(2);
-        assertThat(claimed.sstables()).containsExactly(SsTable.of(1, "x_gen_1"));
+        assertThat(claimed.sstables()).containsExactly(SsTable.of(1, "0e0f0a0b_gen_1"));
     }
 
     @Test
