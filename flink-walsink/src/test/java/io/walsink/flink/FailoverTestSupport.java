@@ -3,8 +3,10 @@ package io.walsink.flink;
 import io.walsink.storage.fault.Fault;
 import io.walsink.storage.fault.FaultInjectingObjectStore;
 import io.walsink.storage.fault.Operation;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.MapFunction;
 
@@ -14,14 +16,32 @@ import org.apache.flink.api.common.functions.MapFunction;
  * manifest writes fail at random (half of them after landing) until a shared budget runs out.
  */
 public final class FailoverTestSupport {
+    /** System property that overrides a test's fixed seed, to replay or vary a run. */
+    public static final String SEED_PROPERTY = "walsink.failover.seed";
+
     public static final Set<Long> FAILED_AT = ConcurrentHashMap.newKeySet();
     static final AtomicLong STORE_FAULT_BUDGET = new AtomicLong();
+    /** Every store {@link #flaky} wrapped since the last {@link #reset}, in creation order. */
+    static final List<FaultInjectingObjectStore> FLAKY_STORES = new CopyOnWriteArrayList<>();
 
     private FailoverTestSupport() {}
 
     public static void reset(long storeFaults) {
         FAILED_AT.clear();
         STORE_FAULT_BUDGET.set(storeFaults);
+        FLAKY_STORES.clear();
+    }
+
+    /** {@code fixedSeed} unless {@value #SEED_PROPERTY} is set; printed so a failing run can be replayed. */
+    public static long seed(String test, long fixedSeed) {
+        long seed = Long.getLong(SEED_PROPERTY, fixedSeed);
+        System.out.println(test + ": seed " + seed + " (replay with -D" + SEED_PROPERTY + "=" + seed + ")");
+        return seed;
+    }
+
+    /** Faults that fired in the stores {@link #flaky} wrapped since the last {@link #reset}. */
+    static long injectedStoreFaults() {
+        return FLAKY_STORES.stream().mapToLong(FaultInjectingObjectStore::injectedFaults).sum();
     }
 
     /** Fails the task the first time it sees each of the given change numbers. */
@@ -43,52 +63,25 @@ public final class FailoverTestSupport {
         }
     }
 
-    static final java.util.concurrent.atomic.AtomicBoolean FIRST_ATTEMPT = new java.util.concurrent.atomic.AtomicBoolean();
-
     /**
-     * The first attempt declines every checkpoint and fails at change {@code failAt}, so no
-     * checkpoint completes before the restart: Flink restores nothing and the source starts over,
-     * while the WAL already holds the first attempt's rows. The second attempt goes slowly until
-     * it is past them, so its checkpoints publish while it re-sends older changes.
+     * WAL and manifest writes (put-if-absent) fail with {@code probability}: half before reaching
+     * the store, half after landing with the acknowledgement lost, until the shared budget of
+     * {@link #reset} runs out. Each store the job opens (one per writer subtask and attempt) draws
+     * from its own random source, seeded with {@code seed} plus the number of stores wrapped before.
      */
-    static final class FailFirstAttemptUncheckpointed implements MapFunction<Long, Long>,
-            org.apache.flink.streaming.api.checkpoint.CheckpointedFunction {
-        private final long failAt;
-
-        FailFirstAttemptUncheckpointed(long failAt) {
-            this.failAt = failAt;
-        }
-
-        @Override
-        public Long map(Long i) throws InterruptedException {
-            if (FIRST_ATTEMPT.get() && i == failAt) {
-                FIRST_ATTEMPT.set(false);
-                throw new IllegalStateException("injected failure of the uncheckpointed first attempt at change " + i);
-            }
-            if (!FIRST_ATTEMPT.get() && i < failAt && i % 20 == 0) {
-                Thread.sleep(1);
-            }
-            return i;
-        }
-
-        @Override
-        public void snapshotState(org.apache.flink.runtime.state.FunctionSnapshotContext context) {
-            if (FIRST_ATTEMPT.get()) {
-                throw new IllegalStateException("the first attempt declines its checkpoints");
-            }
-        }
-
-        @Override
-        public void initializeState(org.apache.flink.runtime.state.FunctionInitializationContext context) {}
-    }
-
-    static WalSinkOptions.StoreWrapper flaky(double probability) {
+    static WalSinkOptions.StoreWrapper flaky(double probability, long seed) {
         return store -> {
-            long seed = System.nanoTime();
-            return new FaultInjectingObjectStore(store)
-                    .faultBudget(STORE_FAULT_BUDGET)
-                    .inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(probability / 2, seed).loseAcknowledgement())
-                    .inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(probability / 2, seed + 1).failTransiently());
+            synchronized (FLAKY_STORES) {
+                long storeSeed = seed + 2L * FLAKY_STORES.size();
+                FaultInjectingObjectStore faulty = new FaultInjectingObjectStore(store)
+                        .faultBudget(STORE_FAULT_BUDGET)
+                        .inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(probability / 2, storeSeed)
+                                .loseAcknowledgement())
+                        .inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(probability / 2, storeSeed + 1)
+                                .failTransiently());
+                FLAKY_STORES.add(faulty);
+                return faulty;
+            }
         };
     }
 }

@@ -61,6 +61,29 @@ final class HarnessSupport {
         }
     }
 
+    /**
+     * Runs mails of the task's mailbox until {@code count} of them named {@code name} (for example
+     * the operator's "walsink WAL append" completions) have run, or fails after 30 s.
+     */
+    static void runMailsUntilRan(AbstractStreamOperatorTestHarness<?> harness, String name, int count)
+            throws Exception {
+        int ran = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (ran < count) {
+            Optional<Mail> mail = harness.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY);
+            if (mail.isPresent()) {
+                mail.get().run();
+                if (mail.get().toString().equals(name)) {
+                    ran++;
+                }
+            } else if (System.nanoTime() > deadline) {
+                throw new AssertionError(ran + " of " + count + " mails '" + name + "' ran within 30 s");
+            } else {
+                Thread.sleep(2);
+            }
+        }
+    }
+
     /** Runs every mail already queued and those that arrive within {@code quietMillis}. */
     static void settle(AbstractStreamOperatorTestHarness<?> harness, long quietMillis) throws Exception {
         long quietUntil = System.currentTimeMillis() + quietMillis;

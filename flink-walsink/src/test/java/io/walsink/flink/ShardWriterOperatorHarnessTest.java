@@ -5,15 +5,18 @@ import static io.walsink.flink.HarnessSupport.delete;
 import static io.walsink.flink.HarnessSupport.publishedSsTables;
 import static io.walsink.flink.HarnessSupport.read;
 import static io.walsink.flink.HarnessSupport.runMailsUntil;
+import static io.walsink.flink.HarnessSupport.runMailsUntilRan;
 import static io.walsink.flink.HarnessSupport.settle;
 import static io.walsink.flink.HarnessSupport.upsert;
 import static io.walsink.flink.HarnessSupport.walEntries;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.read.ReadMode;
+import io.walsink.testing.CountingObjectStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
@@ -21,6 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The keyed writer operator under Flink's operator test harness: timers, barriers, restore. */
 class ShardWriterOperatorHarnessTest {
+    /** The name of the mail that completes a WAL append on the task thread. */
+    private static final String WAL_APPEND = "walsink WAL append";
+    static final AtomicReference<CountingObjectStore> COUNTING_STORE = new AtomicReference<>();
+
     @TempDir Path dir;
 
     private WalSink<RowData> sink(long memtableMaxRows) {
@@ -41,40 +48,74 @@ class ShardWriterOperatorHarnessTest {
         return dir.resolve("table");
     }
 
+    /**
+     * WAL PUTs are counted as they start, on a store wrapper, instead of looking at the stored
+     * entries after a wall-clock pause. Two things make the counts exact without waiting: one I/O
+     * thread, so an append begun earlier has started before a later one; and a probe row after
+     * each "nothing yet" moment, which an append begun at that moment would not contain.
+     */
     @Test
     void ticksDriveAppendsAtTheIntervalAndNothingWhileIdle() throws Exception {
-        WalSink<RowData> sink = sink(1_000_000);
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(table().toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(1_000_000)
+                .ioThreads(1)
+                .storeWrapper(store -> {
+                    CountingObjectStore counting = new CountingObjectStore(store);
+                    COUNTING_STORE.set(counting);
+                    return counting;
+                })
+                .build();
         try (var h = harness(sink, true)) {
             h.open();
+            CountingObjectStore store = COUNTING_STORE.get();
             h.setProcessingTime(0);
             // the first row after idle is appended at once (its tick is due immediately) ...
             h.processElement(upsert(0, "first"), 0);
             h.setProcessingTime(1); // the harness fires due timers when its clock moves
-            runMailsUntil(h, () -> walEntries(table()) == 1);
+            runMailsUntilRan(h, WAL_APPEND, 1);
+            assertThat(store.walPutsStarted()).isEqualTo(1);
             // ... the following ones wait for the next tick, one interval after the last one ran
             for (long i = 0; i < 50; i++) {
                 h.processElement(upsert(0, "v" + i), 10 + i); // one key: one bucket, one shard
             }
             h.setProcessingTime(100);
-            settle(h, 50);
-            assertThat(walEntries(table())).isEqualTo(1);
+            assertThat(store.walPutsStarted()).isEqualTo(1);
+            h.processElement(upsert(0, "at 100"), 100); // an append begun at 100 would not hold this row
             h.setProcessingTime(101); // one interval after the first tick ran (at 1)
-            runMailsUntil(h, () -> walEntries(table()) == 2);
+            runMailsUntilRan(h, WAL_APPEND, 1);
+            assertThat(store.walPutsStarted()).isEqualTo(2);
+            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "at 100"));
             for (long i = 0; i < 50; i++) {
                 h.processElement(upsert(0, "w" + i), 150);
             }
             h.setProcessingTime(200);
-            settle(h, 50);
-            assertThat(walEntries(table())).isEqualTo(2);
+            assertThat(store.walPutsStarted()).isEqualTo(2);
+            h.processElement(upsert(0, "at 200"), 200);
             h.setProcessingTime(201);
-            runMailsUntil(h, () -> walEntries(table()) == 3);
-            // idle: no timer, no entry
-            settle(h, 50); // the append's completion marks its rows durable
-            h.setProcessingTime(1_000);
-            settle(h, 100);
-            assertThat(walEntries(table())).isEqualTo(3);
+            runMailsUntilRan(h, WAL_APPEND, 1); // its completion marks the rows durable
+            assertThat(store.walPutsStarted()).isEqualTo(3);
+            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "at 200"));
+
+            // idle: processing time advances without input; the last timer fires and finds nothing
+            long walPuts = store.walPutsStarted();
+            long otherPuts = store.otherPutsStarted();
+            for (long now = 300; now <= 1_000; now += 50) {
+                h.setProcessingTime(now);
+            }
             assertThat(h.numProcessingTimeTimers()).isZero();
-            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "w49"));
+            assertThat(store.walPutsStarted()).isEqualTo(walPuts);
+            // a probe: an append begun while idle would have run first on the single I/O thread,
+            // and its completion would be the mail awaited here, without the probe's row
+            h.processElement(upsert(0, "after idle"), 1_000);
+            h.setProcessingTime(1_001);
+            runMailsUntilRan(h, WAL_APPEND, 1);
+            assertThat(store.walPutsStarted()).as("WAL PUTs while idle, plus the probe's").isEqualTo(walPuts + 1);
+            assertThat(store.otherPutsStarted()).as("other PUTs while idle").isEqualTo(otherPuts);
+            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "after idle"));
         }
     }
 

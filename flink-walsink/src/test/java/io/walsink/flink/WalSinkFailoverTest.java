@@ -12,12 +12,18 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,24 +32,50 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Upserts and deletes with failures injected at random points (a failing map, WAL and manifest
  * writes that fail or lose their acknowledgement), checkpoints every 150 ms and restarts: the
- * final table equals the model, and no reader ever sees a key go back to an older value.
+ * final table equals the model, injected store faults did fire, and a reader polling the published
+ * table throughout read it many times without ever seeing a key go back to an older value or
+ * vanish without a later delete in the input.
  */
 class WalSinkFailoverTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
+    /** Committed reads (of an existing table) each run must have completed, at least. */
+    private static final int MIN_POLLS = 5;
+    /** Reads that found a published table other than the one the read before found, at least. */
+    private static final int MIN_CHANGES_SEEN = 3;
+    private static final double RUN_SECONDS = 2.5;
+
     @TempDir Path dir;
 
-    private Map<Long, String> runWithFailures(ChangeGenerator changes, long n, List<String> regressions) throws Exception {
-        return run(changes, n, regressions, 6, new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5), 150);
+    private Path table() {
+        return dir.resolve("table");
     }
 
-    private Map<Long, String> run(ChangeGenerator changes, long n, List<String> regressions, long storeFaults,
-            org.apache.flink.api.common.functions.MapFunction<Long, Long> failures, long checkpointInterval)
+    private CommittedReadPoller poller(ChangeGenerator changes, long n) {
+        return new CommittedReadPoller(table(), changes, n, 25);
+    }
+
+    /**
+     * The source sends {@code n} changes over about {@code RUN_SECONDS}, so that many checkpoints
+     * complete (and publish) while the committed reader polls.
+     */
+    private Map<Long, String> runWithFailures(ChangeGenerator changes, long n, long seed, CommittedReadPoller poller)
             throws Exception {
-        Path table = dir.resolve("table");
-        FailoverTestSupport.reset(storeFaults);
+        FailoverTestSupport.reset(6);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(i -> i, n,
+                RateLimiterStrategy.perSecond(n / RUN_SECONDS), Types.LONG);
+        return run(n, poller, env -> env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
+                        .setParallelism(1)
+                        .map(new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5)).setParallelism(1)
+                        .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1),
+                FailoverTestSupport.flaky(0.02, seed), 150, 2_000);
+    }
+
+    private Map<Long, String> run(long n, CommittedReadPoller poller,
+            Function<StreamExecutionEnvironment, DataStream<RowData>> changes, WalSinkOptions.StoreWrapper store,
+            long checkpointInterval, long memtableMaxRows) throws Exception {
         Configuration config = new Configuration();
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
@@ -52,53 +84,34 @@ class WalSinkFailoverTest {
         env.setParallelism(2);
         env.enableCheckpointing(checkpointInterval);
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
-        WalSink<org.apache.flink.table.data.RowData> sink = WalSink.forRowData(ROW)
-                .path(table.toString())
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(table().toString())
                 .primaryKey("id")
                 .createTableIfMissing(4)
                 .flushInterval(Duration.ofMillis(20))
-                .memtableMaxRows(2_000)
-                .storeWrapper(FailoverTestSupport.flaky(0.02))
+                .memtableMaxRows(memtableMaxRows)
+                .storeWrapper(store)
                 .build();
-        env.fromSequence(0, n - 1).setParallelism(1)
-                .map(failures).setParallelism(1)
-                .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1)
-                .sinkTo(sink).uid("walsink-failover");
+        changes.apply(env).sinkTo(sink).uid("walsink-failover");
 
-        AtomicBoolean running = new AtomicBoolean(true);
-        Thread poller = new Thread(() -> pollForRegressions(table, running, regressions), "recency-poller");
         poller.start();
         try {
             env.execute("walsink failover");
         } finally {
-            running.set(false);
-            poller.join();
+            poller.close();
         }
-        return read(table, ReadMode.COMMITTED);
+        return read(table(), ReadMode.COMMITTED);
     }
 
-    /** Values are "v" + change number: a key showing a smaller number after a larger one went back. */
-    private static void pollForRegressions(Path table, AtomicBoolean running, List<String> regressions) {
-        Map<Long, Long> newest = new HashMap<>();
-        while (running.get()) {
-            try {
-                for (Map.Entry<Long, String> row : read(table, ReadMode.COMMITTED).entrySet()) {
-                    long seen = Long.parseLong(row.getValue().substring(1));
-                    Long before = newest.put(row.getKey(), seen);
-                    if (before != null && before > seen) {
-                        regressions.add("key " + row.getKey() + " went from v" + before + " back to v" + seen);
-                        if (regressions.size() == 1) {
-                            regressions.add(manifestHistory(table));
-                        }
-                    }
-                }
-                Thread.sleep(30);
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException notYetThere) {
-                // the table is created by the job; until then there is nothing to read
-            }
-        }
+    private void assertReaderSawNoViolations(CommittedReadPoller poller, long seed) {
+        System.out.println("committed reader: " + poller + "; store faults fired: "
+                + FailoverTestSupport.injectedStoreFaults());
+        assertThat(poller.polls()).as("committed reads of seed %d: %s", seed, poller).isGreaterThanOrEqualTo(MIN_POLLS);
+        assertThat(poller.changesSeen()).as("committed reads that saw the table change, seed %d: %s", seed, poller)
+                .isGreaterThanOrEqualTo(MIN_CHANGES_SEEN);
+        assertThat(poller.violations())
+                .as("what the committed reader saw, seed %d; %s", seed, manifestHistory(table()))
+                .isEmpty();
     }
 
     private static String manifestHistory(Path table) {
@@ -118,36 +131,71 @@ class WalSinkFailoverTest {
 
     @Test
     void upsertsAndDeletesSurviveFailuresAndEqualTheModel() throws Exception {
+        long seed = FailoverTestSupport.seed("upsertsAndDeletesSurviveFailuresAndEqualTheModel", 8_101);
         ChangeGenerator changes = new ChangeGenerator(300, 7);
         long n = 30_000;
-        List<String> regressions = new CopyOnWriteArrayList<>();
-        Map<Long, String> table = runWithFailures(changes, n, regressions);
+        CommittedReadPoller poller = poller(changes, n);
+        Map<Long, String> table = runWithFailures(changes, n, seed, poller);
         assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
-        assertThat(table).isEqualTo(changes.model(n));
-        assertThat(regressions).isEmpty();
+        assertThat(FailoverTestSupport.injectedStoreFaults()).as("store faults fired, seed %d", seed).isPositive();
+        assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
+        assertReaderSawNoViolations(poller, seed);
     }
 
+    /**
+     * The first attempt writes rows to the WAL and fails before any checkpoint completed; the
+     * next starts the source over, and checkpoints complete (publishing) while it re-sends
+     * changes older than those rows. If it replayed the failed attempt's WAL rows, a published
+     * value would later go back to an older one.
+     */
     @Test
     void aRestartBeforeTheFirstCheckpointRollsBackTheFailedAttemptsRows() throws Exception {
         ChangeGenerator changes = new ChangeGenerator(300, 0);
         long n = 40_000;
-        List<String> regressions = new CopyOnWriteArrayList<>();
-        FailoverTestSupport.FIRST_ATTEMPT.set(true);
-        Map<Long, String> table = run(changes, n, regressions, 0, new FailoverTestSupport.FailFirstAttemptUncheckpointed(n / 2), 200);
-        assertThat(FailoverTestSupport.FIRST_ATTEMPT).isFalse();
+        long failAt = n / 2;
+        CommittedReadPoller poller = poller(changes, n);
+        FailoverTestSupport.reset(0);
+        RestartBeforeFirstCheckpoint.reset(poller);
+        long[] holds = {failAt / 4, failAt / 2, failAt * 3 / 4};
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(i -> i, n,
+                new RestartBeforeFirstCheckpoint.HoldWhileResending(failAt, holds), Types.LONG);
+        FlatMapFunction<Long, Long> failure =
+                new RestartBeforeFirstCheckpoint.FirstAttemptFailsAfterItsRowsAreDurable(table(), changes, failAt);
+        Map<Long, String> table = run(n, poller, env -> env
+                        .fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers").setParallelism(1)
+                        .flatMap(failure).setParallelism(1)
+                        .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1),
+                // small memtables: SSTables to publish at each hold
+                RestartBeforeFirstCheckpoint.signallingWalPuts(store -> store), 200, 500);
+
+        // the interleaving happened: all of the first attempt's rows were durable in the WAL when
+        // it failed, and no checkpoint had completed ...
+        assertThat(RestartBeforeFirstCheckpoint.FIRST_ATTEMPT).isFalse();
+        assertThat(RestartBeforeFirstCheckpoint.WAL_PUTS_AT_FAILURE.get()).isPositive();
+        assertThat(RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_IN_FIRST_ATTEMPT).hasValue(0);
+        // ... then checkpoints completed, each followed by a committed read, while older changes were re-sent
+        assertThat(RestartBeforeFirstCheckpoint.HOLDS_RELEASED_AFTER_A_READ).hasValue(holds.length);
+        assertThat(RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_WHILE_RESENDING.get())
+                .isGreaterThanOrEqualTo(holds.length);
+        System.out.println("restart before the first checkpoint: " + RestartBeforeFirstCheckpoint.WAL_PUTS_AT_FAILURE
+                + " WAL entries at the failure, " + RestartBeforeFirstCheckpoint.ATTEMPTS_FAILED_AT_A_CHECKPOINT
+                + " attempts failed at a checkpoint before, " + RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_WHILE_RESENDING
+                + " checkpoints completed while re-sending; reader: " + poller);
         assertThat(table).isEqualTo(changes.model(n));
-        assertThat(regressions).isEmpty();
+        assertReaderSawNoViolations(poller, 0);
     }
 
     @Test
     void upsertOnlyRunIsReadTheSameByLanceCore() throws Exception {
+        long seed = FailoverTestSupport.seed("upsertOnlyRunIsReadTheSameByLanceCore", 8_103);
         ChangeGenerator changes = new ChangeGenerator(400, 0);
         long n = 20_000;
-        List<String> regressions = new CopyOnWriteArrayList<>();
-        Map<Long, String> table = runWithFailures(changes, n, regressions);
-        assertThat(table).isEqualTo(changes.model(n));
-        assertThat(regressions).isEmpty();
-        Path path = dir.resolve("table");
+        CommittedReadPoller poller = poller(changes, n);
+        Map<Long, String> table = runWithFailures(changes, n, seed, poller);
+        assertThat(FailoverTestSupport.injectedStoreFaults()).as("store faults fired, seed %d", seed).isPositive();
+        assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
+        assertReaderSawNoViolations(poller, seed);
+        Path path = table();
         Map<Long, String> lance = new HashMap<>();
         LocalObjectStore store = new LocalObjectStore(path);
         try (var allocator = new org.apache.arrow.memory.RootAllocator()) {

@@ -66,19 +66,29 @@ class ShardWriterTickerTest {
         }
     }
 
+    /** Writes are counted as they start, at the store; the appends run inline, so the counts are exact. */
     @Test
     void noEntriesWhileIdle() {
         try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
             f.put(writer, 1, "a");
+            long putsBefore = startedPuts(f);
             writer.tick(clock.get());
+            assertThat(startedPuts(f)).as("the tick's append").isEqualTo(putsBefore + 1);
             long appends = writer.stats().walAppends();
+            long puts = startedPuts(f);
             assertThat(writer.nextTickAt(clock.get())).isEqualTo(Long.MAX_VALUE);
             for (int i = 0; i < 100; i++) {
                 clock.addAndGet(100);
                 maybeTick(writer, clock.get());
+                writer.tick(clock.get()); // even a tick fired regardless appends nothing
             }
+            assertThat(startedPuts(f)).as("PUTs started while idle").isEqualTo(puts);
             assertThat(writer.stats().walAppends()).isEqualTo(appends);
         }
+    }
+
+    private static long startedPuts(ShardFixture f) {
+        return f.store.calls(Operation.PUT_IF_ABSENT) + f.store.calls(Operation.PUT);
     }
 
     @Test
