@@ -40,7 +40,7 @@ class JobStartDescriptorsTest {
     private static byte[] record(int bucket, long generation, String path) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(ShardDescriptorSerializer.VERSION);
+            out.writeByte(1); // version 1: no pinned manifest version
             out.writeLong(SHARD.getMostSignificantBits());
             out.writeLong(SHARD.getLeastSignificantBits());
             out.writeInt(bucket);
