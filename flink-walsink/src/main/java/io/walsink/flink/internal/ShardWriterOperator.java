@@ -30,10 +30,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -83,7 +80,6 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
     private static final long serialVersionUID = 1L;
     static final String STATE_NAME = "walsink-shard";
-    static final String JOBS_STATE_NAME = "walsink-jobs";
     private static final int STAGING_ROWS = 512;
     /** How long close() waits for I/O in flight before it frees the memory that I/O reads. */
     private static final long CLOSE_WAIT_SECONDS = 60;
@@ -104,8 +100,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient TableContext tableContext;
     private transient ShardIds shardIds;
     private transient JobStartDescriptors jobStart;
-    private transient ListState<String> jobIdsState;
-    private transient List<String> jobIds;
+    private transient JobLineage lineage;
     private transient ExecutorService io;
     private transient Function<IN, RowData> converter;
     private transient RowDataArrowWriter arrowWriter;
@@ -135,20 +130,8 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         restored = context.isRestored();
-        // Every job whose checkpoints led here, oldest first: their job-start records tell what a
-        // shard held before any of them touched it.
-        jobIdsState = context.getOperatorStateStore().getUnionListState(
-                new ListStateDescriptor<>(JOBS_STATE_NAME, Types.STRING));
-        jobIds = new ArrayList<>();
-        for (String id : jobIdsState.get()) {
-            if (!jobIds.contains(id)) {
-                jobIds.add(id);
-            }
-        }
-        String current = getRuntimeContext().getJobInfo().getJobId().toHexString();
-        if (!jobIds.contains(current)) {
-            jobIds.add(current);
-        }
+        lineage = JobLineage.restore(context.getOperatorStateStore(),
+                getRuntimeContext().getJobInfo().getJobId().toHexString());
     }
 
     @Override
@@ -181,7 +164,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         publicationsByCheckpoint = new TreeMap<>();
         tasksInFlight = new AtomicInteger();
         metrics = new ShardWriterMetrics(getMetricGroup());
-        jobStart = new JobStartDescriptors(store, jobIds.get(jobIds.size() - 1));
+        jobStart = new JobStartDescriptors(store, lineage.current());
         restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
                 getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), buckets.size(), checkpointing);
@@ -205,7 +188,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
         }
         if (checkpointing) {
-            for (String jobId : jobIds) { // oldest job first: its record is the earliest state
+            for (String jobId : lineage.oldestFirst()) { // oldest job first: its record is the earliest state
                 for (Map.Entry<Integer, ShardDescriptor> e : new JobStartDescriptors(store, jobId).all().entrySet()) {
                     int bucket = e.getKey();
                     if (owns(bucket) && !buckets.containsKey(bucket)) {
@@ -481,7 +464,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        jobIdsState.update(jobIds);
+        lineage.snapshot();
         Map<Integer, Long> toPublish = new HashMap<>();
         for (Bucket b : buckets.values()) {
             setCurrentKey(b.id);
