@@ -32,11 +32,7 @@ public final class WalSinkBuilder<IN> {
     private String path;
     private List<String> primaryKey;
     private Integer createBuckets;
-    private Duration flushInterval = ShardWriterConfig.DEFAULT_FLUSH_INTERVAL;
-    private long walMaxBufferBytes = ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES;
-    private long memtableMaxBytes = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES;
-    private long memtableMaxRows = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS;
-    private long maxUnflushedBytes = ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES;
+    private ShardWriterConfig.Builder writer = ShardWriterConfig.builder();
     private S3Options s3 = S3Options.defaults();
     private final Map<String, String> lanceStorageOptions = new HashMap<>();
     private WalSchemaProfile profile = WalSchemaProfile.SPEC;
@@ -77,31 +73,46 @@ public final class WalSinkBuilder<IN> {
 
     /** {@code sink.flush-interval}: how often a shard with pending rows appends them (default 100 ms). */
     public WalSinkBuilder<IN> flushInterval(Duration interval) {
-        this.flushInterval = interval;
+        writer.flushInterval(interval);
         return this;
     }
 
     /** {@code sink.wal.max-buffer-size}: pending bytes that trigger an append before the tick. */
     public WalSinkBuilder<IN> walMaxBufferBytes(long bytes) {
-        this.walMaxBufferBytes = bytes;
+        writer.walMaxBufferBytes(bytes);
         return this;
     }
 
     /** {@code sink.memtable.max-size}. */
     public WalSinkBuilder<IN> memtableMaxBytes(long bytes) {
-        this.memtableMaxBytes = bytes;
+        writer.memtableMaxBytes(bytes);
         return this;
     }
 
     /** {@code sink.memtable.max-rows}. */
     public WalSinkBuilder<IN> memtableMaxRows(long rows) {
-        this.memtableMaxRows = rows;
+        writer.memtableMaxRows(rows);
         return this;
     }
 
     /** {@code sink.max-unflushed-bytes}: memory per shard above which the writer backpressures. */
     public WalSinkBuilder<IN> maxUnflushedBytes(long bytes) {
-        this.maxUnflushedBytes = bytes;
+        writer.maxUnflushedBytes(bytes);
+        return this;
+    }
+
+    /**
+     * {@code sink.max-unflushed-bytes-per-subtask}: the same summed over a writer subtask's shards;
+     * above it the writer freezes and flushes its largest shards first (default 1 GiB).
+     */
+    public WalSinkBuilder<IN> maxUnflushedBytesPerSubtask(long bytes) {
+        writer.maxUnflushedBytesPerSubtask(bytes);
+        return this;
+    }
+
+    /** Every writer setting at once (the SQL options build one). */
+    public WalSinkBuilder<IN> writerConfig(ShardWriterConfig config) {
+        writer = config.toBuilder();
         return this;
     }
 
@@ -152,8 +163,7 @@ public final class WalSinkBuilder<IN> {
         }
         Map<String, String> lance = new HashMap<>(LanceStorageOptions.of(StorageLocation.parse(path), s3));
         lance.putAll(lanceStorageOptions); // explicit options win over derived ones
-        WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, flushInterval,
-                walMaxBufferBytes, memtableMaxBytes, memtableMaxRows, maxUnflushedBytes, ioThreads, storeWrapper);
+        WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, writer.build(), ioThreads, storeWrapper);
         TableInfo table = openOrCreate(options);
         if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
             throw new IllegalArgumentException("primary key " + primaryKey + " does not match the primary key "

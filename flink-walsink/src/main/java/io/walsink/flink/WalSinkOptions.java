@@ -7,7 +7,6 @@ import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.io.Serializable;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
@@ -22,11 +21,7 @@ public final class WalSinkOptions implements Serializable {
     private final S3Options s3;
     private final Map<String, String> lanceStorageOptions;
     private final String schemaProfile;
-    private final Duration flushInterval;
-    private final long walMaxBufferBytes;
-    private final long memtableMaxBytes;
-    private final long memtableMaxRows;
-    private final long maxUnflushedBytes;
+    private final ShardWriterConfig writer;
     private final int ioThreads;
     private final StoreWrapper storeWrapper;
 
@@ -37,24 +32,18 @@ public final class WalSinkOptions implements Serializable {
     }
 
     WalSinkOptions(String path, S3Options s3, Map<String, String> lanceStorageOptions, WalSchemaProfile profile,
-            Duration flushInterval, long walMaxBufferBytes, long memtableMaxBytes, long memtableMaxRows,
-            long maxUnflushedBytes, int ioThreads, StoreWrapper storeWrapper) {
+            ShardWriterConfig writer, int ioThreads, StoreWrapper storeWrapper) {
         this.path = Objects.requireNonNull(path, "path");
         StorageLocation.parse(path); // a malformed path fails while the job is built
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.lanceStorageOptions = Map.copyOf(lanceStorageOptions);
         this.schemaProfile = profile.profileName();
-        this.flushInterval = flushInterval;
-        this.walMaxBufferBytes = walMaxBufferBytes;
-        this.memtableMaxBytes = memtableMaxBytes;
-        this.memtableMaxRows = memtableMaxRows;
-        this.maxUnflushedBytes = maxUnflushedBytes;
+        this.writer = Objects.requireNonNull(writer, "writer");
         if (ioThreads < 1) {
             throw new IllegalArgumentException("sink.io-threads must be positive, was " + ioThreads);
         }
         this.ioThreads = ioThreads;
         this.storeWrapper = storeWrapper == null ? store -> store : storeWrapper;
-        shardWriterConfig(); // validates the budgets as a whole, naming the options
     }
 
     public String path() {
@@ -89,13 +78,7 @@ public final class WalSinkOptions implements Serializable {
     }
 
     public ShardWriterConfig shardWriterConfig() {
-        return ShardWriterConfig.builder()
-                .flushInterval(flushInterval)
-                .walMaxBufferBytes(walMaxBufferBytes)
-                .memtableMaxBytes(memtableMaxBytes)
-                .memtableMaxRows(memtableMaxRows)
-                .maxUnflushedBytes(maxUnflushedBytes)
-                .build();
+        return writer;
     }
 
     @Override

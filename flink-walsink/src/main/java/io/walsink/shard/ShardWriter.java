@@ -147,8 +147,13 @@ public final class ShardWriter implements AutoCloseable {
      * in SSTables plus the encode buffer of the append in flight.
      */
     public boolean overBudget() {
+        return heldBytes() > ctx.config().maxUnflushedBytes();
+    }
+
+    /** Memory this shard holds: memtables not yet in SSTables and the encode buffer of an append in flight. */
+    public long heldBytes() {
         long encoding = appendInFlight == null ? 0 : appendInFlight.bufferBytes;
-        return unflushedBytes() + encoding > ctx.config().maxUnflushedBytes();
+        return unflushedBytes() + encoding;
     }
 
     public int frozenMemtables() {

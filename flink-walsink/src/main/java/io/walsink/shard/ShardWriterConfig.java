@@ -1,14 +1,18 @@
 package io.walsink.shard;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Limits and timings of one shard writer. Built once, validated as a whole before anything is
- * written: a budget that can never be met would otherwise fail only at the first large memtable.
+ * The writer settings: limits and timings of each shard writer and the memory budget of a writer
+ * subtask. The one place these settings are declared, defaulted and validated; the DataStream
+ * builder and the SQL options both build one. Validated as a whole before anything is written: a
+ * budget that can never be met would otherwise fail only at the first large memtable.
  */
-public final class ShardWriterConfig {
+public final class ShardWriterConfig implements Serializable {
+    private static final long serialVersionUID = 1L;
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(100);
     public static final long DEFAULT_WAL_MAX_BUFFER_BYTES = 8L << 20;
     public static final long DEFAULT_MEMTABLE_MAX_BYTES = 128L << 20;
@@ -16,6 +20,7 @@ public final class ShardWriterConfig {
     public static final int DEFAULT_MEMTABLE_MAX_BATCHES = 4_096;
     public static final int DEFAULT_BATCH_MAX_ROWS = 8_192;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
+    public static final long DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK = 1L << 30;
 
     private final Duration flushInterval;
     private final long walMaxBufferBytes;
@@ -24,6 +29,7 @@ public final class ShardWriterConfig {
     private final int memtableMaxBatches;
     private final int batchMaxRows;
     private final long maxUnflushedBytes;
+    private final long maxUnflushedBytesPerSubtask;
 
     private ShardWriterConfig(Builder b) {
         this.flushInterval = b.flushInterval;
@@ -33,6 +39,15 @@ public final class ShardWriterConfig {
         this.memtableMaxBatches = b.memtableMaxBatches;
         this.batchMaxRows = b.batchMaxRows;
         this.maxUnflushedBytes = b.maxUnflushedBytes;
+        this.maxUnflushedBytesPerSubtask = b.maxUnflushedBytesPerSubtask;
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return builder().flushInterval(flushInterval).walMaxBufferBytes(walMaxBufferBytes)
+                .memtableMaxBytes(memtableMaxBytes).memtableMaxRows(memtableMaxRows)
+                .memtableMaxBatches(memtableMaxBatches).batchMaxRows(batchMaxRows)
+                .maxUnflushedBytes(maxUnflushedBytes).maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask);
     }
 
     public static Builder builder() {
@@ -75,6 +90,11 @@ public final class ShardWriterConfig {
         return maxUnflushedBytes;
     }
 
+    /** The same, summed over all shards of one writer subtask. */
+    public long maxUnflushedBytesPerSubtask() {
+        return maxUnflushedBytesPerSubtask;
+    }
+
     @Override
     public String toString() {
         return "ShardWriterConfig{flushInterval=" + flushInterval
@@ -83,7 +103,8 @@ public final class ShardWriterConfig {
                 + ", memtableMaxRows=" + memtableMaxRows
                 + ", memtableMaxBatches=" + memtableMaxBatches
                 + ", batchMaxRows=" + batchMaxRows
-                + ", maxUnflushedBytes=" + maxUnflushedBytes + "}";
+                + ", maxUnflushedBytes=" + maxUnflushedBytes
+                + ", maxUnflushedBytesPerSubtask=" + maxUnflushedBytesPerSubtask + "}";
     }
 
     public static final class Builder {
@@ -94,6 +115,7 @@ public final class ShardWriterConfig {
         private int memtableMaxBatches = DEFAULT_MEMTABLE_MAX_BATCHES;
         private int batchMaxRows = DEFAULT_BATCH_MAX_ROWS;
         private long maxUnflushedBytes = DEFAULT_MAX_UNFLUSHED_BYTES;
+        private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
 
         public Builder flushInterval(Duration v) { this.flushInterval = v; return this; }
         public Builder walMaxBufferBytes(long v) { this.walMaxBufferBytes = v; return this; }
@@ -102,6 +124,7 @@ public final class ShardWriterConfig {
         public Builder memtableMaxBatches(int v) { this.memtableMaxBatches = v; return this; }
         public Builder batchMaxRows(int v) { this.batchMaxRows = v; return this; }
         public Builder maxUnflushedBytes(long v) { this.maxUnflushedBytes = v; return this; }
+        public Builder maxUnflushedBytesPerSubtask(long v) { this.maxUnflushedBytesPerSubtask = v; return this; }
 
         /** @throws IllegalArgumentException listing every problem, each naming its setting */
         public ShardWriterConfig build() {
@@ -115,6 +138,11 @@ public final class ShardWriterConfig {
             positive(problems, "memtable max batches", memtableMaxBatches);
             positive(problems, "batch max rows", batchMaxRows);
             positive(problems, "sink.max-unflushed-bytes", maxUnflushedBytes);
+            positive(problems, "sink.max-unflushed-bytes-per-subtask", maxUnflushedBytesPerSubtask);
+            if (maxUnflushedBytesPerSubtask < memtableMaxBytes) {
+                problems.add("sink.max-unflushed-bytes-per-subtask (" + maxUnflushedBytesPerSubtask
+                        + ") must be at least sink.memtable.max-size (" + memtableMaxBytes + ")");
+            }
             if (maxUnflushedBytes < memtableMaxBytes) {
                 problems.add("sink.max-unflushed-bytes (" + maxUnflushedBytes
                         + ") must be at least sink.memtable.max-size (" + memtableMaxBytes

@@ -12,6 +12,7 @@ import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES;
+import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_SIZE;
 import static io.walsink.table.WalSinkTableOptions.SINK_PARALLELISM;
@@ -46,11 +47,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 public record WalSinkTableConfig(
         String path,
         Integer buckets,
-        Duration flushInterval,
-        long walMaxBufferBytes,
-        long memtableMaxBytes,
-        long memtableMaxRows,
-        long maxUnflushedBytes,
+        ShardWriterConfig writer,
         Integer sinkParallelism,
         int ioThreads,
         S3Options s3,
@@ -77,20 +74,24 @@ public record WalSinkTableConfig(
         long memtableBytes = positive(SINK_MEMTABLE_MAX_SIZE, options.get(SINK_MEMTABLE_MAX_SIZE).getBytes());
         long memtableRows = positive(SINK_MEMTABLE_MAX_ROWS, options.get(SINK_MEMTABLE_MAX_ROWS));
         long unflushed = positive(SINK_MAX_UNFLUSHED_BYTES, options.get(SINK_MAX_UNFLUSHED_BYTES).getBytes());
+        long unflushedPerSubtask = positive(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
+                options.get(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK).getBytes());
         Integer parallelism = options.get(SINK_PARALLELISM);
         if (parallelism != null) {
             positive(SINK_PARALLELISM, parallelism);
         }
         int ioThreads = (int) positive(SINK_IO_THREADS, options.get(SINK_IO_THREADS));
+        ShardWriterConfig writer;
         try {
             // The budgets as a whole; its messages name the options involved.
-            ShardWriterConfig.builder().flushInterval(flush).walMaxBufferBytes(walBuffer)
-                    .memtableMaxBytes(memtableBytes).memtableMaxRows(memtableRows).maxUnflushedBytes(unflushed).build();
+            writer = ShardWriterConfig.builder().flushInterval(flush).walMaxBufferBytes(walBuffer)
+                    .memtableMaxBytes(memtableBytes).memtableMaxRows(memtableRows).maxUnflushedBytes(unflushed)
+                    .maxUnflushedBytesPerSubtask(unflushedPerSubtask).build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);
         }
-        return new WalSinkTableConfig(path, buckets, flush, walBuffer, memtableBytes, memtableRows, unflushed,
-                parallelism, ioThreads, s3(options), schemaProfile(options), scanMode(options));
+        return new WalSinkTableConfig(path, buckets, writer, parallelism, ioThreads, s3(options),
+                schemaProfile(options), scanMode(options));
     }
 
     /** The table location as lance-core expects it. */
@@ -173,9 +174,7 @@ public record WalSinkTableConfig(
     @Override
     public String toString() {
         // S3Options hides the secret; the rest holds none.
-        return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", flushInterval=" + flushInterval
-                + ", walMaxBufferBytes=" + walMaxBufferBytes + ", memtableMaxBytes=" + memtableMaxBytes
-                + ", memtableMaxRows=" + memtableMaxRows + ", maxUnflushedBytes=" + maxUnflushedBytes
+        return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", writer=" + writer
                 + ", sinkParallelism=" + sinkParallelism + ", ioThreads=" + ioThreads + ", s3=" + s3
                 + ", schemaProfile=" + schemaProfile + ", scanMode=" + scanMode + "]";
     }

@@ -43,6 +43,12 @@ public final class WalSinkTableOptions {
             .withDescription("Memory per shard held in memtables not yet in SSTables above which the writer"
                     + " backpressures; at least 'sink.memtable.max-size'.");
 
+    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions
+            .key("sink.max-unflushed-bytes-per-subtask").memoryType()
+            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK))
+            .withDescription("The same summed over the shards of one writer subtask; above it the writer freezes"
+                    + " and flushes its largest shards first. At least 'sink.memtable.max-size'.");
+
     public static final ConfigOption<Integer> SINK_PARALLELISM = ConfigOptions.key("sink.parallelism").intType()
             .noDefaultValue().withDescription("Parallelism of the shard writer; the job's default when unset.");
 
@@ -86,7 +92,7 @@ public final class WalSinkTableOptions {
     /** In the order docs/configuration.md lists them. */
     public static List<ConfigOption<?>> optional() {
         return List.of(BUCKETS, SINK_FLUSH_INTERVAL, SINK_WAL_MAX_BUFFER_SIZE, SINK_MEMTABLE_MAX_SIZE,
-                SINK_MEMTABLE_MAX_ROWS, SINK_MAX_UNFLUSHED_BYTES, SINK_PARALLELISM, SINK_IO_THREADS, S3_ENDPOINT,
+                SINK_MEMTABLE_MAX_ROWS, SINK_MAX_UNFLUSHED_BYTES, SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK, SINK_PARALLELISM, SINK_IO_THREADS, S3_ENDPOINT,
                 S3_REGION, S3_PATH_STYLE_ACCESS, S3_ACCESS_KEY, S3_SECRET_KEY, S3_CHECKSUM_MODE, WAL_SCHEMA_PROFILE,
                 SCAN_MODE);
     }

@@ -68,11 +68,7 @@ public final class WalSinkTableSink implements DynamicTableSink {
         WalSinkBuilder<RowData> builder = WalSink.forRowData(rowType)
                 .path(config.path())
                 .primaryKey(primaryKey.toArray(String[]::new))
-                .flushInterval(config.flushInterval())
-                .walMaxBufferBytes(config.walMaxBufferBytes())
-                .memtableMaxBytes(config.memtableMaxBytes())
-                .memtableMaxRows(config.memtableMaxRows())
-                .maxUnflushedBytes(config.maxUnflushedBytes())
+                .writerConfig(config.writer())
                 .s3(config.s3())
                 .schemaProfile(config.schemaProfile())
                 .ioThreads(config.ioThreads());

@@ -18,6 +18,8 @@ final class Bucket {
     Long publishUpTo;
     /** When the oldest row not yet in an append arrived, for the durable-lag histogram. */
     Long oldestPendingSince;
+    /** {@link ShardWriter#heldBytes()} when {@link SubtaskMemory} last measured it. */
+    long measuredBytes;
     private int rowsSinceBudgetCheck;
 
     Bucket(int id, ShardWriter shard) {

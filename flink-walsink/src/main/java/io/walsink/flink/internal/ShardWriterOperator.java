@@ -110,6 +110,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient TreeMap<Long, Map<Integer, Long>> publicationsByCheckpoint;
     private transient AtomicInteger tasksInFlight;
     private transient ShardWriterMetrics metrics;
+    private transient SubtaskMemory memory;
     private transient boolean finished;
     /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
     private transient long stoppingAtCheckpoint = -1;
@@ -164,6 +165,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         publicationsByCheckpoint = new TreeMap<>();
         tasksInFlight = new AtomicInteger();
         metrics = new ShardWriterMetrics(getMetricGroup());
+        memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask());
         jobStart = new JobStartDescriptors(store, lineage.current());
         restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
@@ -277,20 +279,33 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         armTimer(b, now);
     }
 
-    /** Flink backpressure instead of an OutOfMemoryError: yield until SSTable writes catch up. */
+    /**
+     * Flink backpressure instead of an OutOfMemoryError: yield until SSTable writes bring this
+     * shard under its budget and the subtask under its own. For the subtask's budget the largest
+     * shard is relieved first, freezing its active memtable if it has no frozen one.
+     */
     private void awaitBudget(Bucket b) throws InterruptedException {
-        ShardWriter shard = b.shard;
-        if (!shard.overBudget()) {
+        memory.measure(b);
+        if (!b.shard.overBudget() && !memory.over()) {
             return;
         }
         long started = now();
-        while (shard.overBudget()) {
-            startAppend(b);
-            startFlush(b);
-            if (!shard.appendInFlight() && !shard.flushInFlight()) {
+        while (true) {
+            Bucket target = b.shard.overBudget() ? b : memory.over() ? memory.largest(buckets.values()) : null;
+            if (target == null) {
+                break;
+            }
+            if (!target.shard.overBudget() && target.shard.frozenMemtables() == 0) {
+                target.shard.freezeActive();
+            }
+            startAppend(target);
+            startFlush(target);
+            if (!target.shard.appendInFlight() && !target.shard.flushInFlight()) {
                 break; // nothing can shrink the memtables right now; go over budget rather than hang
             }
             mailbox.yield();
+            memory.measure(target);
+            memory.measure(b);
         }
         setCurrentKey(b.id); // a timer that fired in the yield left its own bucket as the current key
         metrics.backpressured(now() - started);
