@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
@@ -16,8 +17,7 @@ import org.apache.flink.api.common.typeinfo.Types;
  *
  * <p>Every subtask holds the same list, so it is broadcast operator state: each subtask gets a
  * copy on restore, at any parallelism. Union list state would do the same but makes Flink decline
- * every checkpoint once some of the writer's subtasks have finished, which loses the final
- * checkpoint's publication of a bounded job whose subtasks end at different times.
+ * every checkpoint while some of the writer's subtasks have finished and others have not.
  */
 final class JobLineage {
     static final String STATE_NAME = "walsink-job-lineage";
@@ -43,13 +43,15 @@ final class JobLineage {
         restored.forEach(e -> jobs.add(e.getKey()));
         if (store.getRegisteredStateNames().contains(UNION_STATE_NAME)) {
             // A checkpoint of an earlier release: its list comes first, it is older than anything here.
+            ListState<String> union = store.getUnionListState(new ListStateDescriptor<>(UNION_STATE_NAME, Types.STRING));
             List<String> older = new ArrayList<>();
-            for (String id : store.getUnionListState(new ListStateDescriptor<>(UNION_STATE_NAME, Types.STRING)).get()) {
+            for (String id : union.get()) {
                 if (!older.contains(id) && !jobs.contains(id)) {
                     older.add(id);
                 }
             }
             jobs.addAll(0, older);
+            union.clear(); // read once; from now on the broadcast state carries the list
         }
         if (!jobs.contains(currentJob)) {
             jobs.add(currentJob);
