@@ -9,12 +9,16 @@ import io.walsink.error.WalSinkException;
 import io.walsink.format.FormatException;
 import io.walsink.shard.ShardException;
 import io.walsink.storage.StorageException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every exception class of walsink belongs to one branch of {@link WalSinkException}, so a
- * caller can catch a kind of failure (docs/operations.md, "Errors: which to catch").
+ * caller can catch a kind of failure, and docs/operations.md ("Errors: which to catch") lists
+ * every one of them.
  */
 class ExceptionFamilyTest {
 
@@ -39,5 +43,21 @@ class ExceptionFamilyTest {
                         .as("InputException, StorageException, FormatException or ShardException"))
                 .because("callers catch walsink's failures by branch; see docs/operations.md")
                 .check(LayeringTest.MAIN);
+    }
+
+    @Test
+    void theOperationsGuideListsEveryException() throws Exception {
+        String doc = Files.readString(Path.of("..", "docs", "operations.md"), StandardCharsets.UTF_8);
+        int start = doc.indexOf("## Errors: which to catch");
+        assertThat(start).as("section 'Errors: which to catch' in docs/operations.md").isNotNegative();
+        int end = doc.indexOf("\n## ", start);
+        String section = doc.substring(start, end < 0 ? doc.length() : end);
+        List<String> exceptions = LayeringTest.MAIN.stream()
+                .filter(c -> c.isAssignableTo(Throwable.class))
+                .map(c -> c.getSimpleName())
+                .toList();
+        assertThat(exceptions).as("exception classes").isNotEmpty();
+        assertThat(exceptions).allSatisfy(name -> assertThat(section).as("docs/operations.md names " + name)
+                .contains(name));
     }
 }
