@@ -1,10 +1,13 @@
 package io.walsink.format;
 
+import io.walsink.error.WalSinkException;
+
 /**
- * Bytes or a folder that do not follow the MemWAL format. The location names the object (or
- * folder) at fault, so an operator can find it.
+ * Bytes or a folder that do not follow the MemWAL format, or a step the format's rules refuse (a
+ * shard claim, a manifest version a peer created first). The location names the object (or
+ * folder) at fault, so an operator can find it. The format branch of {@link WalSinkException}.
  */
-public class FormatException extends RuntimeException {
+public class FormatException extends WalSinkException {
     private final String location;
 
     public FormatException(String location, String message, Throwable cause) {

@@ -1,10 +1,12 @@
 package io.walsink.shard;
 
+import io.walsink.error.InputException;
+
 /**
  * Rows that do not fit the table: refused before they touch the memtable or the WAL, because a
  * bad row that reached the WAL would fail every replay after it.
  */
-public class InvalidInputException extends IllegalArgumentException {
+public class InvalidInputException extends InputException {
     private final String column;
 
     public InvalidInputException(String column, String message) {

@@ -4,7 +4,7 @@ package io.walsink.shard;
  * The first terminal failure of a shard writer, latched: every later call on the writer fails
  * with it, and the only way back is a new open (new epoch, replay).
  */
-public class ShardPoisonedException extends RuntimeException {
+public class ShardPoisonedException extends ShardException {
 
     /** Why the writer stopped for good. */
     public enum Reason {

@@ -1,8 +1,11 @@
 package io.walsink.shard;
 
 /**
- * Counters of one shard writer since it was opened, read by the owner's metrics. Written on the
- * owner thread only; plain fields are enough because metric reporters tolerate a stale read.
+ * Counters of one shard writer since it was opened, for logs and tests: opening a shard logs the
+ * replayed entries and rows, and the Flink operator logs them all per bucket when it finishes.
+ * The Flink metrics do not read them: the operator's {@code ShardWriterMetrics} keeps its own
+ * counters for the whole subtask. Written and read on the owner thread only, so plain fields
+ * suffice.
  */
 public final class ShardStats {
     long rowsWritten;

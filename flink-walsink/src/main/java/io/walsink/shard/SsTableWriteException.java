@@ -4,7 +4,7 @@ package io.walsink.shard;
  * Writing an SSTable failed. The location names the SSTable folder, which may hold a partial
  * dataset: it is never published, so readers ignore it, and the engine poisons on this error.
  */
-public class SsTableWriteException extends RuntimeException {
+public class SsTableWriteException extends ShardException {
     private final String location;
 
     public SsTableWriteException(String location, String message, Throwable cause) {

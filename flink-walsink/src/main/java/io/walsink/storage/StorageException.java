@@ -1,11 +1,13 @@
 package io.walsink.storage;
 
+import io.walsink.error.WalSinkException;
+
 /**
  * A failed object-store operation. {@link #isTransient()} tells a retry policy whether trying the
  * same call again may succeed (throttling, server errors, timeouts) or cannot (bad credentials,
- * missing bucket, malformed request).
+ * missing bucket, malformed request). The storage branch of {@link WalSinkException}.
  */
-public class StorageException extends RuntimeException {
+public class StorageException extends WalSinkException {
     private final String location;
     private final boolean transientFailure;
 

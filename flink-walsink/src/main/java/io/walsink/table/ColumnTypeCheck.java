@@ -1,5 +1,6 @@
 package io.walsink.table;
 
+import io.walsink.error.InputException;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -28,7 +29,7 @@ final class ColumnTypeCheck {
             LogicalType stored;
             try {
                 stored = FlinkArrowTypes.toLogicalType(field);
-            } catch (IllegalArgumentException unsupported) {
+            } catch (IllegalArgumentException | InputException unsupported) {
                 throw new ValidationException("Column '" + column.getName() + "' of the walsink table at " + path
                         + " cannot be read: " + unsupported.getMessage(), unsupported);
             }
@@ -42,7 +43,7 @@ final class ColumnTypeCheck {
     private static boolean createdAs(RowType.RowField column, Field field) {
         try {
             return sameArrowType(FlinkArrowTypes.toArrowField(column.getName(), column.getType()), field);
-        } catch (IllegalArgumentException unsupported) {
+        } catch (IllegalArgumentException | InputException unsupported) {
             return false;
         }
     }

@@ -1,7 +1,9 @@
 package io.walsink.table;
 
+import io.walsink.error.InputException;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.WalSinkBuilder;
+import io.walsink.format.FormatException;
 import java.util.List;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
@@ -83,7 +85,7 @@ public final class WalSinkTableSink implements DynamicTableSink {
         }
         try {
             return builder.build();
-        } catch (IllegalArgumentException | io.walsink.format.FormatException e) {
+        } catch (IllegalArgumentException | InputException | FormatException e) {
             throw new ValidationException("Cannot write the walsink table at '" + config.path() + "': "
                     + e.getMessage(), e);
         }

@@ -1,11 +1,13 @@
 package io.walsink.flink.convert;
 
+import io.walsink.error.InputException;
+
 /**
  * One value cannot be stored in its column (a decimal that does not fit, a vector of the wrong
  * length, a null in a NOT NULL column, an object of the wrong class). Names the column so that a
  * failing job points at the data, not at the converter.
  */
-public final class ColumnValueException extends IllegalArgumentException {
+public final class ColumnValueException extends InputException {
 
     private static final long serialVersionUID = 1L;
 

@@ -2,6 +2,7 @@ package io.walsink.flink.convert;
 
 import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.BucketSourceType;
+import io.walsink.format.sharding.UnsupportedBucketTypeException;
 import java.io.Serializable;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -43,7 +44,7 @@ public final class RowDataBucketHasher implements Serializable {
         ArrowType arrow = tableField.getType();
         try {
             BucketSourceType.of(arrow);
-        } catch (IllegalArgumentException e) {
+        } catch (UnsupportedBucketTypeException e) {
             throw new UnsupportedColumnTypeException(tableField.getName(), arrow.toString(), "Lance cannot bucket it: " + e.getMessage());
         }
         LogicalType flink = rowType.getTypeAt(column);

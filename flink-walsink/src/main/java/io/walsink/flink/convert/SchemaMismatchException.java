@@ -1,7 +1,9 @@
 package io.walsink.flink.convert;
 
+import io.walsink.error.InputException;
+
 /** The Flink row type and the Arrow table schema disagree about a column; raised at build time. */
-public final class SchemaMismatchException extends IllegalArgumentException {
+public final class SchemaMismatchException extends InputException {
 
     private static final long serialVersionUID = 1L;
 

@@ -8,10 +8,11 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * What must hold across a shard's manifest history, as checkable code for tests and the
- * {@code verify} CLI: versions contiguous from 1; writer epochs, generations and the replay
- * cursor never go back; one shard id throughout; published SSTables older than the generation
- * counter and unique per generation.
+ * What must hold across a shard's manifest history, as checkable code: versions contiguous from
+ * 1; writer epochs, generations and the replay cursor never go back; one shard id throughout;
+ * published SSTables older than the generation counter and unique per generation. Only tests use
+ * it: the manifest store, claim and restore tests run {@link #check} on the histories they
+ * produce. The writer does not call it.
  */
 public final class ManifestInvariants {
     private ManifestInvariants() {}

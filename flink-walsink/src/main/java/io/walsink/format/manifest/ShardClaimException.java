@@ -1,16 +1,13 @@
 package io.walsink.format.manifest;
 
-/** A writer may not take ownership of a shard; retrying the same claim will not help. */
-public class ShardClaimException extends RuntimeException {
-    private final String location;
+import io.walsink.format.FormatException;
 
+/**
+ * A writer may not take ownership of a shard; retrying the same claim will not help. The
+ * {@link #location() location} is the manifest object that decided the refusal.
+ */
+public class ShardClaimException extends FormatException {
     public ShardClaimException(String location, String message) {
-        super(location + ": " + message);
-        this.location = location;
-    }
-
-    /** The manifest object that decided the refusal. */
-    public String location() {
-        return location;
+        super(location, message, null);
     }
 }

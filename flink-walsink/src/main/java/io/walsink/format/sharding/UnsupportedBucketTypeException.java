@@ -1,9 +1,10 @@
 package io.walsink.format.sharding;
 
+import io.walsink.error.InputException;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /** A column whose Arrow type the {@code bucket} transform cannot hash. */
-public final class UnsupportedBucketTypeException extends IllegalArgumentException {
+public final class UnsupportedBucketTypeException extends InputException {
 
     private static final long serialVersionUID = 1L;
 

@@ -1,0 +1,17 @@
+package io.walsink.shard;
+
+import io.walsink.error.WalSinkException;
+
+/**
+ * A shard writer failed: it is poisoned ({@link ShardPoisonedException}), or one of its I/O tasks
+ * failed ({@link SsTableWriteException}). Not meant to be caught by users: the writer stops and
+ * Flink restarts the task, which opens the shard again with a new epoch.
+ */
+public abstract class ShardException extends WalSinkException {
+
+    private static final long serialVersionUID = 1L;
+
+    protected ShardException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,72 @@
+package io.walsink;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The package layers of docs/architecture.md, checked on the compiled main classes (so a fully
+ * qualified name in code counts as much as an import): each layer uses only the layers below it,
+ * and only {@code flink} and {@code table} touch Flink.
+ *
+ * <pre>
+ * table   -> flink, read, shard, format, storage, error
+ * flink   -> shard, format, storage, error        (not read, not table)
+ * read    -> shard, format, storage, error        (no Flink)
+ * shard   -> format, storage, error
+ * format  -> storage, error
+ * storage -> error
+ * error   -> nothing but java.*
+ * </pre>
+ */
+class LayeringTest {
+
+    static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.walsink");
+
+    @Test
+    void eachLayerUsesOnlyTheLayersBelowIt() {
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .ensureAllClassesAreContainedInArchitecture()
+                .layer("table").definedBy("io.walsink.table..")
+                .layer("flink").definedBy("io.walsink.flink..")
+                .layer("read").definedBy("io.walsink.read..")
+                .layer("shard").definedBy("io.walsink.shard..")
+                .layer("format").definedBy("io.walsink.format..")
+                .layer("storage").definedBy("io.walsink.storage..")
+                .layer("error").definedBy("io.walsink.error..")
+                .whereLayer("table").mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error")
+                .whereLayer("flink").mayOnlyAccessLayers("shard", "format", "storage", "error")
+                .whereLayer("read").mayOnlyAccessLayers("shard", "format", "storage", "error")
+                .whereLayer("shard").mayOnlyAccessLayers("format", "storage", "error")
+                .whereLayer("format").mayOnlyAccessLayers("storage", "error")
+                .whereLayer("storage").mayOnlyAccessLayers("error")
+                .whereLayer("error").mayNotAccessAnyLayer()
+                .check(MAIN);
+    }
+
+    @Test
+    void onlyFlinkAndTableUseFlink() {
+        noClasses().that().resideInAnyPackage(
+                        "io.walsink.error..", "io.walsink.storage..", "io.walsink.format..",
+                        "io.walsink.shard..", "io.walsink.read..")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.flink..")
+                .because("the engine and the reader must be testable and usable without Flink")
+                .check(MAIN);
+    }
+
+    @Test
+    void theErrorRootDependsOnTheJdkOnly() {
+        classes().that().resideInAPackage("io.walsink.error..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.walsink.error..")
+                .because("every layer extends it")
+                .check(MAIN);
+    }
+}
