@@ -2,33 +2,20 @@ package io.walsink.flink.internal;
 
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.convert.ChangeAction;
-import io.walsink.flink.convert.RowDataArrowWriter;
-import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.LanceTables;
-import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
-import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -45,42 +32,44 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
-import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The keyed operator that owns one shard writer per bucket it receives.
+ * The keyed operator that owns one shard writer per bucket it receives; a shell over named parts.
  *
  * <ul>
- *   <li>Keyed state (per bucket) holds the shard's {@link ShardDescriptor}: WAL positions, not
- *       rows, so a checkpoint is a few dozen bytes per shard.
- *   <li>A processing-time timer per shard with pending rows is the WAL flush ticker.
- *   <li>WAL appends, SSTable writes and manifest updates run on an I/O executor, one of each in
- *       flight per shard; completions come back through the mailbox, so shard state is only
- *       touched on the task thread and no object-store call blocks it.
- *   <li>{@link #prepareSnapshotPreBarrier} appends everything pending and yields to the mailbox
- *       until it is durable; {@link #snapshotState} stores descriptors;
- *       {@link #notifyCheckpointComplete} publishes the SSTables the checkpoint covers.
- *   <li>On restore every owned shard is reopened as of its descriptor; with checkpointing on,
- *       shards this job opened that no checkpoint covers are reopened as of the job's start
- *       ({@link JobStartDescriptors}). Without checkpointing nothing is rolled back: a restart
- *       replays the WAL and keeps what is published (at-least-once).
+ *   <li>{@link Bucket}: one bucket's writer and bookkeeping. Keyed state (per bucket) holds the
+ *       shard's {@link ShardDescriptor}: WAL positions, not rows, so a checkpoint is a few dozen
+ *       bytes per shard.
+ *   <li>The ticker: a processing-time timer per shard with pending rows. Every mailbox yield may
+ *       run another bucket's timer, which leaves Flink's current key set to that bucket, so timers
+ *       are registered under an explicitly set key.
+ *   <li>{@link BucketTasks} over an {@link IoDriver}: appends, SSTable writes and manifest updates run on I/O threads, one of
+ *       each in flight per shard; completions come back through the mailbox.
+ *   <li>{@link SubtaskMemory} and each shard's budget: Flink backpressure instead of an OOM.
+ *   <li>{@link PublicationLedger}: SSTables a checkpoint covers are published when it completes.
+ *       {@link #prepareSnapshotPreBarrier} makes every row durable first.
+ *   <li>Restore: every owned shard is reopened as of its descriptor; with checkpointing on, shards
+ *       this job's {@link JobLineage} opened that no checkpoint covers are reopened as of the job's
+ *       start ({@link JobStartDescriptors}). Without checkpointing nothing is rolled back: a
+ *       restart replays the WAL and keeps what is published (at-least-once).
  *   <li>Whether checkpointing is on is read from the running job's configuration, not decided
  *       while the graph was built.
- *   <li>Every mailbox yield may run another bucket's timer, which leaves Flink's current key set
- *       to that bucket: timers are registered under an explicitly set key.
  * </ul>
  */
 public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ShardWriterOperator.class);
     static final String STATE_NAME = "walsink-shard";
-    private static final int STAGING_ROWS = 512;
     /** How long close() waits for I/O in flight before it frees the memory that I/O reads. */
     private static final long CLOSE_WAIT_SECONDS = 60;
 
@@ -90,25 +79,20 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private final transient MailboxExecutor mailbox;
 
     private transient boolean checkpointing;
-
     private transient boolean restored;
+    private transient JobLineage lineage;
     private transient ValueState<byte[]> descriptorState;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient BufferAllocator allocator;
     private transient ObjectStore store;
     private transient TableInfo table;
     private transient TableContext tableContext;
-    private transient ShardIds shardIds;
-    private transient JobStartDescriptors jobStart;
-    private transient JobLineage lineage;
-    private transient ExecutorService io;
+    private transient IoDriver io;
+    private transient BucketTasks tasks;
     private transient Function<IN, RowData> converter;
-    private transient RowDataArrowWriter arrowWriter;
-    private transient VectorSchemaRoot staging;
-    private transient int stagingRows;
-    private transient Map<Integer, Bucket> buckets;
-    private transient TreeMap<Long, Map<Integer, Long>> publicationsByCheckpoint;
-    private transient AtomicInteger tasksInFlight;
+    private transient RowStaging staging;
+    private transient Buckets buckets;
+    private transient PublicationLedger ledger;
     private transient ShardWriterMetrics metrics;
     private transient SubtaskMemory memory;
     private transient boolean finished;
@@ -149,24 +133,16 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         tableContext = new TableContext(store, table, options.lanceStorageOptions(), options.schemaProfile(),
                 options.shardWriterConfig(), allocator);
-        shardIds = ShardIds.discover(store, table.sharding().specId());
-        AtomicInteger threads = new AtomicInteger();
-        io = Executors.newFixedThreadPool(options.ioThreads(), r -> {
-            Thread t = new Thread(r, "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()
-                    + "-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        io = new IoDriver(mailbox, options.ioThreads(), "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                this::refreshMetrics);
         converter = conversion.open(rowType);
-        arrowWriter = RowDataArrowWriter.create(rowType, table.schema());
-        staging = VectorSchemaRoot.create(table.schema(), allocator);
-        staging.allocateNew();
-        buckets = new HashMap<>();
-        publicationsByCheckpoint = new TreeMap<>();
-        tasksInFlight = new AtomicInteger();
+        staging = new RowStaging(rowType, tableContext, allocator);
+        buckets = new Buckets(tableContext, ShardIds.discover(store, table.sharding().specId()),
+                checkpointing ? new JobStartDescriptors(store, lineage.current()) : null);
+        ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
+        tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask());
-        jobStart = new JobStartDescriptors(store, lineage.current());
         restoreShards();
         LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
                 getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), buckets.size(), checkpointing);
@@ -183,26 +159,17 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (restored) {
             List<Integer> withState = getKeyedStateBackend().<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
                     .map(k -> (Integer) k).sorted().toList();
-            for (int bucket : withState) {
-                setCurrentKey(bucket);
-                ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(descriptorState.value());
-                buckets.put(bucket, new Bucket(bucket, ShardOpener.restore(tableContext, descriptor, placement(bucket))));
+            for (int id : withState) {
+                setCurrentKey(id);
+                buckets.restore(id, ShardDescriptorSerializer.deserialize(descriptorState.value()));
             }
         }
         if (checkpointing) {
-            for (String jobId : lineage.oldestFirst()) { // oldest job first: its record is the earliest state
-                for (Map.Entry<Integer, ShardDescriptor> e : new JobStartDescriptors(store, jobId).all().entrySet()) {
-                    int bucket = e.getKey();
-                    if (owns(bucket) && !buckets.containsKey(bucket)) {
-                        buckets.put(bucket,
-                                new Bucket(bucket, ShardOpener.restore(tableContext, e.getValue(), placement(bucket))));
-                    }
-                }
-            }
+            buckets.restoreToJobStarts(lineage.oldestFirst(), store, this::owns);
         }
         // Restored shards may hold frozen memtables and rows re-appended by a rollback.
-        for (Bucket b : buckets.values()) {
-            startFlush(b);
+        for (Bucket b : buckets.all()) {
+            tasks.startFlush(b);
             armTimer(b, now());
         }
     }
@@ -215,22 +182,11 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 .contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
     }
 
-    private ShardPlacement placement(int bucket) {
-        return table.sharding().sharding().transform() == ShardTransform.BUCKET
-                ? ShardPlacement.bucket(table.sharding().specId(), bucket)
-                : ShardPlacement.none();
-    }
-
     private Bucket bucket(int id) {
         Bucket b = buckets.get(id);
         if (b == null) {
-            ShardWriter shard = ShardOpener.open(tableContext, shardIds.shardOf(id), id, placement(id));
-            if (checkpointing) { // what a restart before this job's first checkpoint rolls back to
-                jobStart.recordIfAbsent(id, shard.snapshot());
-            }
-            b = new Bucket(id, shard);
-            buckets.put(id, b);
-            startFlush(b); // replay may have rebuilt frozen memtables
+            b = buckets.open(id);
+            tasks.startFlush(b); // replay may have rebuilt frozen memtables
         }
         return b;
     }
@@ -244,25 +200,15 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (action == ChangeAction.SKIP) {
             return;
         }
-        int id = (Integer) getCurrentKey();
-        // Converting and checking the row first: a bad row must fail before its shard is claimed.
-        int index = stagingRows++;
-        arrowWriter.write(row, staging, index);
-        staging.setRowCount(index + 1);
-        tableContext.validator().checkKeysNotNull(staging, index, index + 1);
-        Bucket b = bucket(id);
+        int index = staging.stage(row);
+        Bucket b = bucket((Integer) getCurrentKey());
         ShardWriter shard = b.shard;
         // Size checks walk the memtables' buffers: every 64th row of each shard is often enough.
         boolean checkSizes = b.budgetCheckDue();
         if (checkSizes) {
             awaitBudget(b);
         }
-        shard.write(staging, index, action == ChangeAction.DELETE);
-        if (stagingRows == STAGING_ROWS) {
-            staging.clear();
-            staging.allocateNew();
-            stagingRows = 0;
-        }
+        shard.write(staging.batch(), index, action == ChangeAction.DELETE);
         metrics.rowIn(action == ChangeAction.DELETE);
         long now = now();
         if (b.oldestPendingSince == null) {
@@ -270,10 +216,10 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         }
         if (checkSizes || shard.frozenMemtables() > 0) {
             if (shard.wantsEarlyAppend()) {
-                startAppend(b);
+                tasks.startAppend(b);
             }
             if (shard.hasFlushableMemtable()) {
-                startFlush(b);
+                tasks.startFlush(b);
             }
         }
         armTimer(b, now);
@@ -291,19 +237,19 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         }
         long started = now();
         while (true) {
-            Bucket target = b.shard.overBudget() ? b : memory.over() ? memory.largest(buckets.values()) : null;
+            Bucket target = b.shard.overBudget() ? b : memory.over() ? memory.largest(buckets.all()) : null;
             if (target == null) {
                 break;
             }
             if (!target.shard.overBudget() && target.shard.frozenMemtables() == 0) {
                 target.shard.freezeActive();
             }
-            startAppend(target);
-            startFlush(target);
+            tasks.startAppend(target);
+            tasks.startFlush(target);
             if (!target.shard.appendInFlight() && !target.shard.flushInFlight()) {
                 break; // nothing can shrink the memtables right now; go over budget rather than hang
             }
-            mailbox.yield();
+            io.yieldOnce();
             memory.measure(target);
             memory.measure(b);
         }
@@ -334,111 +280,16 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         }
         long now = now();
         b.shard.ticked(now);
-        startAppend(b);
+        tasks.startAppend(b);
         armTimer(b, now);
         refreshMetrics();
-    }
-
-    private void refreshMetrics() {
-        metrics.refresh(buckets.values());
     }
 
     @Override
     public void onEventTime(InternalTimer<Integer, VoidNamespace> timer) {}
 
-    // ------------------------------------------------------------------ I/O tasks
-
-    private void startAppend(Bucket b) {
-        ShardWriter shard = b.shard;
-        shard.beginAppend().ifPresent(append -> {
-            Long since = b.oldestPendingSince;
-            b.oldestPendingSince = null;
-            submit(append, () -> {
-                shard.completeAppend(append);
-                metrics.appended(append.bytes(), since == null ? 0 : now() - since);
-                if (shard.hasPendingRows() && b.oldestPendingSince == null) {
-                    b.oldestPendingSince = now();
-                }
-                if (shard.wantsEarlyAppend()) {
-                    startAppend(b);
-                }
-                startFlush(b);
-            }, "walsink WAL append");
-        });
-    }
-
-    private void startFlush(Bucket b) {
-        ShardWriter shard = b.shard;
-        if (!shard.hasFlushableMemtable()) {
-            return;
-        }
-        shard.beginFlush().ifPresent(flush -> submit(flush, () -> {
-            shard.completeFlush(flush);
-            metrics.sstableWritten();
-            if (!checkpointing) {
-                requestPublication(b, Long.MAX_VALUE);
-            }
-            startFlush(b);
-        }, "walsink SSTable write"));
-    }
-
-    private void requestPublication(Bucket b, long upToGeneration) {
-        b.requestPublication(upToGeneration);
-        startPublication(b);
-    }
-
-    private void startPublication(Bucket b) {
-        ShardWriter shard = b.shard;
-        Long upTo = b.publishUpTo;
-        if (upTo == null || shard.manifestUpdateInFlight()) {
-            return; // an update in flight starts the next one when it completes
-        }
-        if (shard.unpublished().stream().noneMatch(t -> t.generation() <= upTo)) {
-            b.publishUpTo = null;
-            return;
-        }
-        shard.beginPublish(upTo).ifPresent(update -> submit(update, () -> {
-            shard.completeManifestUpdate(update);
-            metrics.sstablesPublished(update.publishing().size());
-            startPublication(b);
-        }, "walsink manifest update"));
-    }
-
-    /**
-     * Runs {@code task} on the I/O executor and {@code completion} on the task thread after it.
-     * The completion is what rethrows a poisoned shard's error, failing the task so Flink
-     * restarts from the last checkpoint.
-     */
-    private void submit(Runnable task, org.apache.flink.util.function.ThrowingRunnable<Exception> completion, String name) {
-        tasksInFlight.incrementAndGet();
-        io.execute(() -> {
-            try {
-                task.run();
-            } finally {
-                try {
-                    mailbox.execute(() -> {
-                        tasksInFlight.decrementAndGet();
-                        try {
-                            completion.run();
-                        } finally {
-                            refreshMetrics();
-                        }
-                    }, name);
-                } catch (RuntimeException closed) {
-                    // The task is shutting down; the shard's state dies with it.
-                    LOG.debug("walsink {} completion dropped: mailbox closed", name, closed);
-                }
-            }
-        });
-    }
-
-    private void yieldUntil(BooleanSupplier done) throws InterruptedException {
-        while (!done.getAsBoolean()) {
-            if (tasksInFlight.get() == 0) {
-                throw new IllegalStateException("waiting for walsink I/O with none in flight");
-            }
-            mailbox.yield();
-        }
+    private void refreshMetrics() {
+        metrics.refresh(buckets.all());
     }
 
     // ------------------------------------------------------------------ checkpoints
@@ -446,25 +297,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        drainAppends();
-    }
-
-    /** Appends every pending row of every shard and waits until all of it is durable. */
-    private void drainAppends() throws InterruptedException {
-        while (true) {
-            boolean busy = false;
-            for (Bucket b : buckets.values()) {
-                ShardWriter shard = b.shard;
-                if (!shard.appendInFlight() && shard.hasPendingRows()) {
-                    startAppend(b);
-                }
-                busy |= shard.appendInFlight() || shard.hasPendingRows();
-            }
-            if (!busy) {
-                return;
-            }
-            mailbox.yield();
-        }
+        tasks.drainAppends(buckets.all());
     }
 
     @Override
@@ -480,46 +313,39 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         lineage.snapshot();
-        Map<Integer, Long> toPublish = new HashMap<>();
-        for (Bucket b : buckets.values()) {
+        Map<Integer, Long> covered = new HashMap<>();
+        for (Bucket b : buckets.all()) {
             setCurrentKey(b.id);
             ShardDescriptor descriptor = b.shard.snapshot();
             descriptorState.update(ShardDescriptorSerializer.serialize(descriptor));
             List<WrittenSsTable> unpublished = descriptor.unpublished();
             if (!unpublished.isEmpty()) {
-                toPublish.put(b.id, unpublished.get(unpublished.size() - 1).generation());
+                covered.put(b.id, unpublished.get(unpublished.size() - 1).generation());
             }
         }
-        publicationsByCheckpoint.put(context.getCheckpointId(), toPublish);
+        ledger.covered(context.getCheckpointId(), covered);
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        // A completed checkpoint subsumes earlier ones whose notification never came.
-        Iterator<Map.Entry<Long, Map<Integer, Long>>> it =
-                publicationsByCheckpoint.headMap(checkpointId, true).entrySet().iterator();
-        while (it.hasNext()) {
-            for (Map.Entry<Integer, Long> p : it.next().getValue().entrySet()) {
-                Bucket b = buckets.get(p.getKey());
-                if (b != null) {
-                    requestPublication(b, p.getValue());
-                }
+        ledger.completed(checkpointId).forEach((id, upTo) -> {
+            Bucket b = buckets.get(id);
+            if (b != null) {
+                tasks.requestPublication(b, upTo);
             }
-            it.remove();
-        }
+        });
         if (finished || checkpointId == stoppingAtCheckpoint) {
             // The task closes right after its final checkpoint or a stop-with-savepoint (which
             // closes without finish()): publish before letting it go.
-            awaitPublications();
+            tasks.awaitPublications(buckets.all());
         }
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) throws Exception {
         super.notifyCheckpointAborted(checkpointId);
-        // Its SSTables stay unpublished and are listed again by the next checkpoint.
-        publicationsByCheckpoint.remove(checkpointId);
+        ledger.aborted(checkpointId);
     }
 
     // ------------------------------------------------------------------ end of input and shutdown
@@ -532,61 +358,36 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
      */
     @Override
     public void finish() throws Exception {
-        drainAppends();
-        for (Bucket b : buckets.values()) {
+        tasks.drainAppends(buckets.all());
+        for (Bucket b : buckets.all()) {
             b.shard.freezeActive();
         }
-        drainAppends();
-        for (Bucket b : buckets.values()) {
-            startFlush(b);
-        }
-        yieldUntil(() -> buckets.values().stream()
-                .allMatch(b -> b.shard.frozenMemtables() == 0 && !b.shard.flushInFlight()));
+        tasks.drainAppends(buckets.all());
+        tasks.drainFlushes(buckets.all());
         finished = true;
         if (!checkpointing) {
-            for (Bucket b : buckets.values()) {
-                requestPublication(b, Long.MAX_VALUE);
+            for (Bucket b : buckets.all()) {
+                tasks.requestPublication(b, Long.MAX_VALUE);
             }
-            awaitPublications();
+            tasks.awaitPublications(buckets.all());
         }
         LOG.info("walsink writer {} finished: {}", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
-                summary());
+                buckets.summary());
         super.finish();
-    }
-
-    private void awaitPublications() throws InterruptedException {
-        yieldUntil(() -> buckets.values().stream()
-                .allMatch(b -> b.publishUpTo == null && !b.shard.manifestUpdateInFlight()));
-    }
-
-    private String summary() {
-        List<String> parts = new ArrayList<>();
-        for (Bucket b : new TreeMap<>(buckets).values()) {
-            parts.add("bucket " + b.id + ": " + b.shard.stats());
-        }
-        return String.join("; ", parts);
     }
 
     @Override
     public void close() throws Exception {
         try {
             // I/O in flight reads the memtables (lance-core writes SSTables straight from their Arrow
-            // buffers): let it end before freeing them. Its completions are dropped with the mailbox.
-            boolean ioEnded = true;
-            if (io != null) {
-                io.shutdown();
-                ioEnded = io.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
-                if (!ioEnded) {
-                    io.shutdownNow();
-                    LOG.warn("walsink I/O did not end within {} s; its memtables are left to the garbage collector",
-                            CLOSE_WAIT_SECONDS);
-                }
+            // buffers): let it end before freeing them.
+            boolean ioEnded = io == null || io.close(CLOSE_WAIT_SECONDS);
+            if (!ioEnded) {
+                LOG.warn("walsink I/O did not end within {} s; its memtables are left to the garbage collector",
+                        CLOSE_WAIT_SECONDS);
             }
             if (buckets != null && ioEnded) {
-                for (Bucket b : buckets.values()) {
-                    b.shard.close();
-                }
-                buckets.clear();
+                buckets.closeAll();
             }
             if (staging != null) {
                 staging.close();
@@ -598,7 +399,6 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 try {
                     allocator.close();
                 } catch (IllegalStateException leaked) {
-                    // An I/O task cut short by shutdown may still hold buffers; not worth failing close.
                     LOG.warn("walsink writer closed with Arrow memory still allocated: {}", leaked.getMessage());
                 }
             }

@@ -1,0 +1,92 @@
+package io.walsink.flink.internal;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.util.function.ThrowingRunnable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the writer's object-store work off the task thread and hands each result back through the
+ * task's mailbox, so shard state is only ever touched on the task thread and no store call blocks it.
+ */
+final class IoDriver {
+    private static final Logger LOG = LoggerFactory.getLogger(IoDriver.class);
+
+    private final MailboxExecutor mailbox;
+    private final ExecutorService io;
+    private final Runnable afterEachCompletion;
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    /** @param afterEachCompletion runs on the task thread after every completion (metrics) */
+    IoDriver(MailboxExecutor mailbox, int threads, String threadName, Runnable afterEachCompletion) {
+        this.mailbox = mailbox;
+        this.afterEachCompletion = afterEachCompletion;
+        AtomicInteger count = new AtomicInteger();
+        this.io = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, threadName + "-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Runs {@code task} on an I/O thread and {@code completion} on the task thread after it. The
+     * completion is what rethrows a poisoned shard's error, failing the task so Flink restarts it.
+     */
+    void submit(Runnable task, ThrowingRunnable<Exception> completion, String name) {
+        inFlight.incrementAndGet();
+        io.execute(() -> {
+            try {
+                task.run();
+            } finally {
+                try {
+                    mailbox.execute(() -> {
+                        inFlight.decrementAndGet();
+                        try {
+                            completion.run();
+                        } finally {
+                            afterEachCompletion.run();
+                        }
+                    }, name);
+                } catch (RuntimeException closed) {
+                    // The task is shutting down; the shard's state dies with it.
+                    LOG.debug("{} completion dropped: mailbox closed", name, closed);
+                }
+            }
+        });
+    }
+
+    /** Runs mails (completions, timers) until one arrives; the caller re-checks its condition. */
+    void yieldOnce() throws InterruptedException {
+        mailbox.yield();
+    }
+
+    /** Runs mails until {@code done}; fails rather than wait forever when no I/O could make it true. */
+    void yieldUntil(BooleanSupplier done) throws InterruptedException {
+        while (!done.getAsBoolean()) {
+            if (inFlight.get() == 0) {
+                throw new IllegalStateException("waiting for walsink I/O with none in flight");
+            }
+            mailbox.yield();
+        }
+    }
+
+    /**
+     * Lets I/O in flight and queued end (its completions are dropped with the mailbox).
+     *
+     * @return false if it did not end in time; it was then interrupted and may still read memory
+     */
+    boolean close(long timeoutSeconds) throws InterruptedException {
+        io.shutdown();
+        if (io.awaitTermination(timeoutSeconds, TimeUnit.SECONDS)) {
+            return true;
+        }
+        io.shutdownNow();
+        return false;
+    }
+}
