@@ -2,6 +2,7 @@ package io.walsink.read;
 
 import io.walsink.format.FormatException;
 import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
@@ -10,6 +11,9 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
+import io.walsink.storage.S3Options;
+import io.walsink.storage.StorageLocation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +24,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.lance.Dataset;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +36,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>SSTables already compacted into the base table are skipped when lance-core reports them
  * ({@link CompactedSsTables}). Materializes the result: meant for tests, tools and small tables.
+ *
+ * <pre>{@code
+ * try (TableReader reader = TableReader.open("s3://bucket/tables/events", s3Options)) {
+ *     List<Map<String, Object>> rows = reader.read(ReadMode.COMMITTED).rows();
+ * }
+ * }</pre>
  */
-public final class TableReader {
+public final class TableReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TableReader.class);
     private static final String MEM_WAL = "_mem_wal/";
 
@@ -41,6 +52,8 @@ public final class TableReader {
     private final ObjectStore store;
     private final WalSchemaProfile profile;
     private final BufferAllocator allocator;
+    /** Whether {@link #close()} closes the store and the allocator ({@link #open} made them). */
+    private final boolean owned;
 
     /**
      * @param storageOptions lance-core options for the base table and the SSTables
@@ -50,11 +63,49 @@ public final class TableReader {
      */
     public TableReader(String tableUri, Map<String, String> storageOptions, ObjectStore store,
             WalSchemaProfile profile, BufferAllocator allocator) {
+        this(tableUri, storageOptions, store, profile, allocator, false);
+    }
+
+    private TableReader(String tableUri, Map<String, String> storageOptions, ObjectStore store,
+            WalSchemaProfile profile, BufferAllocator allocator, boolean owned) {
+        this.owned = owned;
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
         this.store = Objects.requireNonNull(store, "store");
         this.profile = Objects.requireNonNull(profile, "profile");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
+    }
+
+    /** A reader of the local table at {@code path} ({@code file:///dir} or a directory). */
+    public static TableReader open(String path) {
+        return open(path, S3Options.defaults());
+    }
+
+    /** A reader of the table at {@code path}, local or {@code s3://bucket/prefix}, written with the spec profile. */
+    public static TableReader open(String path, S3Options s3) {
+        return open(path, s3, WalSchemaProfile.SPEC);
+    }
+
+    /**
+     * A reader that opens its own object store (the same client and S3 settings as the sink) and
+     * Arrow allocator, and closes both on {@link #close()}.
+     *
+     * @param profile the WAL schema profile the table's writers use (for {@link ReadMode#LATEST})
+     */
+    public static TableReader open(String path, S3Options s3, WalSchemaProfile profile) {
+        StorageLocation location = StorageLocation.parse(path);
+        ObjectStore store = ObjectStores.open(path, s3);
+        return new TableReader(location.lanceUri(), LanceStorageOptions.of(location, s3), store, profile,
+                new RootAllocator(), true);
+    }
+
+    /** Closes the store and allocator this reader opened itself; a no-op for one given them. */
+    @Override
+    public void close() {
+        if (owned) {
+            store.close();
+            allocator.close();
+        }
     }
 
     /**
