@@ -1,11 +1,9 @@
 package io.walsink.shard;
 
-import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import io.walsink.storage.AmbiguousWriteException;
@@ -184,7 +182,7 @@ public final class ShardWriter implements AutoCloseable {
         checkUsable();
         checkBatch(rows, delete);
         ctx.validator().checkKeysNotNull(rows, row, row + 1);
-        appendRow(rows, ctx.keyed() ? ctx.keys().keyColumns(rows) : null, row, delete);
+        appendRow(rows, ctx.keyColumns(rows), row, delete);
     }
 
     private void writeAll(VectorSchemaRoot rows, boolean delete) {
@@ -192,7 +190,7 @@ public final class ShardWriter implements AutoCloseable {
         checkBatch(rows, delete);
         // The whole batch is checked before any row is taken: a batch is accepted or refused whole.
         ctx.validator().checkKeysNotNull(rows, 0, rows.getRowCount());
-        FieldVector[] keyColumns = ctx.keyed() ? ctx.keys().keyColumns(rows) : null;
+        FieldVector[] keyColumns = ctx.keyColumns(rows);
         for (int r = 0; r < rows.getRowCount(); r++) {
             appendRow(rows, keyColumns, r, delete);
         }
@@ -212,11 +210,7 @@ public final class ShardWriter implements AutoCloseable {
     }
 
     private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {
-        if (keyColumns != null) {
-            ctx.keys().encode(keyColumns, row, key);
-        } else {
-            key.clear();
-        }
+        ctx.encodeKey(keyColumns, row, key);
         Memtable active = memtables.active();
         active.append(rows, row, delete, key.array(), key.length());
         if (delete) {
@@ -226,15 +220,9 @@ public final class ShardWriter implements AutoCloseable {
         }
         // Size checks cost a pass over the open batch's vectors; rows are counted on every call.
         if (active.rows() >= ctx.config().memtableMaxRows()
-                || (active.rows() & 255) == 0 && isFull(active)) {
+                || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
         }
-    }
-
-    private boolean isFull(Memtable m) {
-        return m.rows() >= ctx.config().memtableMaxRows()
-                || m.batchCount() >= ctx.config().memtableMaxBatches()
-                || m.payloadBytes() + m.primaryKeyIndexBytes() >= ctx.config().memtableMaxBytes();
     }
 
     /** Freezes the active memtable (if it has rows) and starts the next generation. */
@@ -523,69 +511,15 @@ public final class ShardWriter implements AutoCloseable {
         completeManifestUpdate(manifestInFlight);
     }
 
-    // ---------------------------------------------------------------- replay (used by ShardOpener)
+    // ---------------------------------------------------------------- opening (used by ShardOpener, WalReplay)
 
-    /**
-     * Rebuilds memtables from WAL entries {@code [from, to]}. With {@code markDurable} the
-     * replayed batches count as appended (they are never written again); without it they are
-     * pending and will be appended anew (a rollback re-writes them after the sentinel).
-     */
-    void replay(long from, long to, boolean markDurable) {
-        for (long position = from; position <= to; position++) {
-            Optional<WalEntry> read = wal.read(position);
-            if (read.isEmpty()) {
-                throw new FormatException(manifests.location(wal.key(position)),
-                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed", null);
-            }
-            try (WalEntry entry = read.get()) {
-                if (entry.writerEpoch() > epoch) {
-                    throw poison(Reason.FENCED, "WAL entry " + position + " has epoch " + entry.writerEpoch()
-                            + " (ours is " + epoch + ")", null);
-                }
-                if (entry.sentinel() || entry.batches().isEmpty()) {
-                    continue;
-                }
-                Memtable target = memtableForReplay(entry);
-                int before = target.sealedBatchCount();
-                for (VectorSchemaRoot batch : entry.batches()) {
-                    FieldVector[] keyColumns = ctx.keyed() ? ctx.keys().keyColumns(batch) : null;
-                    for (int r = 0; r < batch.getRowCount(); r++) {
-                        if (keyColumns != null) {
-                            ctx.keys().encode(keyColumns, r, key);
-                        } else {
-                            key.clear();
-                        }
-                        target.appendStored(batch, r, key.array(), key.length());
-                    }
-                    stats.replayedRows += batch.getRowCount();
-                }
-                target.sealOpenBatch();
-                if (markDurable) {
-                    target.markDurable(target.sealedBatchCount() - before, position);
-                    durablePosition = Math.max(durablePosition, position);
-                }
-                stats.replayedEntries++;
-            }
-        }
+    MemtableSet memtables() {
+        return memtables;
     }
 
-    /**
-     * The memtable an entry's rows go to: its recorded generation when it has one, and a new
-     * memtable at an entry boundary when the active one is full (never overflowing mid-entry).
-     */
-    private Memtable memtableForReplay(WalEntry entry) {
-        Memtable active = memtables.active();
-        long generation = entry.generation().orElse(active.generation());
-        if (generation > active.generation()) {
-            if (active.rows() == 0) {
-                memtables.replaceEmptyActive(ctx.newMemtable(generation));
-            } else {
-                memtables.freezeActive(ctx.newMemtable(generation));
-            }
-        } else if (active.rows() > 0 && isFull(active)) {
-            memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
-        }
-        return memtables.active();
+    /** Replayed entries up to {@code position} count as durable. */
+    void durableAtLeast(long position) {
+        durablePosition = Math.max(durablePosition, position);
     }
 
     void restoredState(long durable, long published, List<WrittenSsTable> stillUnpublished) {
@@ -651,7 +585,7 @@ public final class ShardWriter implements AutoCloseable {
         }
     }
 
-    private ShardPoisonedException poison(Reason reason, String message, Throwable cause) {
+    ShardPoisonedException poison(Reason reason, String message, Throwable cause) {
         if (poison == null) {
             poison = new ShardPoisonedException(shardId.toString(), reason, message, cause);
             LOG.error("Shard {} poisoned: {}", shardId, poison.getMessage(), cause);
