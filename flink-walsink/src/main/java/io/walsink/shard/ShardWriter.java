@@ -23,11 +23,12 @@ import org.slf4j.LoggerFactory;
  * the owner decides when SSTables are published.
  *
  * <p>Threading: every method runs on the owner's thread. The only work meant for another thread
- * is {@link WalAppend#run()} and {@link SsTableFlush#run()}, which the owner obtains from
- * {@link #beginAppend()} / {@link #beginFlush()} and hands back to {@link #completeAppend} /
- * {@link #completeFlush}. At most one append and one flush are in flight, which is what makes
- * WAL positions follow append order. The synchronous helpers ({@link #tick}, {@link
- * #appendAllPending}, {@link #flushFrozen}) run those tasks inline.
+ * is the {@code run()} of a {@link WalAppend}, {@link SsTableFlush} or {@link ManifestUpdate},
+ * which the owner obtains from {@link #beginAppend()}, {@link #beginFlush()} or
+ * {@link #beginPublish} and hands back to {@link #completeAppend}, {@link #completeFlush} or
+ * {@link #completeManifestUpdate}. At most one of each is in flight, which is what makes WAL
+ * positions follow append order. Time enters only as arguments ({@link #recordTick},
+ * {@link #nextTickAt}).
  *
  * <p>The first terminal failure poisons the writer: every later call throws the same
  * {@link ShardPoisonedException}; the way back is a new open.
@@ -324,27 +325,21 @@ public final class ShardWriter implements AutoCloseable {
         throw poison(Reason.PERSISTENCE_FAILURE, "append to " + where + " failed", failure);
     }
 
-    /** Runs one append inline (if anything is pending), as the ticker would. */
-    public boolean appendOnce() {
-        Optional<WalAppend> append = beginAppend();
-        if (append.isEmpty()) {
-            return false;
-        }
-        append.get().run();
-        completeAppend(append.get());
-        return true;
-    }
-
-    /** The ticker fired at {@code nowMillis}: append the oldest pending memtable once. */
-    public void tick(long nowMillis) {
-        checkUsable();
+    /**
+     * Records that the owner's timer fired at {@code nowMillis}, so the next tick is due one
+     * interval later ({@link #nextTickAt}); the owner starts the append itself.
+     */
+    public void recordTick(long nowMillis) {
         ticker.ticked(nowMillis);
-        appendOnce();
     }
 
-    /** Records that the owner's tick ran at {@code nowMillis}; it starts the append itself. */
+    /**
+     * Old name of {@link #recordTick}: kept only while {@code ShardWriterOperator}, which is
+     * being changed elsewhere, still calls it; remove once it calls {@link #recordTick}.
+     */
+    @Deprecated
     public void ticked(long nowMillis) {
-        ticker.ticked(nowMillis);
+        recordTick(nowMillis);
     }
 
     public boolean appendInFlight() {
@@ -364,14 +359,16 @@ public final class ShardWriter implements AutoCloseable {
         return memtables.oldestFrozen().map(m -> !m.hasPendingRows()).orElse(false);
     }
 
-    /** Appends until nothing is pending (barrier, freeze, close). */
-    public void appendAllPending() {
+    /** Appends until nothing is pending, inline (restore re-appends the checkpoint's rows). */
+    void appendAllPending() {
         checkUsable();
         if (appendInFlight != null) {
             throw new IllegalStateException("complete the append in flight first");
         }
         while (hasPendingRows()) {
-            appendOnce();
+            WalAppend append = beginAppend().orElseThrow();
+            append.run();
+            completeAppend(append);
         }
     }
 
@@ -413,18 +410,6 @@ public final class ShardWriter implements AutoCloseable {
         LOG.info("Shard {} wrote SSTable {} (generation {}, {} rows, WAL through {})", shardId,
                 flush.written().path(), flush.written().generation(), flush.written().physicalRows(),
                 flush.written().lastWalPosition());
-    }
-
-    /** Writes every frozen, fully durable memtable as an SSTable, inline. */
-    public void flushFrozen() {
-        while (true) {
-            Optional<SsTableFlush> flush = beginFlush();
-            if (flush.isEmpty()) {
-                return;
-            }
-            flush.get().run();
-            completeFlush(flush.get());
-        }
     }
 
     /**
@@ -478,19 +463,6 @@ public final class ShardWriter implements AutoCloseable {
             LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
                     shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
         }
-    }
-
-    /** Publishes written SSTables of generations up to {@code upToGeneration}, inline. */
-    public void publish(long upToGeneration) {
-        Optional<ManifestUpdate> update = beginPublish(upToGeneration);
-        if (update.isPresent()) {
-            update.get().run();
-            completeManifestUpdate(update.get());
-        }
-    }
-
-    public void publishAll() {
-        publish(Long.MAX_VALUE);
     }
 
     static SsTable toManifestEntry(WrittenSsTable t) {
@@ -553,20 +525,8 @@ public final class ShardWriter implements AutoCloseable {
     }
 
     /**
-     * Leaves a complete table: appends everything, freezes the active memtable, writes its
-     * SSTable and publishes all written SSTables. For bounded input and clean shutdown.
-     */
-    public void flushAndPublishAll() {
-        appendAllPending();
-        freezeActive();
-        appendAllPending();
-        flushFrozen();
-        publishAll();
-    }
-
-    /**
      * Releases memory without any I/O. Rows not yet appended are dropped, exactly as in a crash;
-     * call {@link #appendAllPending()} or {@link #flushAndPublishAll()} first to keep them.
+     * the owner appends them first (and writes and publishes SSTables) to keep them.
      */
     @Override
     public void close() {

@@ -1,5 +1,8 @@
 package io.walsink.read;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
 import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -82,9 +85,9 @@ class BucketReadTest {
             }
         }
         for (ShardWriter shard : shards.values()) {
-            shard.appendAllPending(); // frozen memtables become SSTables; the rest stays in the WAL
-            shard.flushFrozen();
-            shard.publishAll();
+            appendAllPending(shard); // frozen memtables become SSTables; the rest stays in the WAL
+            flushFrozen(shard);
+            publishAll(shard);
             shard.close();
         }
 
