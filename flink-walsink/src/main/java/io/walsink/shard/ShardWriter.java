@@ -80,14 +80,6 @@ public final class ShardWriter implements AutoCloseable {
 
     // ---------------------------------------------------------------- identity and state
 
-    public UUID shardId() {
-        return shardId;
-    }
-
-    public int bucket() {
-        return bucket;
-    }
-
     public long epoch() {
         return epoch;
     }
@@ -154,16 +146,8 @@ public final class ShardWriter implements AutoCloseable {
         return memtables.frozen().size();
     }
 
-    public long activeGeneration() {
-        return memtables.active().generation();
-    }
-
     public List<WrittenSsTable> unpublished() {
         return List.copyOf(unpublished);
-    }
-
-    public long publishedGeneration() {
-        return publishedGeneration;
     }
 
     // ---------------------------------------------------------------- writing rows
@@ -499,10 +483,6 @@ public final class ShardWriter implements AutoCloseable {
         this.publishedGeneration = published;
         this.unpublished.clear();
         this.unpublished.addAll(stillUnpublished);
-    }
-
-    void manifestWritten(ShardManifest m) {
-        this.manifest = m;
     }
 
     // ---------------------------------------------------------------- checkpoints and shutdown
