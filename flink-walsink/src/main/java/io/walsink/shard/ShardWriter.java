@@ -274,12 +274,7 @@ public final class ShardWriter implements AutoCloseable {
      * @throws ShardPoisonedException if the append failed terminally
      */
     public void completeAppend(WalAppend append) {
-        if (append != appendInFlight) {
-            throw new IllegalStateException("append at " + append.position() + " is not the one in flight");
-        }
-        if (!append.ran()) {
-            throw new IllegalStateException("append at " + append.position() + " has not run");
-        }
+        append.checkHandedBack(appendInFlight);
         appendInFlight = null;
         checkUsable();
         Throwable failure = append.failure();
@@ -377,12 +372,7 @@ public final class ShardWriter implements AutoCloseable {
 
     /** @throws ShardPoisonedException if writing failed (the frozen memtable is kept) */
     public void completeFlush(SsTableFlush flush) {
-        if (flush != flushInFlight) {
-            throw new IllegalStateException("flush of generation " + flush.generation() + " is not the one in flight");
-        }
-        if (!flush.ran()) {
-            throw new IllegalStateException("flush of generation " + flush.generation() + " has not run");
-        }
+        flush.checkHandedBack(flushInFlight);
         flushInFlight = null;
         checkUsable();
         if (flush.failure() != null) {
@@ -422,12 +412,7 @@ public final class ShardWriter implements AutoCloseable {
 
     /** @throws ShardPoisonedException if the update failed or a higher epoch fenced us */
     public void completeManifestUpdate(ManifestUpdate update) {
-        if (update != manifestInFlight) {
-            throw new IllegalStateException("manifest update is not the one in flight");
-        }
-        if (!update.ran()) {
-            throw new IllegalStateException("manifest update has not run");
-        }
+        update.checkHandedBack(manifestInFlight);
         manifestInFlight = null;
         checkUsable();
         if (update.fencedBy() > 0) {
