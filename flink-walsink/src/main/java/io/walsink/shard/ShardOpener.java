@@ -67,7 +67,7 @@ public final class ShardOpener {
         // Checked before the claim: a restore that cannot succeed must not fence the running writer.
         List<SsTable> target = new ArrayList<>(published(new ManifestStore(ctx.store(), asOf.shardId()), asOf));
         for (WrittenSsTable t : asOf.unpublished()) {
-            target.add(ShardWriter.toManifestEntry(t));
+            target.add(t.toManifestEntry());
         }
         requireSsTables(ctx, asOf.shardId(), target);
         Claimed c = claim(ctx, asOf.shardId(), placement);

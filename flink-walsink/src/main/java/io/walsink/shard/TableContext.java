@@ -116,6 +116,23 @@ public final class TableContext {
         return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keyed());
     }
 
+    /**
+     * Checks a batch of writes before any row is taken: the schema, and for deletes that the
+     * table has a key and the WAL profile can record them.
+     */
+    void checkBatch(VectorSchemaRoot rows, boolean delete) {
+        validator.checkSchema(rows.getSchema());
+        if (delete) {
+            if (!keyed()) {
+                throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
+            }
+            if (!storage.hasTombstone()) {
+                throw new InvalidInputException(null, "WAL schema profile '" + storage.profile().profileName()
+                        + "' cannot record deletes (lance-core 7.0.0 would show deleted rows); use profile 'spec'");
+            }
+        }
+    }
+
     /** Whether {@code m} reached a memtable limit of the configuration: rows, batches or bytes. */
     boolean memtableFull(Memtable m) {
         return m.rows() >= config.memtableMaxRows()
