@@ -96,11 +96,7 @@ class ShardWriterPoisoningTest {
             assertEveryCallThrows(f, writer, failed);
             writer.close();
 
-            ShardWriter reopened = f.open();
-            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
-            flushAndPublishAll(reopened);
-            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
-            reopened.close();
+            f.reopenAndExpect(f.model);
         }
     }
 

@@ -75,11 +75,7 @@ class ShardWriterRestoreTest {
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model).doesNotContainKey(3L);
             restored.close();
 
-            ShardWriter reopened = f.open();
-            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
-            flushAndPublishAll(reopened);
-            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
-            reopened.close();
+            f.reopenAndExpect(f.model);
         }
     }
 
@@ -246,11 +242,7 @@ class ShardWriterRestoreTest {
             fromS2.close();
 
             // A later plain open (ours or Lance's) replays S2's state too, and can publish it all.
-            ShardWriter reopened = f.open();
-            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atS2);
-            flushAndPublishAll(reopened);
-            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(atS2);
-            reopened.close();
+            f.reopenAndExpect(atS2);
         }
     }
 
