@@ -1,7 +1,9 @@
 package io.walsink.bench;
 
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.WalAppend;
 import io.walsink.shard.ShardWriterConfig;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
@@ -44,11 +46,21 @@ final class TickBoundedPuts {
                 writer.write(input, i, false);
                 // The owner's processing-time timer: fire the tick once it is due.
                 if (now >= writer.nextTickAt(now)) {
-                    writer.tick(now);
+                    tick(writer, now);
                 }
             }
             return new Outcome(rowsPerSecond, config.flushInterval().toMillis(), rows, writer.stats().walAppends(),
                     writer.stats().walBytes(), writer.pendingRows());
         }
+    }
+
+    /** What the owner does when its timer fires, inline: record the tick, append the oldest pending rows once. */
+    private static void tick(ShardWriter writer, long now) {
+        Optional<WalAppend> append = writer.beginAppend();
+        writer.recordTick(now);
+        append.ifPresent(a -> {
+            a.run();
+            writer.completeAppend(a);
+        });
     }
 }

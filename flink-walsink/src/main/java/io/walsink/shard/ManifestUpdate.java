@@ -12,7 +12,7 @@ import java.util.List;
  * the latest version, checks that no higher epoch claimed the shard, writes with put-if-absent
  * and retries lost races), completed on the owner thread.
  */
-public final class ManifestUpdate implements Runnable {
+public final class ManifestUpdate extends ShardTask {
     static final int MAX_ATTEMPTS = 16;
 
     private final ManifestStore manifests;
@@ -23,8 +23,6 @@ public final class ManifestUpdate implements Runnable {
     final List<WrittenSsTable> publishing;
     private volatile ShardManifest written;
     private volatile long fencedBy;
-    private volatile Throwable failure;
-    private volatile boolean ran;
 
     ManifestUpdate(ManifestStore manifests, long epoch, List<SsTable> sstables, long replayAfter, long lastSeen,
             List<WrittenSsTable> publishing) {
@@ -37,48 +35,43 @@ public final class ManifestUpdate implements Runnable {
     }
 
     @Override
-    public void run() {
-        try {
-            long afterListed = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
-            for (int attempt = 1; ; attempt++) {
-                ShardManifest latest = manifests.readLatest().orElseThrow(
-                        () -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
-                if (latest.writerEpoch() > epoch) {
-                    fencedBy = latest.writerEpoch();
-                    return;
-                }
-                // A rollback lists fewer SSTables, but the counter never goes back: a generation
-                // once published must not name a different SSTable later.
-                long nextGeneration = Math.max(latest.currentGeneration(), afterListed);
-                ShardManifest next = latest.toBuilder()
-                        .sstables(sstables)
-                        .replayAfterWalEntryPosition(replayAfter)
-                        .currentGeneration(nextGeneration)
-                        .walEntryPositionLastSeen(Math.max(latest.walEntryPositionLastSeen(), lastSeen))
-                        .build();
-                try {
-                    written = manifests.writeNext(latest, next);
-                    return;
-                } catch (ManifestVersionTakenException lost) {
-                    if (attempt >= MAX_ATTEMPTS) {
-                        throw lost;
-                    }
+    void execute() {
+        long afterListed = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
+        for (int attempt = 1; ; attempt++) {
+            ShardManifest latest = manifests.readLatest().orElseThrow(
+                    () -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
+            if (latest.writerEpoch() > epoch) {
+                fencedBy = latest.writerEpoch();
+                return;
+            }
+            // A rollback lists fewer SSTables, but the counter never goes back: a generation
+            // once published must not name a different SSTable later.
+            long nextGeneration = Math.max(latest.currentGeneration(), afterListed);
+            ShardManifest next = latest.toBuilder()
+                    .sstables(sstables)
+                    .replayAfterWalEntryPosition(replayAfter)
+                    .currentGeneration(nextGeneration)
+                    .walEntryPositionLastSeen(Math.max(latest.walEntryPositionLastSeen(), lastSeen))
+                    .build();
+            try {
+                written = manifests.writeNext(latest, next);
+                return;
+            } catch (ManifestVersionTakenException lost) {
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw lost;
                 }
             }
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            ran = true;
         }
+    }
+
+    @Override
+    String describe() {
+        return "manifest update";
     }
 
     /** Generations this update publishes (empty for a rollback). */
     public List<WrittenSsTable> publishing() {
         return publishing;
-    }
-
-    boolean ran() {
-        return ran;
     }
 
     ShardManifest written() {
@@ -88,9 +81,5 @@ public final class ManifestUpdate implements Runnable {
     /** The epoch that fenced us, or 0. */
     long fencedBy() {
         return fencedBy;
-    }
-
-    Throwable failure() {
-        return failure;
     }
 }

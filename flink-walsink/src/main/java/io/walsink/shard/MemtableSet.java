@@ -93,6 +93,24 @@ public final class MemtableSet implements AutoCloseable {
         return bytes;
     }
 
+    /** Rows put but not yet in the WAL, over all memtables. */
+    public long pendingRows() {
+        long rows = 0;
+        for (Memtable m : all()) {
+            rows += m.indexedRows() - m.durableRows();
+        }
+        return rows;
+    }
+
+    /** Bytes of rows put but not yet in the WAL, over all memtables. */
+    public long pendingBytes() {
+        long bytes = 0;
+        for (Memtable m : all()) {
+            bytes += m.pendingBytes();
+        }
+        return bytes;
+    }
+
     /** All memtables, oldest first. */
     public List<Memtable> all() {
         List<Memtable> all = new ArrayList<>(frozen);

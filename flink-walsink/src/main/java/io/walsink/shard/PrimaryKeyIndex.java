@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.format.Murmur3;
 import java.util.Arrays;
 
 /**
@@ -142,11 +143,6 @@ public final class PrimaryKeyIndex {
         for (int i = offset; i < offset + length; i++) {
             h = (h ^ key[i]) * 0x01000193;
         }
-        h ^= h >>> 16;
-        h *= 0x85ebca6b;
-        h ^= h >>> 13;
-        h *= 0xc2b2ae35;
-        h ^= h >>> 16;
-        return h;
+        return Murmur3.fmix32(h);
     }
 }

@@ -44,7 +44,8 @@ public final class ShardOpener {
         ShardWriter writer = new ShardWriter(ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip,
                 c.manifest.currentGeneration());
         try {
-            writer.replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true);
+            new WalReplay(ctx, c.wal, c.manifests, writer).replay(c.manifest.replayAfterWalEntryPosition() + 1,
+                    c.lastBeforeSentinel, true);
         } catch (RuntimeException e) {
             writer.close();
             throw e;
@@ -66,7 +67,7 @@ public final class ShardOpener {
         // Checked before the claim: a restore that cannot succeed must not fence the running writer.
         List<SsTable> target = new ArrayList<>(published(new ManifestStore(ctx.store(), asOf.shardId()), asOf));
         for (WrittenSsTable t : asOf.unpublished()) {
-            target.add(ShardWriter.toManifestEntry(t));
+            target.add(t.toManifestEntry());
         }
         requireSsTables(ctx, asOf.shardId(), target);
         Claimed c = claim(ctx, asOf.shardId(), placement);
@@ -81,7 +82,8 @@ public final class ShardOpener {
         ShardWriter writer = new ShardWriter(ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal,
                 c.tip, firstGeneration);
         try {
-            writer.replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);
+            new WalReplay(ctx, c.wal, c.manifests, writer)
+                    .replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);
             long published = target.stream().mapToLong(SsTable::generation).max().orElse(0);
             if (rollback) {
                 // Rows first, then the manifest: a reader that follows the new replay_after must

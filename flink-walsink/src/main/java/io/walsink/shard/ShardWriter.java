@@ -1,16 +1,11 @@
 package io.walsink.shard;
 
-import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
-import io.walsink.storage.AmbiguousWriteException;
-import io.walsink.storage.ObjectAlreadyExistsException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -25,11 +20,12 @@ import org.slf4j.LoggerFactory;
  * the owner decides when SSTables are published.
  *
  * <p>Threading: every method runs on the owner's thread. The only work meant for another thread
- * is {@link WalAppend#run()} and {@link SsTableFlush#run()}, which the owner obtains from
- * {@link #beginAppend()} / {@link #beginFlush()} and hands back to {@link #completeAppend} /
- * {@link #completeFlush}. At most one append and one flush are in flight, which is what makes
- * WAL positions follow append order. The synchronous helpers ({@link #tick}, {@link
- * #appendAllPending}, {@link #flushFrozen}) run those tasks inline.
+ * is the {@code run()} of a {@link WalAppend}, {@link SsTableFlush} or {@link ManifestUpdate},
+ * which the owner obtains from {@link #beginAppend()}, {@link #beginFlush()} or
+ * {@link #beginPublish} and hands back to {@link #completeAppend}, {@link #completeFlush} or
+ * {@link #completeManifestUpdate}. At most one of each is in flight, which is what makes WAL
+ * positions follow append order. Time enters only as arguments ({@link #recordTick},
+ * {@link #nextTickAt}).
  *
  * <p>The first terminal failure poisons the writer: every later call throws the same
  * {@link ShardPoisonedException}; the way back is a new open.
@@ -43,24 +39,14 @@ public final class ShardWriter implements AutoCloseable {
     private final UUID shardId;
     private final int bucket;
     private final long epoch;
-    private final ManifestStore manifests;
-    private final WalLog wal;
-    private final SsTableWriter sstables;
+    private final ShardStats stats = new ShardStats();
+    private final ShardHealth health;
+    private final WalAppender appender;
+    private final SsTablePublisher publisher;
+    private final SsTableFlusher flusher;
     private final MemtableSet memtables;
     private final FlushTicker ticker;
     private final KeyBuffer key = new KeyBuffer();
-    private final ShardStats stats = new ShardStats();
-    private final List<WrittenSsTable> unpublished = new ArrayList<>();
-
-    private ShardManifest manifest;
-    private long nextPosition;
-    private long durablePosition;
-    private long publishedGeneration;
-    private WalAppend appendInFlight;
-    private SsTableFlush flushInFlight;
-    private ManifestUpdate manifestInFlight;
-    private ShardPoisonedException poison;
-    private boolean closed;
 
     ShardWriter(TableContext ctx, UUID shardId, int bucket, ShardManifest claimed, ManifestStore manifests,
             WalLog wal, long nextPosition, long firstGeneration) {
@@ -68,26 +54,18 @@ public final class ShardWriter implements AutoCloseable {
         this.shardId = shardId;
         this.bucket = bucket;
         this.epoch = claimed.writerEpoch();
-        this.manifest = claimed;
-        this.manifests = manifests;
-        this.wal = wal;
-        this.nextPosition = nextPosition;
-        this.durablePosition = Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1);
-        this.publishedGeneration = claimed.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
-        this.sstables = new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
+        this.health = new ShardHealth(shardId);
+        this.appender = new WalAppender(shardId, epoch, wal, ctx.codec(), manifests, health, stats, nextPosition,
+                Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1));
+        this.publisher = new SsTablePublisher(shardId, claimed, manifests, health, stats);
+        SsTableWriter sstables = new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(),
+                ctx.allocator());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
+        this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());
     }
 
     // ---------------------------------------------------------------- identity and state
-
-    public UUID shardId() {
-        return shardId;
-    }
-
-    public int bucket() {
-        return bucket;
-    }
 
     public long epoch() {
         return epoch;
@@ -99,38 +77,30 @@ public final class ShardWriter implements AutoCloseable {
 
     /** The latest manifest this writer read or wrote. */
     public ShardManifest manifest() {
-        return manifest;
+        return publisher.manifest();
     }
 
     /** Last WAL position holding rows of this writer's state (or its sentinel). */
     public long durablePosition() {
-        return durablePosition;
+        return appender.durablePosition();
     }
 
     /** The next WAL position this writer will append at. */
     public long nextPosition() {
-        return nextPosition;
+        return appender.nextPosition();
     }
 
     public Optional<ShardPoisonedException> poison() {
-        return Optional.ofNullable(poison);
+        return health.poison();
     }
 
     /** Rows put but not yet in the WAL, over all memtables. */
     public long pendingRows() {
-        long rows = 0;
-        for (Memtable m : memtables.all()) {
-            rows += m.indexedRows() - m.durableRows();
-        }
-        return rows;
+        return memtables.pendingRows();
     }
 
     public long pendingBytes() {
-        long bytes = 0;
-        for (Memtable m : memtables.all()) {
-            bytes += m.pendingBytes();
-        }
-        return bytes;
+        return memtables.pendingBytes();
     }
 
     public boolean hasPendingRows() {
@@ -152,24 +122,15 @@ public final class ShardWriter implements AutoCloseable {
 
     /** Memory this shard holds: memtables not yet in SSTables and the encode buffer of an append in flight. */
     public long heldBytes() {
-        long encoding = appendInFlight == null ? 0 : appendInFlight.bufferBytes;
-        return unflushedBytes() + encoding;
+        return unflushedBytes() + appender.inFlightBufferBytes();
     }
 
     public int frozenMemtables() {
         return memtables.frozen().size();
     }
 
-    public long activeGeneration() {
-        return memtables.active().generation();
-    }
-
     public List<WrittenSsTable> unpublished() {
-        return List.copyOf(unpublished);
-    }
-
-    public long publishedGeneration() {
-        return publishedGeneration;
+        return publisher.unpublished();
     }
 
     // ---------------------------------------------------------------- writing rows
@@ -186,42 +147,25 @@ public final class ShardWriter implements AutoCloseable {
 
     /** Upserts or deletes one row of {@code rows}: the per-record path of a streaming owner. */
     public void write(VectorSchemaRoot rows, int row, boolean delete) {
-        checkUsable();
-        checkBatch(rows, delete);
+        health.check();
+        ctx.checkBatch(rows, delete);
         ctx.validator().checkKeysNotNull(rows, row, row + 1);
-        appendRow(rows, ctx.keyed() ? ctx.keys().keyColumns(rows) : null, row, delete);
+        appendRow(rows, ctx.keyColumns(rows), row, delete);
     }
 
     private void writeAll(VectorSchemaRoot rows, boolean delete) {
-        checkUsable();
-        checkBatch(rows, delete);
+        health.check();
+        ctx.checkBatch(rows, delete);
         // The whole batch is checked before any row is taken: a batch is accepted or refused whole.
         ctx.validator().checkKeysNotNull(rows, 0, rows.getRowCount());
-        FieldVector[] keyColumns = ctx.keyed() ? ctx.keys().keyColumns(rows) : null;
+        FieldVector[] keyColumns = ctx.keyColumns(rows);
         for (int r = 0; r < rows.getRowCount(); r++) {
             appendRow(rows, keyColumns, r, delete);
         }
     }
 
-    private void checkBatch(VectorSchemaRoot rows, boolean delete) {
-        ctx.validator().checkSchema(rows.getSchema());
-        if (delete) {
-            if (!ctx.keyed()) {
-                throw new InvalidInputException(null, "deletes need a primary key; table " + ctx.table().uri() + " has none");
-            }
-            if (!ctx.storage().hasTombstone()) {
-                throw new InvalidInputException(null, "WAL schema profile '" + ctx.storage().profile().profileName()
-                        + "' cannot record deletes (lance-core 7.0.0 would show deleted rows); use profile 'spec'");
-            }
-        }
-    }
-
     private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {
-        if (keyColumns != null) {
-            ctx.keys().encode(keyColumns, row, key);
-        } else {
-            key.clear();
-        }
+        ctx.encodeKey(keyColumns, row, key);
         Memtable active = memtables.active();
         active.append(rows, row, delete, key.array(), key.length());
         if (delete) {
@@ -231,20 +175,14 @@ public final class ShardWriter implements AutoCloseable {
         }
         // Size checks cost a pass over the open batch's vectors; rows are counted on every call.
         if (active.rows() >= ctx.config().memtableMaxRows()
-                || (active.rows() & 255) == 0 && isFull(active)) {
+                || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
         }
     }
 
-    private boolean isFull(Memtable m) {
-        return m.rows() >= ctx.config().memtableMaxRows()
-                || m.batchCount() >= ctx.config().memtableMaxBatches()
-                || m.payloadBytes() + m.primaryKeyIndexBytes() >= ctx.config().memtableMaxBytes();
-    }
-
     /** Freezes the active memtable (if it has rows) and starts the next generation. */
     public void freezeActive() {
-        checkUsable();
+        health.check();
         Memtable active = memtables.active();
         if (active.rows() == 0) {
             return;
@@ -256,25 +194,30 @@ public final class ShardWriter implements AutoCloseable {
     // ---------------------------------------------------------------- WAL appends
 
     /**
-     * Whether rows should be appended before the next tick: pending bytes passed
-     * {@code sink.wal.max-buffer-size}, or a frozen memtable still owes its tail.
+     * Whether rows should be appended before the next tick: a frozen memtable still owes its
+     * tail, or pending bytes passed {@code sink.wal.max-buffer-size}.
      */
     public boolean wantsEarlyAppend() {
-        if (appendInFlight != null || poison != null) {
+        if (appender.inFlight() || health.poison().isPresent()) {
             return false;
         }
-        for (Memtable m : memtables.frozen()) {
-            if (m.hasPendingRows()) {
-                return true;
-            }
-        }
-        return memtables.active().hasPendingRows()
-                && memtables.active().pendingBytes() >= ctx.config().walMaxBufferBytes();
+        // Frozen memtables come first, so the oldest one owing rows is frozen if any frozen one is.
+        Optional<Memtable> oldest = memtables.oldestPending();
+        return oldest.isPresent()
+                && (oldest.get().isFrozen() || oldest.get().pendingBytes() >= ctx.config().walMaxBufferBytes());
     }
 
     /** When the next tick is due, or {@link Long#MAX_VALUE} when nothing is pending (no timer). */
     public long nextTickAt(long nowMillis) {
         return hasPendingRows() ? ticker.dueAt(nowMillis) : Long.MAX_VALUE;
+    }
+
+    /**
+     * Records that the owner's timer fired at {@code nowMillis}, so the next tick is due one
+     * interval later ({@link #nextTickAt}); the owner starts the append itself.
+     */
+    public void recordTick(long nowMillis) {
+        ticker.ticked(nowMillis);
     }
 
     /**
@@ -284,18 +227,8 @@ public final class ShardWriter implements AutoCloseable {
      * @return empty if an append is in flight or nothing is pending
      */
     public Optional<WalAppend> beginAppend() {
-        checkUsable();
-        if (appendInFlight != null) {
-            return Optional.empty();
-        }
-        Optional<Memtable> oldest = memtables.oldestPending();
-        if (oldest.isEmpty()) {
-            return Optional.empty();
-        }
-        Memtable m = oldest.get();
-        m.sealOpenBatch();
-        appendInFlight = new WalAppend(wal, ctx.codec(), manifests, m, m.pendingBatches(), nextPosition, epoch);
-        return Optional.of(appendInFlight);
+        health.check();
+        return appender.begin(memtables);
     }
 
     /**
@@ -306,142 +239,48 @@ public final class ShardWriter implements AutoCloseable {
      * @throws ShardPoisonedException if the append failed terminally
      */
     public void completeAppend(WalAppend append) {
-        if (append != appendInFlight) {
-            throw new IllegalStateException("append at " + append.position() + " is not the one in flight");
-        }
-        if (!append.ran()) {
-            throw new IllegalStateException("append at " + append.position() + " has not run");
-        }
-        appendInFlight = null;
-        checkUsable();
-        Throwable failure = append.failure();
-        if (failure == null) {
-            append.memtable.markDurable(append.batches.size(), append.position);
-            durablePosition = append.position;
-            nextPosition = append.position + 1;
-            stats.walAppends++;
-            stats.walBytes += append.bytes();
-            return;
-        }
-        String where = wal.key(append.position);
-        if (failure instanceof ObjectAlreadyExistsException) {
-            stats.walConflicts++;
-            if (append.takenAtEpoch() > epoch) {
-                throw poison(Reason.FENCED, "WAL position " + append.position + " is taken and the manifest names epoch "
-                        + append.takenAtEpoch() + " (ours is " + epoch + ")", failure);
-            }
-            LOG.warn("Shard {}: WAL position {} already taken by a writer of an epoch not above ours ({}); "
-                    + "appending at the next position", shardId, append.position, epoch);
-            nextPosition = append.position + 1;
-            return;
-        }
-        if (failure instanceof AmbiguousWriteException) {
-            throw poison(Reason.AMBIGUOUS_APPEND, "outcome of the append to " + where + " is unknown", failure);
-        }
-        throw poison(Reason.PERSISTENCE_FAILURE, "append to " + where + " failed", failure);
-    }
-
-    /** Runs one append inline (if anything is pending), as the ticker would. */
-    public boolean appendOnce() {
-        Optional<WalAppend> append = beginAppend();
-        if (append.isEmpty()) {
-            return false;
-        }
-        append.get().run();
-        completeAppend(append.get());
-        return true;
-    }
-
-    /** The ticker fired at {@code nowMillis}: append the oldest pending memtable once. */
-    public void tick(long nowMillis) {
-        checkUsable();
-        ticker.ticked(nowMillis);
-        appendOnce();
-    }
-
-    /** Records that the owner's tick ran at {@code nowMillis}; it starts the append itself. */
-    public void ticked(long nowMillis) {
-        ticker.ticked(nowMillis);
+        appender.complete(append);
     }
 
     public boolean appendInFlight() {
-        return appendInFlight != null;
+        return appender.inFlight();
     }
+
+    /** Appends until nothing is pending, inline (restore re-appends the checkpoint's rows). */
+    void appendAllPending() {
+        health.check();
+        appender.appendAll(memtables);
+    }
+
+    // ---------------------------------------------------------------- SSTables
 
     public boolean flushInFlight() {
-        return flushInFlight != null;
-    }
-
-    public boolean manifestUpdateInFlight() {
-        return manifestInFlight != null;
+        return flusher.inFlight();
     }
 
     /** Whether the oldest frozen memtable is fully durable and can become an SSTable now. */
     public boolean hasFlushableMemtable() {
-        return memtables.oldestFrozen().map(m -> !m.hasPendingRows()).orElse(false);
+        return flusher.hasFlushableMemtable();
     }
-
-    /** Appends until nothing is pending (barrier, freeze, close). */
-    public void appendAllPending() {
-        checkUsable();
-        if (appendInFlight != null) {
-            throw new IllegalStateException("complete the append in flight first");
-        }
-        while (hasPendingRows()) {
-            appendOnce();
-        }
-    }
-
-    // ---------------------------------------------------------------- SSTables
 
     /**
      * Prepares writing the oldest frozen memtable as an SSTable, once all its rows are durable
      * (an SSTable must never hold rows the WAL does not).
      */
     public Optional<SsTableFlush> beginFlush() {
-        checkUsable();
-        if (flushInFlight != null) {
-            return Optional.empty();
-        }
-        Optional<Memtable> oldest = memtables.oldestFrozen();
-        if (oldest.isEmpty() || oldest.get().hasPendingRows()) {
-            return Optional.empty();
-        }
-        flushInFlight = new SsTableFlush(sstables, oldest.get());
-        return Optional.of(flushInFlight);
+        health.check();
+        return flusher.begin();
     }
 
     /** @throws ShardPoisonedException if writing failed (the frozen memtable is kept) */
     public void completeFlush(SsTableFlush flush) {
-        if (flush != flushInFlight) {
-            throw new IllegalStateException("flush of generation " + flush.generation() + " is not the one in flight");
-        }
-        if (!flush.ran()) {
-            throw new IllegalStateException("flush of generation " + flush.generation() + " has not run");
-        }
-        flushInFlight = null;
-        checkUsable();
-        if (flush.failure() != null) {
-            throw poison(Reason.FLUSH_FAILED, "writing SSTable generation " + flush.generation() + " failed", flush.failure());
-        }
-        unpublished.add(flush.written());
-        memtables.retireOldestFrozen(flush.memtable);
-        stats.sstablesWritten++;
-        LOG.info("Shard {} wrote SSTable {} (generation {}, {} rows, WAL through {})", shardId,
-                flush.written().path(), flush.written().generation(), flush.written().physicalRows(),
-                flush.written().lastWalPosition());
+        flusher.complete(flush);
     }
 
-    /** Writes every frozen, fully durable memtable as an SSTable, inline. */
-    public void flushFrozen() {
-        while (true) {
-            Optional<SsTableFlush> flush = beginFlush();
-            if (flush.isEmpty()) {
-                return;
-            }
-            flush.get().run();
-            completeFlush(flush.get());
-        }
+    // ---------------------------------------------------------------- publication
+
+    public boolean manifestUpdateInFlight() {
+        return publisher.inFlight();
     }
 
     /**
@@ -451,157 +290,39 @@ public final class ShardWriter implements AutoCloseable {
      * @return empty if nothing qualifies or a manifest update is in flight
      */
     public Optional<ManifestUpdate> beginPublish(long upToGeneration) {
-        checkUsable();
-        if (manifestInFlight != null) {
-            return Optional.empty();
-        }
-        List<WrittenSsTable> batch = unpublished.stream().filter(t -> t.generation() <= upToGeneration).toList();
-        if (batch.isEmpty()) {
-            return Optional.empty();
-        }
-        List<SsTable> next = new ArrayList<>(manifest.sstables());
-        for (WrittenSsTable t : batch) {
-            next.add(toManifestEntry(t));
-        }
-        manifestInFlight = new ManifestUpdate(manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(),
-                nextPosition - 1, batch);
-        return Optional.of(manifestInFlight);
+        health.check();
+        return publisher.begin(upToGeneration, appender.nextPosition() - 1);
     }
 
     /** @throws ShardPoisonedException if the update failed or a higher epoch fenced us */
     public void completeManifestUpdate(ManifestUpdate update) {
-        if (update != manifestInFlight) {
-            throw new IllegalStateException("manifest update is not the one in flight");
-        }
-        if (!update.ran()) {
-            throw new IllegalStateException("manifest update has not run");
-        }
-        manifestInFlight = null;
-        checkUsable();
-        if (update.fencedBy() > 0) {
-            throw poison(Reason.FENCED, "the shard manifest names epoch " + update.fencedBy() + " (ours is " + epoch + ")", null);
-        }
-        if (update.failure() != null) {
-            throw poison(Reason.PERSISTENCE_FAILURE, "manifest write failed", update.failure());
-        }
-        manifest = update.written();
-        stats.manifestVersionsWritten++;
-        List<WrittenSsTable> published = update.publishing();
-        if (!published.isEmpty()) {
-            unpublished.removeAll(published);
-            WrittenSsTable last = published.get(published.size() - 1);
-            publishedGeneration = last.generation();
-            stats.sstablesPublished += published.size();
-            LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
-                    shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
-        }
+        publisher.complete(update);
     }
 
-    /** Publishes written SSTables of generations up to {@code upToGeneration}, inline. */
-    public void publish(long upToGeneration) {
-        Optional<ManifestUpdate> update = beginPublish(upToGeneration);
-        if (update.isPresent()) {
-            update.get().run();
-            completeManifestUpdate(update.get());
-        }
+    // ---------------------------------------------------------------- opening (ShardOpener, WalReplay)
+
+    MemtableSet memtables() {
+        return memtables;
     }
 
-    public void publishAll() {
-        publish(Long.MAX_VALUE);
-    }
-
-    static SsTable toManifestEntry(WrittenSsTable t) {
-        return SsTable.of(t.generation(), t.path())
-                .withInMemoryBytes(t.inMemoryBytes())
-                .withPhysicalRows(t.physicalRows())
-                .withPrimaryKeyBytes(t.primaryKeyBytes());
+    /** Replayed entries up to {@code position} count as durable. */
+    void durableAtLeast(long position) {
+        appender.durableAtLeast(position);
     }
 
     /** Writes a manifest with exactly {@code sstables} and {@code replayAfter}, inline (restore). */
     void writeManifest(List<SsTable> sstables, long replayAfter) {
-        checkUsable();
-        if (manifestInFlight != null) {
-            throw new IllegalStateException("a manifest update is in flight");
-        }
-        manifestInFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, nextPosition - 1, List.of());
-        manifestInFlight.run();
-        completeManifestUpdate(manifestInFlight);
-    }
-
-    // ---------------------------------------------------------------- replay (used by ShardOpener)
-
-    /**
-     * Rebuilds memtables from WAL entries {@code [from, to]}. With {@code markDurable} the
-     * replayed batches count as appended (they are never written again); without it they are
-     * pending and will be appended anew (a rollback re-writes them after the sentinel).
-     */
-    void replay(long from, long to, boolean markDurable) {
-        for (long position = from; position <= to; position++) {
-            Optional<WalEntry> read = wal.read(position);
-            if (read.isEmpty()) {
-                throw new FormatException(manifests.location(wal.key(position)),
-                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed", null);
-            }
-            try (WalEntry entry = read.get()) {
-                if (entry.writerEpoch() > epoch) {
-                    throw poison(Reason.FENCED, "WAL entry " + position + " has epoch " + entry.writerEpoch()
-                            + " (ours is " + epoch + ")", null);
-                }
-                if (entry.sentinel() || entry.batches().isEmpty()) {
-                    continue;
-                }
-                Memtable target = memtableForReplay(entry);
-                int before = target.sealedBatchCount();
-                for (VectorSchemaRoot batch : entry.batches()) {
-                    FieldVector[] keyColumns = ctx.keyed() ? ctx.keys().keyColumns(batch) : null;
-                    for (int r = 0; r < batch.getRowCount(); r++) {
-                        if (keyColumns != null) {
-                            ctx.keys().encode(keyColumns, r, key);
-                        } else {
-                            key.clear();
-                        }
-                        target.appendStored(batch, r, key.array(), key.length());
-                    }
-                    stats.replayedRows += batch.getRowCount();
-                }
-                target.sealOpenBatch();
-                if (markDurable) {
-                    target.markDurable(target.sealedBatchCount() - before, position);
-                    durablePosition = Math.max(durablePosition, position);
-                }
-                stats.replayedEntries++;
-            }
-        }
-    }
-
-    /**
-     * The memtable an entry's rows go to: its recorded generation when it has one, and a new
-     * memtable at an entry boundary when the active one is full (never overflowing mid-entry).
-     */
-    private Memtable memtableForReplay(WalEntry entry) {
-        Memtable active = memtables.active();
-        long generation = entry.generation().orElse(active.generation());
-        if (generation > active.generation()) {
-            if (active.rows() == 0) {
-                memtables.replaceEmptyActive(ctx.newMemtable(generation));
-            } else {
-                memtables.freezeActive(ctx.newMemtable(generation));
-            }
-        } else if (active.rows() > 0 && isFull(active)) {
-            memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
-        }
-        return memtables.active();
+        health.check();
+        publisher.writeInline(sstables, replayAfter, appender.nextPosition() - 1);
     }
 
     void restoredState(long durable, long published, List<WrittenSsTable> stillUnpublished) {
-        this.durablePosition = durable;
-        this.publishedGeneration = published;
-        this.unpublished.clear();
-        this.unpublished.addAll(stillUnpublished);
+        appender.restoredDurable(durable);
+        publisher.restored(published, stillUnpublished);
     }
 
-    void manifestWritten(ShardManifest m) {
-        this.manifest = m;
+    ShardPoisonedException poison(Reason reason, String message, Throwable cause) {
+        return health.poison(reason, message, cause);
     }
 
     // ---------------------------------------------------------------- checkpoints and shutdown
@@ -612,55 +333,27 @@ public final class ShardWriter implements AutoCloseable {
      * positions, not rows.
      */
     public ShardDescriptor snapshot() {
-        checkUsable();
-        if (appendInFlight != null || hasPendingRows()) {
+        health.check();
+        if (appender.inFlight() || hasPendingRows()) {
             throw new IllegalStateException("shard " + shardId + " has rows not yet in the WAL; append them before a snapshot");
         }
-        // manifest and publishedGeneration change together (completeManifestUpdate, restore), so
-        // this version lists exactly the SSTables published as of this descriptor.
+        // The manifest and the published generation change together (SsTablePublisher), so this
+        // version lists exactly the SSTables published as of this descriptor.
+        ShardManifest manifest = publisher.manifest();
         return new ShardDescriptor(shardId, bucket, epoch, manifest.replayAfterWalEntryPosition(),
-                Math.max(durablePosition, manifest.replayAfterWalEntryPosition()),
-                memtables.active().generation(), publishedGeneration, manifest.version(), unpublished);
-    }
-
-    /**
-     * Leaves a complete table: appends everything, freezes the active memtable, writes its
-     * SSTable and publishes all written SSTables. For bounded input and clean shutdown.
-     */
-    public void flushAndPublishAll() {
-        appendAllPending();
-        freezeActive();
-        appendAllPending();
-        flushFrozen();
-        publishAll();
+                Math.max(appender.durablePosition(), manifest.replayAfterWalEntryPosition()),
+                memtables.active().generation(), publisher.publishedGeneration(), manifest.version(),
+                publisher.unpublished());
     }
 
     /**
      * Releases memory without any I/O. Rows not yet appended are dropped, exactly as in a crash;
-     * call {@link #appendAllPending()} or {@link #flushAndPublishAll()} first to keep them.
+     * the owner appends them first (and writes and publishes SSTables) to keep them.
      */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (health.close()) {
             memtables.close();
         }
-    }
-
-    private void checkUsable() {
-        if (poison != null) {
-            throw poison;
-        }
-        if (closed) {
-            throw new IllegalStateException("shard writer " + shardId + " is closed");
-        }
-    }
-
-    private ShardPoisonedException poison(Reason reason, String message, Throwable cause) {
-        if (poison == null) {
-            poison = new ShardPoisonedException(shardId.toString(), reason, message, cause);
-            LOG.error("Shard {} poisoned: {}", shardId, poison.getMessage(), cause);
-        }
-        return poison;
     }
 }

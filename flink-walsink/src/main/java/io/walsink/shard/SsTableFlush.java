@@ -5,12 +5,10 @@ package io.walsink.shard;
  * {@link ShardWriter#beginFlush()}, {@link #run()} on an I/O thread, completed on the owner
  * thread by {@link ShardWriter#completeFlush(SsTableFlush)}.
  */
-public final class SsTableFlush implements Runnable {
+public final class SsTableFlush extends ShardTask {
     private final SsTableWriter writer;
     final Memtable memtable;
     private volatile WrittenSsTable written;
-    private volatile Throwable failure;
-    private volatile boolean ran;
 
     SsTableFlush(SsTableWriter writer, Memtable memtable) {
         this.writer = writer;
@@ -18,14 +16,13 @@ public final class SsTableFlush implements Runnable {
     }
 
     @Override
-    public void run() {
-        try {
-            written = writer.write(memtable);
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            ran = true;
-        }
+    void execute() {
+        written = writer.write(memtable);
+    }
+
+    @Override
+    String describe() {
+        return "flush of generation " + generation();
     }
 
     public long generation() {
@@ -34,13 +31,5 @@ public final class SsTableFlush implements Runnable {
 
     WrittenSsTable written() {
         return written;
-    }
-
-    boolean ran() {
-        return ran;
-    }
-
-    Throwable failure() {
-        return failure;
     }
 }

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.wal.WalEntryCodec;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -111,5 +114,46 @@ public final class TableContext {
 
     Memtable newMemtable(long generation) {
         return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keyed());
+    }
+
+    /**
+     * Checks a batch of writes before any row is taken: the schema, and for deletes that the
+     * table has a key and the WAL profile can record them.
+     */
+    void checkBatch(VectorSchemaRoot rows, boolean delete) {
+        validator.checkSchema(rows.getSchema());
+        if (delete) {
+            if (!keyed()) {
+                throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
+            }
+            if (!storage.hasTombstone()) {
+                throw new InvalidInputException(null, "WAL schema profile '" + storage.profile().profileName()
+                        + "' cannot record deletes (lance-core 7.0.0 would show deleted rows); use profile 'spec'");
+            }
+        }
+    }
+
+    /** Whether {@code m} reached a memtable limit of the configuration: rows, batches or bytes. */
+    boolean memtableFull(Memtable m) {
+        return m.rows() >= config.memtableMaxRows()
+                || m.batchCount() >= config.memtableMaxBatches()
+                || m.payloadBytes() + m.primaryKeyIndexBytes() >= config.memtableMaxBytes();
+    }
+
+    /** The key columns of {@code rows}, looked up once per batch; null for a table without a key. */
+    FieldVector[] keyColumns(VectorSchemaRoot rows) {
+        return keys == null ? null : keys.keyColumns(rows);
+    }
+
+    /**
+     * Replaces the content of {@code out} with the key of {@code row}, read from
+     * {@code keyColumns} (from {@link #keyColumns}); without a key it leaves {@code out} empty.
+     */
+    void encodeKey(FieldVector[] keyColumns, int row, KeyBuffer out) {
+        if (keyColumns != null) {
+            keys.encode(keyColumns, row, out);
+        } else {
+            out.clear();
+        }
     }
 }

@@ -15,7 +15,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * thread (it reads only sealed, immutable batches), then handed back to
  * {@link ShardWriter#completeAppend(WalAppend)} on the owner thread.
  */
-public final class WalAppend implements Runnable {
+public final class WalAppend extends ShardTask {
     private final WalLog wal;
     private final WalEntryCodec codec;
     private final ManifestStore manifests;
@@ -26,9 +26,7 @@ public final class WalAppend implements Runnable {
     /** About what encoding copies onto the heap while this append is in flight. */
     final long bufferBytes;
     private volatile long bytes;
-    private volatile Throwable failure;
     private volatile long takenAtEpoch;
-    private volatile boolean ran;
 
     WalAppend(WalLog wal, WalEntryCodec codec, ManifestStore manifests, Memtable memtable, List<VectorSchemaRoot> batches,
             long position, long epoch) {
@@ -49,25 +47,26 @@ public final class WalAppend implements Runnable {
     }
 
     @Override
-    public void run() {
+    void execute() {
+        byte[] entry = codec.encode(epoch, memtable.generation(), batches);
+        bytes = entry.length;
         try {
-            byte[] entry = codec.encode(epoch, memtable.generation(), batches);
-            bytes = entry.length;
             wal.append(position, entry);
         } catch (ObjectAlreadyExistsException taken) {
-            failure = taken;
             // Who took it decides what happens next; reading that here keeps I/O off the owner.
             try {
                 takenAtEpoch = manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
             } catch (Throwable t) {
                 t.addSuppressed(taken);
-                failure = t;
+                throw t;
             }
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            ran = true;
+            throw taken;
         }
+    }
+
+    @Override
+    String describe() {
+        return "append at " + position;
     }
 
     public long position() {
@@ -87,16 +86,8 @@ public final class WalAppend implements Runnable {
         return bytes;
     }
 
-    boolean ran() {
-        return ran;
-    }
-
     /** After a taken position: the manifest's epoch read right after. */
     long takenAtEpoch() {
         return takenAtEpoch;
-    }
-
-    Throwable failure() {
-        return failure;
     }
 }

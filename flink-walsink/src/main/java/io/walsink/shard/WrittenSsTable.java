@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.format.manifest.SsTable;
 import io.walsink.format.manifest.SsTablePaths;
 
 /**
@@ -23,5 +24,13 @@ public record WrittenSsTable(
         SsTablePaths.problem(generation, path).ifPresent(problem -> {
             throw new IllegalArgumentException(problem);
         });
+    }
+
+    /** This SSTable as a shard manifest lists it. */
+    public SsTable toManifestEntry() {
+        return SsTable.of(generation, path)
+                .withInMemoryBytes(inMemoryBytes)
+                .withPhysicalRows(physicalRows)
+                .withPrimaryKeyBytes(primaryKeyBytes);
     }
 }

@@ -20,10 +20,9 @@ import org.slf4j.LoggerFactory;
  * names the number of attempts and wraps the last failure (non-transient, so that an outer retry
  * layer does not multiply the attempts).
  */
-public final class RetryingObjectStore implements ObjectStore {
+public final class RetryingObjectStore extends ForwardingObjectStore {
     private static final Logger LOG = LoggerFactory.getLogger(RetryingObjectStore.class);
 
-    private final ObjectStore delegate;
     private final RetryPolicy policy;
     private final Sleeper sleeper;
     private final RandomGenerator random;
@@ -33,14 +32,10 @@ public final class RetryingObjectStore implements ObjectStore {
     }
 
     public RetryingObjectStore(ObjectStore delegate, RetryPolicy policy, Sleeper sleeper, RandomGenerator random) {
-        this.delegate = delegate;
+        super(delegate);
         this.policy = policy;
         this.sleeper = sleeper;
         this.random = random;
-    }
-
-    public ObjectStore delegate() {
-        return delegate;
     }
 
     @Override
@@ -49,7 +44,7 @@ public final class RetryingObjectStore implements ObjectStore {
         StorageException last = null;
         for (int attempt = 1; attempt <= policy.maxAttempts(); attempt++) {
             try {
-                delegate.putIfAbsent(key, data);
+                delegate().putIfAbsent(key, data);
                 return;
             } catch (ObjectAlreadyExistsException e) {
                 if (outcomeUnknown != null) {
@@ -87,53 +82,37 @@ public final class RetryingObjectStore implements ObjectStore {
     @Override
     public void put(String key, byte[] data) {
         call("put", () -> {
-            delegate.put(key, data);
+            delegate().put(key, data);
             return null;
         });
     }
 
     @Override
     public byte[] get(String key) {
-        return call("get", () -> delegate.get(key));
+        return call("get", () -> delegate().get(key));
     }
 
     @Override
     public byte[] getRange(String key, long offset, int length) {
-        return call("getRange", () -> delegate.getRange(key, offset, length));
+        return call("getRange", () -> delegate().getRange(key, offset, length));
     }
 
     @Override
     public Optional<ObjectMeta> head(String key) {
-        return call("head", () -> delegate.head(key));
+        return call("head", () -> delegate().head(key));
     }
 
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
-        return call("list", () -> delegate.list(prefix, continuation, maxKeys));
+        return call("list", () -> delegate().list(prefix, continuation, maxKeys));
     }
 
     @Override
     public void delete(String key) {
         call("delete", () -> {
-            delegate.delete(key);
+            delegate().delete(key);
             return null;
         });
-    }
-
-    /** Best effort and never fails, so neither retried nor faulted. */
-    @Override
-    public int removeLeftovers(String prefix) {
-        return delegate.removeLeftovers(prefix);
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     private <T> T call(String operation, Supplier<T> action) {

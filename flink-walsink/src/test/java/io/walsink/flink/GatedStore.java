@@ -1,9 +1,7 @@
 package io.walsink.flink;
 
-import io.walsink.storage.ListPage;
-import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ObjectStore;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,15 +11,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * closed, so a test decides when an append or a publication may finish.
  * The gate is static: the sink's store wrapper is serialized with the operator.
  */
-final class GatedStore implements ObjectStore {
+final class GatedStore extends ForwardingObjectStore {
     private static volatile CountDownLatch gate = new CountDownLatch(0);
     private static volatile String gatedKeys = "/wal/";
     private static final AtomicInteger HELD = new AtomicInteger();
 
-    private final ObjectStore delegate;
-
     GatedStore(ObjectStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Closes the gate for keys containing {@code keyPart}; {@code null} opens it. */
@@ -54,46 +50,6 @@ final class GatedStore implements ObjectStore {
                 throw new IllegalStateException(e);
             }
         }
-        delegate.putIfAbsent(key, data);
-    }
-
-    @Override
-    public void put(String key, byte[] data) {
-        delegate.put(key, data);
-    }
-
-    @Override
-    public byte[] get(String key) {
-        return delegate.get(key);
-    }
-
-    @Override
-    public byte[] getRange(String key, long offset, int length) {
-        return delegate.getRange(key, offset, length);
-    }
-
-    @Override
-    public Optional<ObjectMeta> head(String key) {
-        return delegate.head(key);
-    }
-
-    @Override
-    public ListPage list(String prefix, String continuation, int maxKeys) {
-        return delegate.list(prefix, continuation, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) {
-        delegate.delete(key);
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+        delegate().putIfAbsent(key, data);
     }
 }

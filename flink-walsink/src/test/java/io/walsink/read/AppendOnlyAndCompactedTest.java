@@ -9,6 +9,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.ArrowRows;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.MemWalTable;
@@ -24,12 +25,11 @@ import java.util.UUID;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
 import org.lance.WriteParams;
@@ -43,12 +43,10 @@ class AppendOnlyAndCompactedTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     private static RowOp put(long id, String name, Integer score) {
         return RowOp.put(row("id", id, "name", name, "score", score));

@@ -1,5 +1,8 @@
 package io.walsink.read;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
 import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +17,7 @@ import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowOp;
 import java.nio.charset.StandardCharsets;
@@ -24,15 +28,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Reading a bucket-sharded table bucket by bucket gives exactly the whole-table read. */
@@ -43,12 +46,10 @@ class BucketReadTest {
             Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
     @TempDir Path dir;
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     private static int bucketOf(long id) {
         return BucketHash.bucketOf(BucketHash.hashLong(id), BUCKETS);
@@ -82,9 +83,9 @@ class BucketReadTest {
             }
         }
         for (ShardWriter shard : shards.values()) {
-            shard.appendAllPending(); // frozen memtables become SSTables; the rest stays in the WAL
-            shard.flushFrozen();
-            shard.publishAll();
+            appendAllPending(shard); // frozen memtables become SSTables; the rest stays in the WAL
+            flushFrozen(shard);
+            publishAll(shard);
             shard.close();
         }
 

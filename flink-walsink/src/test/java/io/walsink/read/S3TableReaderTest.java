@@ -9,6 +9,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowModel;
@@ -18,8 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,12 +27,10 @@ class S3TableReaderTest {
     @RegisterExtension
     static final S3MockServer S3 = new S3MockServer();
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     /** lance-core (Rust object_store) option names for an S3-compatible endpoint over plain HTTP. */
     private static Map<String, String> lanceOptions() {

@@ -16,6 +16,7 @@ import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowOp;
 import java.io.IOException;
@@ -26,10 +27,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every failure of a read is a typed format error naming the object at fault. */
@@ -39,7 +39,10 @@ class TableReaderFailuresTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator allocator = allocators.allocator();
     private String uri;
     private LocalObjectStore store;
     private MemWalTable table;
@@ -56,11 +59,6 @@ class TableReaderFailuresTest {
         sstable = shard.flush(List.of(RowOp.put(row("id", 1L, "name", "a", "score", 1))), 4);
         shard.publish();
         shard.walEntry(List.of(RowOp.put(row("id", 2L, "name", "b", "score", 2))));
-    }
-
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
     }
 
     private TableReader reader() {

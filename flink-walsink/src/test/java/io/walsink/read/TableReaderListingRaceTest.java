@@ -8,6 +8,7 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.TemporaryFileNames;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RacingFileSystem;
 import io.walsink.testing.RowModel;
@@ -21,9 +22,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,12 +35,10 @@ class TableReaderListingRaceTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     @Test
     void everyShardAndRowIsReadWhileTemporaryFilesVanish() throws IOException {

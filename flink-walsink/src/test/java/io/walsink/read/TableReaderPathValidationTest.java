@@ -14,6 +14,7 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.Folders;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowOp;
@@ -22,10 +23,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,7 +39,10 @@ class TableReaderPathValidationTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator allocator = allocators.allocator();
     private String uri;
     private LocalObjectStore store;
     private MemWalTable.Shard shard;
@@ -67,11 +70,6 @@ class TableReaderPathValidationTest {
         Path target = Path.of(uri, "_mem_wal", shard.id().toString()).resolve(TRAVERSAL).normalize();
         assertThat(target).isEqualTo(dir.resolve("elsewhere_gen_9"));
         assertThat(Files.isDirectory(target.resolve("_versions"))).isTrue();
-    }
-
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
     }
 
     /** Writes the next manifest version as raw bytes, the way a corrupt or hostile writer would. */

@@ -7,6 +7,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowModel;
@@ -17,12 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Merge-on-read against an independent model, and against lance-core's LsmScanner where it applies. */
@@ -36,12 +36,10 @@ class TableReaderTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     private static RowOp put(long id, String name, Integer score) {
         return RowOp.put(row("id", id, "name", name, "score", score));

@@ -3,28 +3,26 @@ package io.walsink.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.testing.AllocatorExtension;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MemtableSetTest {
     private static final Schema SCHEMA = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void checkNoLeak() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     private Memtable memtable(long generation) {
         return new Memtable(allocator, SCHEMA, generation, 100, -1, true);

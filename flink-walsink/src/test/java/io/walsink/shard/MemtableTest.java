@@ -3,12 +3,12 @@ package io.walsink.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.testing.AllocatorExtension;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -17,8 +17,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MemtableTest {
     private static final Field ID = new Field("id", new FieldType(false, new ArrowType.Int(64, true), null,
@@ -28,12 +28,10 @@ class MemtableTest {
     private static final Schema TABLE = new Schema(List.of(ID, NAME));
     private static final Schema STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void checkNoLeak() {
-        allocator.close(); // fails if a buffer was not released
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     private VectorSchemaRoot input(long[] ids, String[] names) {
         VectorSchemaRoot root = VectorSchemaRoot.create(TABLE, allocator);

@@ -1,5 +1,8 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.LanceTables;
@@ -92,6 +95,18 @@ final class ShardFixture implements AutoCloseable {
             byId.put((Long) row.get("id"), (String) row.get("name"));
         }
         return byId;
+    }
+
+    /**
+     * Opens the shard again (plain recovery) and checks that it holds {@code expected}: LATEST
+     * right after the replay, COMMITTED once everything is appended, written and published.
+     */
+    void reopenAndExpect(Map<Long, String> expected) {
+        ShardWriter reopened = open();
+        assertThat(read(ReadMode.LATEST)).isEqualTo(expected);
+        flushAndPublishAll(reopened);
+        assertThat(read(ReadMode.COMMITTED)).isEqualTo(expected);
+        reopened.close();
     }
 
     /** A copy of the model as it is now, e.g. the state a crash must preserve. */

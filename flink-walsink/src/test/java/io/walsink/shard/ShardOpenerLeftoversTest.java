@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.manifest.ManifestStore;
@@ -36,7 +37,7 @@ class ShardOpenerLeftoversTest {
         try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
             ShardWriter first = f.open();
             f.put(first, 1, "a");
-            first.appendAllPending();
+            appendAllPending(first);
             first.close();
             Path shardFolder = f.tablePath.resolve(ManifestStore.shardFolder(ShardFixture.SHARD));
             Instant now = Instant.now();

@@ -1,5 +1,7 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
@@ -32,9 +34,9 @@ class ShardWriterBackpressureTest {
             assertThat(writer.unflushedBytes()).isGreaterThan(BUDGET);
             assertThat(writer.frozenMemtables()).as("full memtables froze on the way").isPositive();
 
-            writer.appendAllPending();
+            appendAllPending(writer);
             assertThat(writer.overBudget()).as("appending alone frees nothing").isTrue();
-            writer.flushFrozen();
+            flushFrozen(writer);
             assertThat(writer.frozenMemtables()).isZero();
             assertThat(writer.overBudget()).isFalse();
             assertThat(writer.unflushedBytes()).isLessThanOrEqualTo(BUDGET);

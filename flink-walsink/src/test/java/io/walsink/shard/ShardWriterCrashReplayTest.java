@@ -1,5 +1,10 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.appendOnce;
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
@@ -39,7 +44,7 @@ class ShardWriterCrashReplayTest {
             for (long id = 1; id <= 5; id++) {
                 f.put(writer, id, "a" + id);
             }
-            writer.appendAllPending();
+            appendAllPending(writer);
             Map<Long, String> durable = f.modelNow();
 
             f.put(writer, 1, "b1");
@@ -48,7 +53,7 @@ class ShardWriterCrashReplayTest {
             switch (point) {
                 case AFTER_PUT -> { }
                 case AFTER_APPEND -> {
-                    writer.appendAllPending();
+                    appendAllPending(writer);
                     durable = f.modelNow();
                 }
                 case FROZEN_TAIL_PENDING -> {
@@ -59,18 +64,18 @@ class ShardWriterCrashReplayTest {
                     writer.freezeActive();
                     durable = f.modelNow();
                     f.put(writer, 3, "c3");
-                    assertThat(writer.appendOnce()).isTrue();
+                    assertThat(appendOnce(writer)).isTrue();
                     assertThat(writer.pendingRows()).as("only the frozen tail was appended").isEqualTo(1);
                 }
                 case SSTABLE_WRITTEN, PUBLISHED -> {
                     writer.freezeActive();
-                    writer.appendAllPending();
-                    writer.flushFrozen();
+                    appendAllPending(writer);
+                    flushFrozen(writer);
                     f.put(writer, 3, "c3");
                     f.delete(writer, 4);
-                    writer.appendAllPending();
+                    appendAllPending(writer);
                     if (point == CrashPoint.PUBLISHED) {
-                        writer.publishAll();
+                        publishAll(writer);
                     }
                     durable = f.modelNow();
                 }
@@ -82,11 +87,11 @@ class ShardWriterCrashReplayTest {
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(durable);
             assertThat(f.walPositions()).as("only the sentinel is new").hasSize(entriesBeforeCrash + 1);
             assertThat(reopened.hasPendingRows()).isFalse();
-            reopened.appendAllPending();
+            appendAllPending(reopened);
             assertThat(f.walPositions()).as("replayed rows are not appended again").hasSize(entriesBeforeCrash + 1);
 
             // the replayed memtables hold the same state: flushed and published, it is all there
-            reopened.flushAndPublishAll();
+            flushAndPublishAll(reopened);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(durable);
             reopened.close();
             ShardWriter third = f.open();

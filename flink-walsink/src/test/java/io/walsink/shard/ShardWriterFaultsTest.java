@@ -1,5 +1,9 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -71,12 +75,12 @@ class ShardWriterFaultsTest {
                     }
                     // One memtable owes rows, so this is exactly one append: the round lands whole or not at all.
                     ifLastCallLanded = f.modelNow();
-                    writer.appendAllPending();
+                    appendAllPending(writer);
                     reported = ifLastCallLanded;
                     if (ops.nextInt(4) == 0) {
                         writer.freezeActive();
-                        writer.flushFrozen();
-                        writer.publishAll();
+                        flushFrozen(writer);
+                        publishAll(writer);
                     }
                 }
             } catch (ShardPoisonedException e) {
@@ -90,7 +94,7 @@ class ShardWriterFaultsTest {
             if (poisoned != null) {
                 assertThat(poisoned.reason()).isIn(Reason.AMBIGUOUS_APPEND, Reason.PERSISTENCE_FAILURE);
                 ShardPoisonedException first = poisoned;
-                assertThatThrownBy(writer::appendAllPending).isSameAs(first);
+                assertThatThrownBy(() -> appendAllPending(writer)).isSameAs(first);
             }
             writer.close();
 
@@ -105,7 +109,7 @@ class ShardWriterFaultsTest {
             f.model.clear();
             f.model.putAll(recovered);
             f.put(reopened, 100, "after recovery");
-            reopened.flushAndPublishAll();
+            flushAndPublishAll(reopened);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
             reopened.close();
         }

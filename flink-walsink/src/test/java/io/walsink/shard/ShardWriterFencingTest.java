@@ -1,5 +1,9 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
+import static io.walsink.shard.SyncShardDriver.tick;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,14 +32,14 @@ class ShardWriterFencingTest {
         try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
             ShardWriter first = f.open();
             f.put(first, 1, "first");
-            first.appendAllPending();
+            appendAllPending(first);
             f.put(first, 2, "written after the second writer opened");
 
             ShardWriter second = f.open();
             assertThat(second.epoch()).isEqualTo(first.epoch() + 1);
             List<Long> before = f.walPositions();
 
-            assertThatThrownBy(first::appendAllPending)
+            assertThatThrownBy(() -> appendAllPending(first))
                     .isInstanceOf(ShardPoisonedException.class)
                     .satisfies(e -> assertThat(((ShardPoisonedException) e).reason()).isEqualTo(Reason.FENCED));
             assertThat(f.walPositions()).isEqualTo(before);
@@ -43,7 +47,7 @@ class ShardWriterFencingTest {
             try (VectorSchemaRoot rows = f.rows(new long[] {3}, new String[] {"x"})) {
                 assertThatThrownBy(() -> first.put(rows)).isInstanceOf(ShardPoisonedException.class);
             }
-            assertThatThrownBy(() -> first.tick(0)).isInstanceOf(ShardPoisonedException.class);
+            assertThatThrownBy(() -> tick(first, 0)).isInstanceOf(ShardPoisonedException.class);
             assertThat(f.walPositions()).isEqualTo(before);
 
             // the second writer replayed the first's durable row and wrote a sentinel at the tip
@@ -63,12 +67,12 @@ class ShardWriterFencingTest {
         try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
             ShardWriter first = f.open();
             f.put(first, 1, "a");
-            first.appendAllPending();
+            appendAllPending(first);
             first.freezeActive();
-            first.flushFrozen();
+            flushFrozen(first);
             ShardWriter second = f.open();
             long versions = new ManifestStore(f.store, ShardFixture.SHARD).listVersions().size();
-            assertThatThrownBy(first::publishAll)
+            assertThatThrownBy(() -> publishAll(first))
                     .isInstanceOf(ShardPoisonedException.class)
                     .hasMessageContaining("FENCED");
             assertThat(new ManifestStore(f.store, ShardFixture.SHARD).listVersions()).hasSize((int) versions);

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,7 +36,7 @@ class ShardWriterInputTest {
                         .hasMessageContaining(problem);
             }
             assertThat(writer.pendingRows()).isEqualTo(1);
-            writer.appendAllPending();
+            appendAllPending(writer);
             assertThat(writer.stats().walAppends()).isEqualTo(1);
             assertThat(writer.stats().rowsWritten()).isEqualTo(1);
         }

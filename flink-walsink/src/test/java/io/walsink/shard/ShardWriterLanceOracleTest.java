@@ -1,5 +1,7 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
@@ -43,7 +45,7 @@ class ShardWriterLanceOracleTest {
                     f.put(writer, id, "g" + generation + "-first");
                     f.put(writer, id, "g" + generation + "-id" + id); // updated within the memtable too
                 }
-                writer.flushAndPublishAll();
+                flushAndPublishAll(writer);
             }
             assertThat(writer.manifest().sstables()).hasSize(4);
 
@@ -60,19 +62,19 @@ class ShardWriterLanceOracleTest {
             for (long id = 0; id < 10; id++) {
                 f.put(first, id, "first-" + id);
             }
-            first.appendAllPending();
+            appendAllPending(first);
             f.put(first, 3, "first-3-updated");
             f.put(first, 3, "first-3-updated-again");
-            first.appendAllPending();
+            appendAllPending(first);
             first.close(); // crash
 
             ShardWriter second = f.open(); // epoch 2: a sentinel, then our replay
             f.put(second, 4, "second-4");
             f.put(second, 11, "second-11");
-            second.appendAllPending();
+            appendAllPending(second);
             second.freezeActive();
             f.put(second, 4, "second-4-next-generation");
-            second.appendAllPending();
+            appendAllPending(second);
             second.close();
 
             assertThat(replayedByLanceCore(f)).containsExactlyElementsOf(modelRows(f));
@@ -86,10 +88,10 @@ class ShardWriterLanceOracleTest {
             for (long id = 0; id < 10; id++) {
                 f.put(writer, id, "published-" + id);
             }
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 2, "in the WAL after replay_after");
             f.put(writer, 12, "in the WAL after replay_after");
-            writer.appendAllPending();
+            appendAllPending(writer);
 
             assertThat(replayedByLanceCore(f)).containsExactlyElementsOf(modelRows(f));
         }

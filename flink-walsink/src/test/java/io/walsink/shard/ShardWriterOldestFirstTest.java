@@ -1,5 +1,8 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.appendOnce;
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalEntry;
@@ -23,18 +26,18 @@ class ShardWriterOldestFirstTest {
         try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
             ShardWriter writer = f.open();
             f.put(writer, 1, "durable");
-            writer.appendAllPending();
+            appendAllPending(writer);
             f.put(writer, 7, "v1"); // generation 1, still pending when it freezes
             writer.freezeActive();
             f.put(writer, 7, "v2"); // generation 2, newer
             assertThat(writer.frozenMemtables()).isEqualTo(1);
-            writer.appendAllPending();
+            appendAllPending(writer);
             writer.close(); // crash: only the WAL is left
 
             ShardWriter reopened = f.open();
             assertThat(f.read(ReadMode.LATEST)).containsEntry(7L, "v2").isEqualTo(f.model);
             // the replayed memtables agree with the reader once they are flushed and published
-            reopened.flushAndPublishAll();
+            flushAndPublishAll(reopened);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
             reopened.close();
         }
@@ -46,12 +49,12 @@ class ShardWriterOldestFirstTest {
                 ShardWriter writer = f.open()) {
             for (int round = 0; round < 4; round++) {
                 f.put(writer, round, "appended before the freeze");
-                writer.appendOnce();
+                appendOnce(writer);
                 f.put(writer, 100 + round, "pending at the freeze");
                 writer.freezeActive();
                 f.put(writer, 200 + round, "in the next generation");
             }
-            writer.appendAllPending();
+            appendAllPending(writer);
 
             List<Long> generations = new ArrayList<>();
             for (long position : f.walPositions()) {

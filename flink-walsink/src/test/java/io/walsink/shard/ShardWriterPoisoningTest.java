@@ -1,5 +1,11 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.appendOnce;
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
+import static io.walsink.shard.SyncShardDriver.tick;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -41,7 +47,7 @@ class ShardWriterPoisoningTest {
             ShardWriter first = f.open();
             f.put(first, 1, "a");
             ShardWriter second = f.open();
-            ShardPoisonedException fenced = catchThrowableOfType(ShardPoisonedException.class, first::appendAllPending);
+            ShardPoisonedException fenced = catchThrowableOfType(ShardPoisonedException.class, () -> appendAllPending(first));
             assertThat(fenced.reason()).isEqualTo(Reason.FENCED);
             assertEveryCallThrows(f, first, fenced);
             first.close();
@@ -57,7 +63,7 @@ class ShardWriterPoisoningTest {
             ShardWriter writer = f.open(f.contextOver(retrying, ShardWriterConfig.defaults()));
             f.put(writer, 1, "landed, acknowledgement lost");
             f.store.inject(Fault.on(Operation.PUT_IF_ABSENT).nthCall(1).loseAcknowledgement());
-            ShardPoisonedException ambiguous = catchThrowableOfType(ShardPoisonedException.class, writer::appendAllPending);
+            ShardPoisonedException ambiguous = catchThrowableOfType(ShardPoisonedException.class, () -> appendAllPending(writer));
             assertThat(ambiguous.reason()).isEqualTo(Reason.AMBIGUOUS_APPEND);
             assertEveryCallThrows(f, writer, ambiguous);
             writer.close();
@@ -79,10 +85,10 @@ class ShardWriterPoisoningTest {
             f.put(writer, 1, "a");
             f.put(writer, 2, "b");
             writer.freezeActive();
-            writer.appendAllPending();
+            appendAllPending(writer);
             long unflushed = writer.unflushedBytes();
 
-            ShardPoisonedException failed = catchThrowableOfType(ShardPoisonedException.class, writer::flushFrozen);
+            ShardPoisonedException failed = catchThrowableOfType(ShardPoisonedException.class, () -> flushFrozen(writer));
             assertThat(failed.reason()).isEqualTo(Reason.FLUSH_FAILED);
             assertThat(failed).hasCauseInstanceOf(SsTableWriteException.class);
             assertThat(writer.frozenMemtables()).isEqualTo(1);
@@ -90,11 +96,7 @@ class ShardWriterPoisoningTest {
             assertEveryCallThrows(f, writer, failed);
             writer.close();
 
-            ShardWriter reopened = f.open();
-            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
-            reopened.flushAndPublishAll();
-            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
-            reopened.close();
+            f.reopenAndExpect(f.model);
         }
     }
 
@@ -104,10 +106,10 @@ class ShardWriterPoisoningTest {
             ShardWriter writer = f.open();
             f.put(writer, 1, "a");
             writer.freezeActive();
-            writer.appendAllPending();
-            writer.flushFrozen();
+            appendAllPending(writer);
+            flushFrozen(writer);
             f.store.inject(Fault.on(Operation.PUT_IF_ABSENT).everyCall().failPermanently());
-            ShardPoisonedException failed = catchThrowableOfType(ShardPoisonedException.class, writer::publishAll);
+            ShardPoisonedException failed = catchThrowableOfType(ShardPoisonedException.class, () -> publishAll(writer));
             f.store.clearFaults();
             assertThat(failed.reason()).isEqualTo(Reason.PERSISTENCE_FAILURE);
             assertThat(writer.unpublished()).hasSize(1);
@@ -132,17 +134,17 @@ class ShardWriterPoisoningTest {
                     () -> writer.put(rows),
                     () -> writer.delete(rows),
                     () -> writer.write(rows, 0, false),
-                    () -> writer.tick(Long.MAX_VALUE),
+                    () -> tick(writer, Long.MAX_VALUE),
                     writer::beginAppend,
-                    writer::appendOnce,
-                    writer::appendAllPending,
+                    () -> appendOnce(writer),
+                    () -> appendAllPending(writer),
                     writer::freezeActive,
                     writer::beginFlush,
-                    writer::flushFrozen,
+                    () -> flushFrozen(writer),
                     () -> writer.beginPublish(Long.MAX_VALUE),
-                    writer::publishAll,
+                    () -> publishAll(writer),
                     writer::snapshot,
-                    writer::flushAndPublishAll);
+                    () -> flushAndPublishAll(writer));
             for (ThrowingCallable call : calls) {
                 assertThatThrownBy(call).isSameAs(poison);
             }

@@ -1,5 +1,9 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendAllPending;
+import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
+import static io.walsink.shard.SyncShardDriver.flushFrozen;
+import static io.walsink.shard.SyncShardDriver.publishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -52,13 +56,13 @@ class ShardWriterRestoreTest {
             ShardWriter writer = f.open();
             f.put(writer, 1, "a1");
             f.put(writer, 2, "a2");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor checkpoint = writer.snapshot();
             Map<Long, String> atCheckpoint = f.modelNow();
             f.put(writer, 1, "orphan");
             f.put(writer, 3, "orphan");
             f.delete(writer, 2);
-            writer.appendAllPending();
+            appendAllPending(writer);
             writer.close();
 
             ShardWriter restored = f.restore(checkpoint);
@@ -67,15 +71,11 @@ class ShardWriterRestoreTest {
             f.model.putAll(atCheckpoint);
             f.put(restored, 4, "after restore");
             f.put(restored, 1, "after restore");
-            restored.appendAllPending();
+            appendAllPending(restored);
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model).doesNotContainKey(3L);
             restored.close();
 
-            ShardWriter reopened = f.open();
-            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
-            reopened.flushAndPublishAll();
-            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
-            reopened.close();
+            f.reopenAndExpect(f.model);
         }
     }
 
@@ -84,7 +84,7 @@ class ShardWriterRestoreTest {
         try (ShardFixture f = fixture()) {
             ShardWriter writer = f.open();
             f.put(writer, 1, "a1");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor checkpoint = writer.snapshot();
             writer.close();
             int entries = f.walPositions().size();
@@ -106,11 +106,11 @@ class ShardWriterRestoreTest {
             f.put(writer, 1, "gen1");
             f.put(writer, 2, "gen1");
             writer.freezeActive();
-            writer.appendAllPending();
-            writer.flushFrozen();
+            appendAllPending(writer);
+            flushFrozen(writer);
             Map<Long, String> inSsTable = f.modelNow();
             f.put(writer, 2, "gen2");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor checkpoint = writer.snapshot();
             assertThat(checkpoint.unpublished()).hasSize(1);
             String path = checkpoint.unpublished().get(0).path();
@@ -121,7 +121,7 @@ class ShardWriterRestoreTest {
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(inSsTable);
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
             assertThat(restored.unpublished()).isEmpty();
-            restored.flushAndPublishAll();
+            flushAndPublishAll(restored);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
             restored.close();
         }
@@ -133,17 +133,17 @@ class ShardWriterRestoreTest {
             ShardWriter writer = f.open();
             f.put(writer, 1, "gen1");
             writer.freezeActive();
-            writer.appendAllPending();
-            writer.flushFrozen();
+            appendAllPending(writer);
+            flushFrozen(writer);
             f.put(writer, 2, "gen2");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor checkpoint = writer.snapshot();
             Map<Long, String> atCheckpoint = f.modelNow();
             f.put(writer, 1, "orphan");
             writer.freezeActive();
-            writer.appendAllPending();
-            writer.flushFrozen();
-            writer.publishAll(); // the failed attempt even published its SSTables
+            appendAllPending(writer);
+            flushFrozen(writer);
+            publishAll(writer); // the failed attempt even published its SSTables
             writer.close();
 
             ShardWriter restored = f.restore(checkpoint);
@@ -163,16 +163,16 @@ class ShardWriterRestoreTest {
             ShardWriter writer = f.open();
             f.put(writer, 1, "gen1");
             f.put(writer, 2, "gen1");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 3, "durable at the checkpoint");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor older = writer.snapshot();
             Map<Long, String> atOlder = f.modelNow();
             f.put(writer, 1, "later");
             f.delete(writer, 2);
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 5, "later still");
-            writer.appendAllPending();
+            appendAllPending(writer);
             writer.close();
 
             ShardWriter restored = f.restore(older);
@@ -182,7 +182,7 @@ class ShardWriterRestoreTest {
             f.model.clear();
             f.model.putAll(atOlder);
             f.put(restored, 6, "after restore");
-            restored.flushAndPublishAll();
+            flushAndPublishAll(restored);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
             assertThat(latestManifest(f).sstables()).extracting(SsTable::generation)
                     .as("the rolled-back generation 2 names no other SSTable").hasSize(2).doesNotContain(2L);
@@ -203,20 +203,20 @@ class ShardWriterRestoreTest {
             ShardWriter writer = f.open();
             f.put(writer, 1, "g1");
             f.put(writer, 2, "g1");
-            writer.flushAndPublishAll(); // G1
+            flushAndPublishAll(writer); // G1
             f.put(writer, 3, "wal at S1");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor s1 = writer.snapshot();
             Map<Long, String> atS1 = f.modelNow();
 
             f.put(writer, 1, "g2");
             f.delete(writer, 2);
             f.put(writer, 4, "g2");
-            writer.flushAndPublishAll(); // G2
+            flushAndPublishAll(writer); // G2
             Map<Long, String> publishedAtS2 = f.modelNow();
             f.put(writer, 4, "wal at S2");
             f.put(writer, 5, "wal at S2");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor s2 = writer.snapshot();
             Map<Long, String> atS2 = f.modelNow();
             List<String> publishedPaths = latestManifest(f).sstables().stream().map(SsTable::path).toList();
@@ -228,9 +228,9 @@ class ShardWriterRestoreTest {
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(atS1);
             f.put(fromS1, 1, "job from S1");
             f.put(fromS1, 6, "job from S1");
-            fromS1.flushAndPublishAll();
+            flushAndPublishAll(fromS1);
             f.put(fromS1, 7, "job from S1, unpublished");
-            fromS1.appendAllPending();
+            appendAllPending(fromS1);
             fromS1.close();
 
             // Back to the original job's latest checkpoint.
@@ -242,11 +242,7 @@ class ShardWriterRestoreTest {
             fromS2.close();
 
             // A later plain open (ours or Lance's) replays S2's state too, and can publish it all.
-            ShardWriter reopened = f.open();
-            assertThat(f.read(ReadMode.LATEST)).isEqualTo(atS2);
-            reopened.flushAndPublishAll();
-            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(atS2);
-            reopened.close();
+            f.reopenAndExpect(atS2);
         }
     }
 
@@ -255,9 +251,9 @@ class ShardWriterRestoreTest {
         try (ShardFixture f = fixture()) {
             ShardWriter writer = f.open();
             f.put(writer, 1, "g1");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 2, "g2");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             ShardDescriptor checkpoint = writer.snapshot();
             writer.close();
             String lost = latestManifest(f).sstables().get(1).path();
@@ -280,7 +276,7 @@ class ShardWriterRestoreTest {
         try (ShardFixture f = fixture()) {
             ShardWriter writer = f.open();
             f.put(writer, 1, "g1");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             ShardDescriptor d = writer.snapshot();
             writer.close();
             ShardDescriptor pinsAbsentVersion = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
@@ -301,17 +297,17 @@ class ShardWriterRestoreTest {
             ShardWriter writer = f.open();
             f.put(writer, 1, "gen1");
             f.put(writer, 2, "gen1");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 3, "durable at the checkpoint");
-            writer.appendAllPending();
+            appendAllPending(writer);
             ShardDescriptor d = writer.snapshot();
             ShardDescriptor unpinned = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
                     d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 0, d.unpublished());
             Map<Long, String> atCheckpoint = f.modelNow();
             f.put(writer, 1, "later");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 4, "orphan");
-            writer.appendAllPending();
+            appendAllPending(writer);
             writer.close();
 
             ShardWriter restored = f.restore(unpinned);
@@ -327,9 +323,9 @@ class ShardWriterRestoreTest {
         try (ShardFixture f = fixture()) {
             ShardWriter writer = f.open();
             f.put(writer, 1, "published");
-            writer.flushAndPublishAll();
+            flushAndPublishAll(writer);
             f.put(writer, 2, "durable");
-            writer.appendAllPending();
+            appendAllPending(writer);
             writer.close();
 
             ShardWriter restored = f.restore(ShardDescriptor.empty(ShardFixture.SHARD, 0));
@@ -337,7 +333,7 @@ class ShardWriterRestoreTest {
             assertThat(f.read(ReadMode.LATEST)).isEmpty();
             f.model.clear();
             f.put(restored, 7, "fresh");
-            restored.appendAllPending();
+            appendAllPending(restored);
             restored.close();
             f.open().close();
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(new TreeMap<>(Map.of(7L, "fresh")));

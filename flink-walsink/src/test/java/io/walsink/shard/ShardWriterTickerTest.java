@@ -1,5 +1,7 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.SyncShardDriver.appendOnce;
+import static io.walsink.shard.SyncShardDriver.tick;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
@@ -25,7 +27,7 @@ class ShardWriterTickerTest {
     /** The owner's timer loop: fire the tick when due, as a processing-time timer would. */
     private static void maybeTick(ShardWriter writer, long now) {
         if (now >= writer.nextTickAt(now)) {
-            writer.tick(now);
+            tick(writer, now);
         }
     }
 
@@ -72,7 +74,7 @@ class ShardWriterTickerTest {
         try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
             f.put(writer, 1, "a");
             long putsBefore = startedPuts(f);
-            writer.tick(clock.get());
+            tick(writer, clock.get());
             assertThat(startedPuts(f)).as("the tick's append").isEqualTo(putsBefore + 1);
             long appends = writer.stats().walAppends();
             long puts = startedPuts(f);
@@ -80,7 +82,7 @@ class ShardWriterTickerTest {
             for (int i = 0; i < 100; i++) {
                 clock.addAndGet(100);
                 maybeTick(writer, clock.get());
-                writer.tick(clock.get()); // even a tick fired regardless appends nothing
+                tick(writer, clock.get()); // even a tick fired regardless appends nothing
             }
             assertThat(startedPuts(f)).as("PUTs started while idle").isEqualTo(puts);
             assertThat(writer.stats().walAppends()).isEqualTo(appends);
@@ -96,7 +98,7 @@ class ShardWriterTickerTest {
         try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
             f.put(writer, 1, "a");
             f.store.latency(Duration.ofMillis(450)); // 4.5 intervals
-            writer.tick(clock.get());
+            tick(writer, clock.get());
             f.store.latency(Duration.ZERO);
             long afterSlowPut = clock.get();
             long appendsBefore = writer.stats().walAppends();
@@ -120,7 +122,7 @@ class ShardWriterTickerTest {
                 f.put(writer, i, "x".repeat(16));
             }
             assertThat(writer.wantsEarlyAppend()).isTrue();
-            writer.appendOnce();
+            appendOnce(writer);
             assertThat(writer.wantsEarlyAppend()).isFalse();
         }
     }

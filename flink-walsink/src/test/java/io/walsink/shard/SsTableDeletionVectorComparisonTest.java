@@ -10,6 +10,7 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
 import io.walsink.testing.RowOp;
@@ -19,11 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.CommitBuilder;
 import org.lance.Dataset;
@@ -45,12 +45,10 @@ class SsTableDeletionVectorComparisonTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator root = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        root.close();
-    }
+    private final BufferAllocator root = allocators.allocator();
 
     @Test
     void deletionVectorReadsLikeNewestOnly() throws Exception {

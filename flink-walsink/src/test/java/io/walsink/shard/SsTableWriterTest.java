@@ -9,6 +9,7 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
 import io.walsink.testing.RowOp;
@@ -22,9 +23,9 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
 import org.lance.ReadOptions;
@@ -39,7 +40,10 @@ class SsTableWriterTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator root = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator root = allocators.allocator();
     private final UUID shard = UUID.randomUUID();
     private String uri;
     private TableInfo table;
@@ -50,11 +54,6 @@ class SsTableWriterTest {
         uri = dir.resolve("table").toString();
         table = LanceTables.create(uri, TABLE, List.of("id"), TableSharding.bucket("id", 2), Map.of());
         storage = WalStorageSchema.of(table, WalSchemaProfile.SPEC);
-    }
-
-    @AfterEach
-    void noLeaks() {
-        root.close(); // fails if any buffer is still held
     }
 
     private static List<RowOp> updatesAndADelete() {

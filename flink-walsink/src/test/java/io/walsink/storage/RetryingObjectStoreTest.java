@@ -139,12 +139,11 @@ class RetryingObjectStoreTest {
     }
 
     /** The first put-if-absent fails with an unknown outcome without having written anything. */
-    private static final class FailsOnceBeforeWriting implements ObjectStore {
-        private final ObjectStore delegate;
+    private static final class FailsOnceBeforeWriting extends ForwardingObjectStore {
         private boolean failed;
 
         FailsOnceBeforeWriting(ObjectStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -153,42 +152,7 @@ class RetryingObjectStoreTest {
                 failed = true;
                 throw new OutcomeUnknownException(key, "timed out before the server stored anything", null);
             }
-            delegate.putIfAbsent(key, data);
-        }
-
-        @Override
-        public void put(String key, byte[] data) {
-            delegate.put(key, data);
-        }
-
-        @Override
-        public byte[] get(String key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public byte[] getRange(String key, long offset, int length) {
-            return delegate.getRange(key, offset, length);
-        }
-
-        @Override
-        public java.util.Optional<ObjectMeta> head(String key) {
-            return delegate.head(key);
-        }
-
-        @Override
-        public ListPage list(String prefix, String continuation, int maxKeys) {
-            return delegate.list(prefix, continuation, maxKeys);
-        }
-
-        @Override
-        public void delete(String key) {
-            delegate.delete(key);
-        }
-
-        @Override
-        public String describe() {
-            return delegate.describe();
+            delegate().putIfAbsent(key, data);
         }
     }
 }

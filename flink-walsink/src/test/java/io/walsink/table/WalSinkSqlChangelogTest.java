@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.FailoverTestSupport;
+import io.walsink.flink.MiniClusters;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceOracle;
@@ -18,7 +19,6 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -39,8 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WalSinkSqlChangelogTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
     @TempDir Path dir;
 

@@ -2,11 +2,11 @@ package io.walsink.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.flink.MiniClusters;
 import io.walsink.read.ReadMode;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -17,8 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** CREATE TABLE ... WITH ('connector' = 'walsink'), INSERT and SELECT on a MiniCluster. */
 class WalSinkSqlTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
     @TempDir Path dir;
 

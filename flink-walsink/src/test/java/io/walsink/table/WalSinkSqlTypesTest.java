@@ -2,9 +2,9 @@ package io.walsink.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.flink.MiniClusters;
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -15,8 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Every column type walsink maps round-trips through INSERT and SELECT, nulls included. */
 class WalSinkSqlTypesTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
     private static final String[][] COLUMNS = {
         {"id", "BIGINT"}, {"b", "BOOLEAN"}, {"ti", "TINYINT"}, {"si", "SMALLINT"}, {"i", "INT"}, {"f", "FLOAT"},

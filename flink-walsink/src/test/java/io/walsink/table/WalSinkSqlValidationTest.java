@@ -2,8 +2,8 @@ package io.walsink.table;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.flink.MiniClusters;
 import java.nio.file.Path;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,8 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Mistakes in a walsink table declaration fail while the statement is planned, naming the option or column. */
 class WalSinkSqlValidationTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     private static final String COLUMNS = "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED";
 

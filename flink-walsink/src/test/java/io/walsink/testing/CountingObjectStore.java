@@ -1,10 +1,8 @@
 package io.walsink.testing;
 
 import io.walsink.format.BitReversedName;
-import io.walsink.storage.ListPage;
-import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ObjectStore;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -13,14 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * (manifests, job-start records). Counting at the start of a call sees a write even while it is
  * still running, which a look at the stored objects would miss.
  */
-public final class CountingObjectStore implements ObjectStore {
+public final class CountingObjectStore extends ForwardingObjectStore {
     /** Told about every WAL entry write that completed (after the counter moved). */
     @FunctionalInterface
     public interface Listener {
         void walPutCompleted(String key);
     }
 
-    private final ObjectStore delegate;
     private final Listener listener;
     private final AtomicLong walPutsStarted = new AtomicLong();
     private final AtomicLong walPutsCompleted = new AtomicLong();
@@ -31,7 +28,7 @@ public final class CountingObjectStore implements ObjectStore {
     }
 
     public CountingObjectStore(ObjectStore delegate, Listener listener) {
-        this.delegate = delegate;
+        super(delegate);
         this.listener = listener;
     }
 
@@ -59,14 +56,14 @@ public final class CountingObjectStore implements ObjectStore {
     @Override
     public void putIfAbsent(String key, byte[] data) {
         boolean wal = started(key);
-        delegate.putIfAbsent(key, data);
+        delegate().putIfAbsent(key, data);
         completed(wal, key);
     }
 
     @Override
     public void put(String key, byte[] data) {
         boolean wal = started(key);
-        delegate.put(key, data);
+        delegate().put(key, data);
         completed(wal, key);
     }
 
@@ -81,40 +78,5 @@ public final class CountingObjectStore implements ObjectStore {
             walPutsCompleted.incrementAndGet();
             listener.walPutCompleted(key);
         }
-    }
-
-    @Override
-    public byte[] get(String key) {
-        return delegate.get(key);
-    }
-
-    @Override
-    public byte[] getRange(String key, long offset, int length) {
-        return delegate.getRange(key, offset, length);
-    }
-
-    @Override
-    public Optional<ObjectMeta> head(String key) {
-        return delegate.head(key);
-    }
-
-    @Override
-    public ListPage list(String prefix, String continuation, int maxKeys) {
-        return delegate.list(prefix, continuation, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) {
-        delegate.delete(key);
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

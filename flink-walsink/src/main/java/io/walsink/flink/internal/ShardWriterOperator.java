@@ -279,7 +279,7 @@ public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             b.armedTimer = null;
         }
         long now = now();
-        b.shard.ticked(now);
+        b.shard.recordTick(now);
         tasks.startAppend(b);
         armTimer(b, now);
         refreshMetrics();

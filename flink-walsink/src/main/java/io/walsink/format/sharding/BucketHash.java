@@ -1,5 +1,6 @@
 package io.walsink.format.sharding;
 
+import io.walsink.format.Murmur3;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
 
@@ -125,12 +126,6 @@ public final class BucketHash {
     }
 
     private static int finish(int h, int length) {
-        h ^= length;
-        h ^= h >>> 16;
-        h *= 0x85ebca6b;
-        h ^= h >>> 13;
-        h *= 0xc2b2ae35;
-        h ^= h >>> 16;
-        return h;
+        return Murmur3.fmix32(h ^ length);
     }
 }

@@ -1,5 +1,6 @@
 package io.walsink.storage.fault;
 
+import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ListPage;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
@@ -26,8 +27,7 @@ import java.util.function.Supplier;
  * {@link #completed(Operation)}. When several rules fire for one call the first one added wins;
  * every rule aimed at the call counts it.
  */
-public final class FaultInjectingObjectStore implements ObjectStore {
-    private final ObjectStore delegate;
+public final class FaultInjectingObjectStore extends ForwardingObjectStore {
     private final Sleeper sleeper;
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
     private final Map<Operation, AtomicLong> calls = counters();
@@ -42,7 +42,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
     /** @param sleeper used for the added latency, so tests can observe it without waiting */
     public FaultInjectingObjectStore(ObjectStore delegate, Sleeper sleeper) {
-        this.delegate = delegate;
+        super(delegate);
         this.sleeper = sleeper;
     }
 
@@ -82,14 +82,10 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         return injected.get();
     }
 
-    public ObjectStore delegate() {
-        return delegate;
-    }
-
     @Override
     public void putIfAbsent(String key, byte[] data) {
         run(Operation.PUT_IF_ABSENT, key, () -> {
-            delegate.putIfAbsent(key, data);
+            delegate().putIfAbsent(key, data);
             return null;
         });
     }
@@ -97,58 +93,42 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     @Override
     public void put(String key, byte[] data) {
         run(Operation.PUT, key, () -> {
-            delegate.put(key, data);
+            delegate().put(key, data);
             return null;
         });
     }
 
     @Override
     public byte[] get(String key) {
-        return run(Operation.GET, key, () -> delegate.get(key));
+        return run(Operation.GET, key, () -> delegate().get(key));
     }
 
     @Override
     public byte[] getRange(String key, long offset, int length) {
-        return run(Operation.GET_RANGE, key, () -> delegate.getRange(key, offset, length));
+        return run(Operation.GET_RANGE, key, () -> delegate().getRange(key, offset, length));
     }
 
     @Override
     public Optional<ObjectMeta> head(String key) {
-        return run(Operation.HEAD, key, () -> delegate.head(key));
+        return run(Operation.HEAD, key, () -> delegate().head(key));
     }
 
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
-        return run(Operation.LIST, prefix, () -> delegate.list(prefix, continuation, maxKeys));
+        return run(Operation.LIST, prefix, () -> delegate().list(prefix, continuation, maxKeys));
     }
 
     @Override
     public void delete(String key) {
         run(Operation.DELETE, key, () -> {
-            delegate.delete(key);
+            delegate().delete(key);
             return null;
         });
     }
 
-    /** Best effort and never fails, so neither retried nor faulted. */
-    @Override
-    public int removeLeftovers(String prefix) {
-        return delegate.removeLeftovers(prefix);
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
     private <T> T run(Operation operation, String key, Supplier<T> call) {
         long number = calls.get(operation).incrementAndGet();
-        String location = delegate.describe() + key;
+        String location = delegate().describe() + key;
         delay(location);
         Fault fired = firstFiring(operation);
         AtomicLong allowed = budget;

@@ -2,6 +2,7 @@ package io.walsink.flink.convert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.testing.AllocatorExtension;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -42,17 +42,15 @@ import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** RowData → Arrow (table schema from the type mapping) → RowData gives the same rows back. */
 class RowDataArrowRoundTripTest {
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void closeAllocator() {
-        allocator.close(); // fails the test if a vector leaked
-    }
+    private final BufferAllocator allocator = allocators.allocator();
 
     static final String[] NAMES = {"id", "b", "i8", "i16", "i32", "i64", "f", "d", "dec38", "dec5", "s", "bin", "day",
             "t0", "t3", "t9", "ts0", "ts3", "ts6", "ts9", "ltz6", "ints", "nested", "embedding", "decs", "stamps"};

@@ -1,23 +1,21 @@
 package io.walsink.format.manifest;
 
+import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ListPage;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
  * Test double around a real store: runs a hook before each write so a test can let a "peer"
  * act at the exact moment between our read and our put-if-absent, or fail a write.
  */
-final class InterceptingStore implements ObjectStore {
-    private final ObjectStore delegate;
+final class InterceptingStore extends ForwardingObjectStore {
     private volatile Consumer<String> beforePutIfAbsent = key -> {};
     private volatile Consumer<String> beforePut = key -> {};
     private volatile Consumer<String> beforeList = prefix -> {};
 
     InterceptingStore(ObjectStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Runs {@code hook} once, before the next put-if-absent, with the key. */
@@ -43,43 +41,18 @@ final class InterceptingStore implements ObjectStore {
     @Override
     public void putIfAbsent(String key, byte[] data) {
         beforePutIfAbsent.accept(key);
-        delegate.putIfAbsent(key, data);
+        delegate().putIfAbsent(key, data);
     }
 
     @Override
     public void put(String key, byte[] data) {
         beforePut.accept(key);
-        delegate.put(key, data);
-    }
-
-    @Override
-    public byte[] get(String key) {
-        return delegate.get(key);
-    }
-
-    @Override
-    public byte[] getRange(String key, long offset, int length) {
-        return delegate.getRange(key, offset, length);
-    }
-
-    @Override
-    public Optional<ObjectMeta> head(String key) {
-        return delegate.head(key);
+        delegate().put(key, data);
     }
 
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         beforeList.accept(prefix);
-        return delegate.list(prefix, continuation, maxKeys);
-    }
-
-    @Override
-    public void delete(String key) {
-        delegate.delete(key);
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
+        return delegate().list(prefix, continuation, maxKeys);
     }
 }

@@ -3,6 +3,7 @@ package io.walsink.format.manifest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -27,6 +27,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
@@ -46,14 +47,16 @@ class ManifestLanceInteropTest {
     @TempDir(cleanup = CleanupMode.NEVER)
     Path tempDir;
 
-    private BufferAllocator allocator;
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator allocator = allocators.allocator();
     private Path tablePath;
     private Dataset table;
     private int specId;
 
     @BeforeEach
     void createTableWithMemWal() throws Exception {
-        allocator = new RootAllocator();
         tablePath = tempDir.resolve("table");
         try (ArrowReader rows = rows(0, 4)) {
             table = Dataset.write().allocator(allocator).reader(rows).uri(tablePath.toString()).execute();
@@ -64,8 +67,7 @@ class ManifestLanceInteropTest {
 
     @AfterEach
     void close() {
-        table.close();
-        allocator.close();
+        table.close(); // before the extension closes the allocator and checks for leaks
     }
 
     @Test

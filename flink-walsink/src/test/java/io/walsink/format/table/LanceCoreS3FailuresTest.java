@@ -14,6 +14,7 @@ import io.walsink.shard.SsTableWriter;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.StorageException;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.Memtables;
 import io.walsink.testing.RowOp;
 import io.walsink.testing.S3MockServer;
@@ -25,11 +26,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,13 +49,11 @@ class LanceCoreS3FailuresTest {
     @TempDir
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
-    private final String missingBucket = "walsink-missing-" + UUID.randomUUID().toString().substring(0, 8);
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
+    private final String missingBucket = "walsink-missing-" + UUID.randomUUID().toString().substring(0, 8);
 
     private static Map<String, String> lanceOptions(String endpoint) {
         Map<String, String> options = new HashMap<>();

@@ -3,13 +3,13 @@ package io.walsink.format.wal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.testing.AllocatorExtension;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.util.AutoCloseables;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.VectorEqualsVisitor;
@@ -18,20 +18,22 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 class WalEntryCodecTest {
     private static final String LOCATION = "memory://_mem_wal/s/wal/x.arrow";
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator allocator = allocators.allocator();
     private final List<AutoCloseable> owned = new ArrayList<>();
 
     @AfterEach
-    void closeAndCheckForLeaks() throws Exception {
-        AutoCloseables.close(owned);
-        assertThat(allocator.getAllocatedMemory()).as("bytes still allocated").isZero();
-        allocator.close();
+    void closeOwned() throws Exception {
+        AutoCloseables.close(owned); // before the extension checks for leaks
     }
 
     private VectorSchemaRoot batch(WalStorageSchema storage, long firstId, int rows) {

@@ -3,33 +3,31 @@ package io.walsink.format.wal;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.table.PrimaryKeyMetadata;
+import io.walsink.testing.AllocatorExtension;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Corrupt length prefixes are reported as corrupt entries, not as huge allocations. */
 class WalEntryFramingTest {
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator allocator = allocators.allocator();
     private final WalStorageSchema storage = WalStorageSchema.derive(
             new Schema(List.of(PrimaryKeyMetadata.markKey(Field.notNullable("id", new ArrowType.Int(64, true)), 1, false))),
             List.of("id"), Map.of("id", 0), WalSchemaProfile.LANCE_JAVA_7_0);
     private final WalEntryCodec codec = new WalEntryCodec(storage, allocator);
-
-    @AfterEach
-    void noLeaks() {
-        allocator.close();
-    }
 
     @Test
     void metadataLengthBeyondTheBytes() {

@@ -10,6 +10,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.Folders;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.Float8Vector;
@@ -36,8 +36,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -60,13 +60,11 @@ class WalLanceInteropTest {
     @TempDir(cleanup = CleanupMode.NEVER)
     Path dir;
 
-    private final BufferAllocator allocator = new RootAllocator();
-    private final UUID shard = UUID.randomUUID();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
 
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    private final BufferAllocator allocator = allocators.allocator();
+    private final UUID shard = UUID.randomUUID();
 
     /** One row as (id, name, score); name may be null. */
     private record Row(long id, String name, double score) {

@@ -6,30 +6,27 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.format.BitReversedName;
 import io.walsink.storage.InMemoryObjectStore;
 import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.testing.AllocatorExtension;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class WalLogTest {
     private static final UUID SHARD = UUID.fromString("0b5c8e3e-6f6a-4d8e-9a57-5d1b9c1f0a11");
 
-    private final BufferAllocator allocator = new RootAllocator();
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private final BufferAllocator allocator = allocators.allocator();
     private final InMemoryObjectStore store = new InMemoryObjectStore();
     private final WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
     private final WalEntryCodec codec = new WalEntryCodec(storage, allocator);
     private final WalLog log = new WalLog(store, SHARD, codec);
-
-    @AfterEach
-    void noLeaks() {
-        assertThat(allocator.getAllocatedMemory()).isZero();
-        allocator.close();
-    }
 
     private byte[] entry(long firstId, int rows) {
         try (VectorSchemaRoot batch = AllTypesBatches.batch(storage.schema(), allocator, firstId, rows)) {

@@ -1,0 +1,124 @@
+package io.walsink.shard;
+
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.shard.ShardPoisonedException.Reason;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The manifest side of one shard writer: the latest manifest it read or wrote, the SSTables
+ * written but not yet published, and the one manifest update in flight. {@link #manifest()} and
+ * {@link #publishedGeneration()} change together, so that version lists exactly the SSTables
+ * published so far.
+ */
+final class SsTablePublisher {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class); // the writer's log category
+
+    private final UUID shardId;
+    private final long epoch;
+    private final ManifestStore manifests;
+    private final ShardHealth health;
+    private final ShardStats stats;
+    private final List<WrittenSsTable> unpublished = new ArrayList<>();
+    private ShardManifest manifest;
+    private long publishedGeneration;
+    private ManifestUpdate inFlight;
+
+    SsTablePublisher(UUID shardId, ShardManifest claimed, ManifestStore manifests, ShardHealth health, ShardStats stats) {
+        this.shardId = shardId;
+        this.epoch = claimed.writerEpoch();
+        this.manifest = claimed;
+        this.manifests = manifests;
+        this.health = health;
+        this.stats = stats;
+        this.publishedGeneration = claimed.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+    }
+
+    ShardManifest manifest() {
+        return manifest;
+    }
+
+    long publishedGeneration() {
+        return publishedGeneration;
+    }
+
+    List<WrittenSsTable> unpublished() {
+        return List.copyOf(unpublished);
+    }
+
+    boolean inFlight() {
+        return inFlight != null;
+    }
+
+    void written(WrittenSsTable sstable) {
+        unpublished.add(sstable);
+    }
+
+    void restored(long published, List<WrittenSsTable> stillUnpublished) {
+        publishedGeneration = published;
+        unpublished.clear();
+        unpublished.addAll(stillUnpublished);
+    }
+
+    /**
+     * See {@link ShardWriter#beginPublish}.
+     *
+     * @param lastSeen the last WAL position the writer used
+     */
+    Optional<ManifestUpdate> begin(long upToGeneration, long lastSeen) {
+        if (inFlight != null) {
+            return Optional.empty();
+        }
+        List<WrittenSsTable> batch = unpublished.stream().filter(t -> t.generation() <= upToGeneration).toList();
+        if (batch.isEmpty()) {
+            return Optional.empty();
+        }
+        List<SsTable> next = new ArrayList<>(manifest.sstables());
+        for (WrittenSsTable t : batch) {
+            next.add(t.toManifestEntry());
+        }
+        inFlight = new ManifestUpdate(manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch);
+        return Optional.of(inFlight);
+    }
+
+    /** Writes a manifest with exactly {@code sstables} and {@code replayAfter}, inline (restore). */
+    void writeInline(List<SsTable> sstables, long replayAfter, long lastSeen) {
+        if (inFlight != null) {
+            throw new IllegalStateException("a manifest update is in flight");
+        }
+        inFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, lastSeen, List.of());
+        inFlight.run();
+        complete(inFlight);
+    }
+
+    /** See {@link ShardWriter#completeManifestUpdate}. */
+    void complete(ManifestUpdate update) {
+        update.checkHandedBack(inFlight);
+        inFlight = null;
+        health.check();
+        if (update.fencedBy() > 0) {
+            throw health.poison(Reason.FENCED, "the shard manifest names epoch " + update.fencedBy() + " (ours is " + epoch + ")",
+                    null);
+        }
+        if (update.failure() != null) {
+            throw health.poison(Reason.PERSISTENCE_FAILURE, "manifest write failed", update.failure());
+        }
+        manifest = update.written();
+        stats.manifestVersionsWritten++;
+        List<WrittenSsTable> published = update.publishing();
+        if (!published.isEmpty()) {
+            unpublished.removeAll(published);
+            WrittenSsTable last = published.get(published.size() - 1);
+            publishedGeneration = last.generation();
+            stats.sstablesPublished += published.size();
+            LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
+                    shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.walsink.shard;
+
+import io.walsink.format.FormatException;
+import io.walsink.format.key.KeyBuffer;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.wal.WalEntry;
+import io.walsink.format.wal.WalLog;
+import io.walsink.shard.ShardPoisonedException.Reason;
+import java.util.Optional;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Rebuilds the memtables of a writer {@link ShardOpener} just opened from a range of its WAL
+ * entries. Runs on the opener's thread before the writer is handed out.
+ */
+final class WalReplay {
+    private final TableContext ctx;
+    private final WalLog wal;
+    private final ManifestStore manifests;
+    private final ShardWriter writer;
+    private final KeyBuffer key = new KeyBuffer();
+
+    WalReplay(TableContext ctx, WalLog wal, ManifestStore manifests, ShardWriter writer) {
+        this.ctx = ctx;
+        this.wal = wal;
+        this.manifests = manifests;
+        this.writer = writer;
+    }
+
+    /**
+     * Rebuilds memtables from WAL entries {@code [from, to]}. With {@code markDurable} the
+     * replayed batches count as appended (they are never written again); without it they are
+     * pending and will be appended anew (a rollback re-writes them after the sentinel).
+     */
+    void replay(long from, long to, boolean markDurable) {
+        ShardStats stats = writer.stats();
+        for (long position = from; position <= to; position++) {
+            Optional<WalEntry> read = wal.read(position);
+            if (read.isEmpty()) {
+                throw new FormatException(manifests.location(wal.key(position)),
+                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed", null);
+            }
+            try (WalEntry entry = read.get()) {
+                if (entry.writerEpoch() > writer.epoch()) {
+                    throw writer.poison(Reason.FENCED, "WAL entry " + position + " has epoch " + entry.writerEpoch()
+                            + " (ours is " + writer.epoch() + ")", null);
+                }
+                if (entry.sentinel() || entry.batches().isEmpty()) {
+                    continue;
+                }
+                Memtable target = memtableFor(entry);
+                int before = target.sealedBatchCount();
+                for (VectorSchemaRoot batch : entry.batches()) {
+                    FieldVector[] keyColumns = ctx.keyColumns(batch);
+                    for (int r = 0; r < batch.getRowCount(); r++) {
+                        ctx.encodeKey(keyColumns, r, key);
+                        target.appendStored(batch, r, key.array(), key.length());
+                    }
+                    stats.replayedRows += batch.getRowCount();
+                }
+                target.sealOpenBatch();
+                if (markDurable) {
+                    target.markDurable(target.sealedBatchCount() - before, position);
+                    writer.durableAtLeast(position);
+                }
+                stats.replayedEntries++;
+            }
+        }
+    }
+
+    /**
+     * The memtable an entry's rows go to: its recorded generation when it has one, and a new
+     * memtable at an entry boundary when the active one is full (never overflowing mid-entry).
+     */
+    private Memtable memtableFor(WalEntry entry) {
+        MemtableSet memtables = writer.memtables();
+        Memtable active = memtables.active();
+        long generation = entry.generation().orElse(active.generation());
+        if (generation > active.generation()) {
+            if (active.rows() == 0) {
+                memtables.replaceEmptyActive(ctx.newMemtable(generation));
+            } else {
+                memtables.freezeActive(ctx.newMemtable(generation));
+            }
+        } else if (active.rows() > 0 && ctx.memtableFull(active)) {
+            memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
+        }
+        return memtables.active();
+    }
+}
