@@ -11,8 +11,6 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectStore;
-import io.walsink.storage.Sleeper;
-import io.walsink.storage.fault.FaultInjectingObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,16 +39,15 @@ final class LocalShardTable implements AutoCloseable {
     }
 
     static LocalShardTable create(BufferAllocator allocator) {
-        return create(allocator, ShardWriterConfig.defaults(), Sleeper.SYSTEM);
+        return create(allocator, ShardWriterConfig.defaults());
     }
 
-    /** @param sleeper receives the store's injected latency (none here): a simulated clock can ignore it */
-    static LocalShardTable create(BufferAllocator allocator, ShardWriterConfig config, Sleeper sleeper) {
+    static LocalShardTable create(BufferAllocator allocator, ShardWriterConfig config) {
         Path dir = tempDir();
         Path tablePath = dir.resolve("table");
         TableInfo table = LanceTables.create(tablePath.toString(), KeyValueRows.SCHEMA, List.of(KeyValueRows.KEY),
                 TableSharding.bucket(KeyValueRows.KEY, 1), Map.of());
-        ObjectStore store = new FaultInjectingObjectStore(new LocalObjectStore(tablePath), sleeper);
+        ObjectStore store = new LocalObjectStore(tablePath);
         TableContext context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
         return new LocalShardTable(dir, table, context);
     }

@@ -35,8 +35,7 @@ final class TickBoundedPuts {
         AtomicLong clock = new AtomicLong(1_000_000);
         int rows = (int) (rowsPerSecond * SIMULATED_MILLIS / 1_000);
         try (BufferAllocator allocator = new RootAllocator();
-                // Store latency (none is injected) would advance the simulated clock, not sleep.
-                LocalShardTable table = LocalShardTable.create(allocator, config, d -> clock.addAndGet(d.toMillis()));
+                LocalShardTable table = LocalShardTable.create(allocator, config);
                 VectorSchemaRoot input = KeyValueRows.randomBatch(allocator, rows, 1_000_000, new SplittableRandom(5));
                 ShardWriter writer = table.openShard()) {
             long start = clock.get();

@@ -149,7 +149,7 @@ public final class WalSinkBuilder<IN> {
      * Wraps the object store each writer opens; meant for tests (fault injection, counting PUTs).
      * The wrapper is serialized with the job.
      */
-    public WalSinkBuilder<IN> storeWrapper(WalSinkOptions.StoreWrapper wrapper) {
+    WalSinkBuilder<IN> storeWrapper(WalSinkOptions.StoreWrapper wrapper) {
         this.storeWrapper = wrapper;
         return this;
     }

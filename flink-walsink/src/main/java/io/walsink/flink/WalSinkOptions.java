@@ -25,9 +25,12 @@ public final class WalSinkOptions implements Serializable {
     private final int ioThreads;
     private final StoreWrapper storeWrapper;
 
-    /** Wraps the object store a writer opens (tests inject faults or count calls with it). */
+    /**
+     * Wraps the object store a writer opens: the hook through which tests put a faulty, counting or
+     * gated store under a real job. Package-private: not part of the API.
+     */
     @FunctionalInterface
-    public interface StoreWrapper extends Serializable {
+    interface StoreWrapper extends Serializable {
         ObjectStore wrap(ObjectStore store);
     }
 

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * in generation order, then (in {@link ReadMode#LATEST}) its WAL entries from
  * {@code replay_after + 1} upwards until a position is missing, skipping fence sentinels.
  */
-public final class ShardReader {
+final class ShardReader {
     private static final Logger LOG = LoggerFactory.getLogger(ShardReader.class);
 
     private final ObjectStore store;

@@ -11,7 +11,7 @@ import java.time.Duration;
  * append, never by a burst of catch-up appends. A shard that was idle for longer than the
  * interval appends its first new rows at once.
  */
-public final class FlushTicker {
+final class FlushTicker {
     private final long intervalMillis;
     private long lastTickMillis = Long.MIN_VALUE / 2;
 

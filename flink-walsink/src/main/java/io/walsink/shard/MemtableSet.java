@@ -14,7 +14,7 @@ import java.util.Optional;
  * reach the WAL first. The choice is made when an append starts, not when it was requested,
  * because a freeze may happen in between.
  */
-public final class MemtableSet implements AutoCloseable {
+final class MemtableSet implements AutoCloseable {
     private final Deque<Memtable> frozen = new ArrayDeque<>();
     private Memtable active;
 

@@ -33,7 +33,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p>A HEAD of a key in a missing bucket looks like a missing key (HEAD answers carry no error
  * code); every other operation names the missing bucket.
  */
-public final class S3ObjectStore implements ObjectStore {
+final class S3ObjectStore implements ObjectStore {
     private final S3Client client;
     private final String bucket;
     private final String prefix;

@@ -44,7 +44,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
  * @param buckets null unless set (only needed to create the table)
  * @param sinkParallelism null for the job's default
  */
-public record WalSinkTableConfig(
+record WalSinkTableConfig(
         String path,
         Integer buckets,
         ShardWriterConfig writer,

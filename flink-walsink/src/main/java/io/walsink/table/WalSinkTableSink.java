@@ -22,7 +22,7 @@ import org.apache.flink.types.RowKind;
  * delete needs nothing but the key. The rows go through {@link WalSink}, so the exactly-once and
  * recovery behaviour is the DataStream sink's.
  */
-public final class WalSinkTableSink implements DynamicTableSink {
+final class WalSinkTableSink implements DynamicTableSink {
     private final WalSinkTableConfig config;
     private final RowType rowType;
     private final List<String> primaryKey;

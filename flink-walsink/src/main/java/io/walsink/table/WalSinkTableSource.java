@@ -20,7 +20,7 @@ import org.apache.flink.table.types.logical.RowType;
  * row of a key before it can tell which one is live, so a pushed filter would cut no reading),
  * Flink applies them after the scan.
  */
-public final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
+final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
     private final WalSinkTableConfig config;
     private final RowType declared;
     private final List<String> declaredKey;

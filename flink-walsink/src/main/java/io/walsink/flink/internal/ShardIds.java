@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * (a table another writer started keeps one shard per bucket); otherwise the id is derived from
  * the spec id and bucket, so every attempt and every parallel instance agrees without asking.
  */
-public final class ShardIds {
+final class ShardIds {
     private static final Logger LOG = LoggerFactory.getLogger(ShardIds.class);
 
     private final int specId;

@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  *       while the graph was built.
  * </ul>
  */
-public final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
+final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriterOperator.class);

@@ -16,7 +16,7 @@ import org.apache.arrow.vector.types.pojo.Field;
  * compares, and an upsert key that two writers disagree on loses rows. Decimals and nested
  * types are refused as well (no key encoding defined in the format).
  */
-public enum KeyColumnType {
+enum KeyColumnType {
     BOOL {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {

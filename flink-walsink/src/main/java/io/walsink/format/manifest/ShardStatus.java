@@ -1,7 +1,7 @@
 package io.walsink.format.manifest;
 
 /** Lifecycle of a shard; proto enum {@code ShardStatus}. */
-public enum ShardStatus {
+enum ShardStatus {
     /** Accepts writer claims (proto default, never written on the wire). */
     ACTIVE(0),
     /** Closed for good: writers must not claim it. */
