@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
  * storage -> error
  * error   -> nothing but java.*
  * </pre>
+ *
+ * <p>{@code io.walsink.annotation} (stability marks) may be used by every layer and uses nothing.
  */
 class LayeringTest {
 
@@ -42,20 +44,22 @@ class LayeringTest {
                 .layer("format").definedBy("io.walsink.format..")
                 .layer("storage").definedBy("io.walsink.storage..")
                 .layer("error").definedBy("io.walsink.error..")
-                .whereLayer("table").mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error")
-                .whereLayer("flink").mayOnlyAccessLayers("shard", "format", "storage", "error")
-                .whereLayer("read").mayOnlyAccessLayers("shard", "format", "storage", "error")
-                .whereLayer("shard").mayOnlyAccessLayers("format", "storage", "error")
-                .whereLayer("format").mayOnlyAccessLayers("storage", "error")
-                .whereLayer("storage").mayOnlyAccessLayers("error")
-                .whereLayer("error").mayNotAccessAnyLayer()
+                .layer("annotation").definedBy("io.walsink.annotation..")
+                .whereLayer("table").mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error", "annotation")
+                .whereLayer("flink").mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
+                .whereLayer("read").mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
+                .whereLayer("shard").mayOnlyAccessLayers("format", "storage", "error", "annotation")
+                .whereLayer("format").mayOnlyAccessLayers("storage", "error", "annotation")
+                .whereLayer("storage").mayOnlyAccessLayers("error", "annotation")
+                .whereLayer("error").mayOnlyAccessLayers("annotation")
+                .whereLayer("annotation").mayNotAccessAnyLayer()
                 .check(MAIN);
     }
 
     @Test
     void onlyFlinkAndTableUseFlink() {
         noClasses().that().resideInAnyPackage(
-                        "io.walsink.error..", "io.walsink.storage..", "io.walsink.format..",
+                        "io.walsink.annotation..", "io.walsink.error..", "io.walsink.storage..", "io.walsink.format..",
                         "io.walsink.shard..", "io.walsink.read..")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.flink..")
                 .because("the engine and the reader must be testable and usable without Flink")
@@ -65,7 +69,7 @@ class LayeringTest {
     @Test
     void theErrorRootDependsOnTheJdkOnly() {
         classes().that().resideInAPackage("io.walsink.error..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.walsink.error..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.walsink.error..", "io.walsink.annotation..")
                 .because("every layer extends it")
                 .check(MAIN);
     }

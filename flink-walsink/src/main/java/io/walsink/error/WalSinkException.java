@@ -1,5 +1,7 @@
 package io.walsink.error;
 
+import io.walsink.annotation.PublicEvolving;
+
 /**
  * The root of every exception walsink throws on purpose. It has four branches, one per kind of
  * failure, and a caller picks the branch it can act on:
@@ -19,6 +21,7 @@ package io.walsink.error;
  * {@link IllegalArgumentException} and {@link IllegalStateException}. This package sits below
  * every layer and imports nothing of walsink or Flink, so each layer can extend it.
  */
+@PublicEvolving
 public abstract class WalSinkException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

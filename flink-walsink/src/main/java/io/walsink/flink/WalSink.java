@@ -1,5 +1,6 @@
 package io.walsink.flink;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.flink.convert.RowDataBucketHasher;
@@ -38,6 +39,7 @@ import org.apache.flink.types.Row;
  * from it, which keeps its state restorable from savepoints when the job changes. With checkpointing on, published SSTables follow completed checkpoints
  * (exactly-once for readers of published data); without it they are published when written.
  */
+@PublicEvolving
 public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN> {
     private static final long serialVersionUID = 1L;
 
@@ -130,11 +132,11 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         return new NoRecordsWriter<>();
     }
 
-    public WalSinkOptions options() {
+    WalSinkOptions options() {
         return options;
     }
 
-    public RowType rowType() {
+    RowType rowType() {
         return rowType;
     }
 

@@ -1,5 +1,7 @@
 package io.walsink.flink;
 
+import io.walsink.annotation.Internal;
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.format.table.LanceStorageOptions;
@@ -24,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * {@link #createTableIfMissing}) and checks the input row type, key and settings against it, so
  * a mistake fails while the job is built, before any shard is claimed.
  */
+@PublicEvolving
 public final class WalSinkBuilder<IN> {
     private static final Logger LOG = LoggerFactory.getLogger(WalSinkBuilder.class);
 
@@ -111,6 +114,7 @@ public final class WalSinkBuilder<IN> {
     }
 
     /** Every writer setting at once (the SQL options build one). */
+    @Internal
     public WalSinkBuilder<IN> writerConfig(ShardWriterConfig config) {
         writer = config.toBuilder();
         return this;

@@ -1,5 +1,6 @@
 package io.walsink.flink;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
@@ -14,6 +15,7 @@ import java.util.Objects;
  * Everything a running sink needs to reach and write a table, shipped with the job graph.
  * Names follow the SQL options ({@code sink.flush-interval}, ...); see docs/configuration.md.
  */
+@Internal
 public final class WalSinkOptions implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.walsink.format;
 
+import io.walsink.annotation.Internal;
 import java.util.OptionalLong;
 
 /**
@@ -17,6 +18,7 @@ import java.util.OptionalLong;
  * a stray character must never be mistaken for an entry, because replay and tip discovery
  * trust what parses.
  */
+@Internal
 public final class BitReversedName {
 
     public static final String WAL_ENTRY_EXTENSION = ".arrow";

@@ -1,5 +1,6 @@
 package io.walsink.format;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.error.WalSinkException;
 
 /**
@@ -7,6 +8,7 @@ import io.walsink.error.WalSinkException;
  * shard claim, a manifest version a peer created first). The location names the object (or
  * folder) at fault, so an operator can find it. The format branch of {@link WalSinkException}.
  */
+@PublicEvolving
 public class FormatException extends WalSinkException {
     private final String location;
 

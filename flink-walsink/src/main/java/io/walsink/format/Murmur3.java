@@ -1,6 +1,9 @@
 package io.walsink.format;
 
+import io.walsink.annotation.Internal;
+
 /** Pieces of the Murmur3 hash shared by the bucket hash and in-memory hash tables. */
+@Internal
 public final class Murmur3 {
     private Murmur3() {}
 

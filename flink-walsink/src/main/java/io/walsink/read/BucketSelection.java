@@ -1,5 +1,6 @@
 package io.walsink.read;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.sharding.BucketAssigner;
 import java.io.Serializable;
 import org.apache.arrow.vector.FieldVector;
@@ -10,6 +11,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * and the shard that holds it. Every key lives in exactly one bucket, so buckets can be merged
  * and read independently (in parallel).
  */
+@Internal
 public record BucketSelection(String column, int numBuckets, int bucket) implements Serializable {
 
     public BucketSelection {

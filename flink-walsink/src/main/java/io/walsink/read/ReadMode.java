@@ -1,6 +1,9 @@
 package io.walsink.read;
 
+import io.walsink.annotation.PublicEvolving;
+
 /** How much of a MemWAL table a read includes. */
+@PublicEvolving
 public enum ReadMode {
     /**
      * The base table and the SSTables published in the shard manifests: what lance-core and

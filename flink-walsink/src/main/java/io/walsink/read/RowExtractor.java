@@ -1,5 +1,6 @@
 package io.walsink.read;
 
+import io.walsink.annotation.Internal;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -8,6 +9,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * entries: they hold the table's columns by name, possibly with extra ones ({@code _tombstone}).
  */
 @FunctionalInterface
+@Internal
 public interface RowExtractor<R> {
     R extract(VectorSchemaRoot batch, int row);
 }

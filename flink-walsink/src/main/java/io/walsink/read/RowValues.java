@@ -1,5 +1,6 @@
 package io.walsink.read;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.apache.arrow.vector.util.Text;
  * and structs as {@link List} and {@link Map}, everything else as Arrow's {@code getObject} gives
  * it (Long, Integer, Double, Boolean, byte[], LocalDateTime, ...).
  */
+@Internal
 public final class RowValues {
     private RowValues() {}
 

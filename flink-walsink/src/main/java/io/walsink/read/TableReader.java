@@ -1,5 +1,6 @@
 package io.walsink.read;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.FormatException;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.LanceStorageOptions;
@@ -43,6 +44,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
+@PublicEvolving
 public final class TableReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TableReader.class);
     private static final String MEM_WAL = "_mem_wal/";

@@ -1,5 +1,6 @@
 package io.walsink.read;
 
+import io.walsink.annotation.PublicEvolving;
 import java.util.List;
 import java.util.Map;
 
@@ -11,6 +12,7 @@ import java.util.Map;
  * @param columns the table's columns in table order
  * @param primaryKey key columns in key order; empty for an append-only table
  */
+@PublicEvolving
 public record TableRows(List<String> columns, List<String> primaryKey, List<Map<String, Object>> rows) {
     public TableRows {
         columns = List.copyOf(columns);

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * declared nullability of non-key columns are not compared: Flink and Arrow producers differ in
  * both without changing the data.
  */
+@Internal
 public final class InputValidator {
     private final Schema table;
     private final int[] keyColumns;

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ManifestVersionTakenException;
 import io.walsink.format.manifest.ShardManifest;
@@ -12,6 +13,7 @@ import java.util.List;
  * the latest version, checks that no higher epoch claimed the shard, writes with put-if-absent
  * and retries lost races), completed on the owner thread.
  */
+@Internal
 public final class ManifestUpdate extends ShardTask {
     static final int MAX_ATTEMPTS = 16;
 

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Not thread-safe: the shard's owner thread calls everything except reads of sealed batches.
  */
+@Internal
 public final class Memtable implements AutoCloseable {
     private final BufferAllocator allocator;
     private final Schema schema;

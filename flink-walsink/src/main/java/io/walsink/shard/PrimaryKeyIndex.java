@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.Murmur3;
 import java.util.Arrays;
 
@@ -10,6 +11,7 @@ import java.util.Arrays;
  * addressing over primitive arrays. A key costs its bytes plus about 30 bytes of arrays and no
  * object, so millions of keys do not turn into millions of garbage-collected entries.
  */
+@Internal
 public final class PrimaryKeyIndex {
     private static final int EMPTY = -1;
     public static final long ABSENT = -1L;

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 import java.util.UUID;
 
@@ -22,6 +23,7 @@ import java.util.UUID;
  *     falls back to the current manifest's SSTables up to {@code publishedGeneration})
  * @param unpublished SSTables written but not yet published, in generation order
  */
+@Internal
 public record ShardDescriptor(
         UUID shardId,
         int bucket,

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -17,6 +18,7 @@ import java.util.UUID;
  * <p>Version 2 adds the pinned manifest version after the published generation. Version 1
  * (savepoints of earlier releases) is still read, as an unpinned descriptor.
  */
+@Internal
 public final class ShardDescriptorSerializer {
     public static final int VERSION = 2;
     private static final int UNPINNED = 1;

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.error.WalSinkException;
 
 /**
@@ -7,6 +8,7 @@ import io.walsink.error.WalSinkException;
  * failed ({@link SsTableWriteException}). Not meant to be caught by users: the writer stops and
  * Flink restarts the task, which opens the shard again with a new epoch.
  */
+@PublicEvolving
 public abstract class ShardException extends WalSinkException {
 
     private static final long serialVersionUID = 1L;

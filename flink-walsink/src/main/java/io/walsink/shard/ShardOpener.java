@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
  * state followed by new rows. The descriptor's published SSTables come from the manifest version
  * it pins, so restoring an older checkpoint and then a newer one brings the newer one's back.
  */
+@Internal
 public final class ShardOpener {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOpener.class);
 

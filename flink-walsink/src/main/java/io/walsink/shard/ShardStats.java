@@ -1,5 +1,7 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
+
 /**
  * Counters of one shard writer since it was opened, for logs and tests: opening a shard logs the
  * replayed entries and rows, and the Flink operator logs them all per bucket when it finishes.
@@ -7,6 +9,7 @@ package io.walsink.shard;
  * counters for the whole subtask. Written and read on the owner thread only, so plain fields
  * suffice.
  */
+@Internal
 public final class ShardStats {
     long rowsWritten;
     long deletesWritten;

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Open a writer with {@link ShardOpener}.
  */
+@Internal
 public final class ShardWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class);
 

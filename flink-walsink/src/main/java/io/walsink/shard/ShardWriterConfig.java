@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.List;
  * builder and the SQL options both build one. Validated as a whole before anything is written: a
  * budget that can never be met would otherwise fail only at the first large memtable.
  */
+@Internal
 public final class ShardWriterConfig implements Serializable {
     private static final long serialVersionUID = 1L;
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(100);

@@ -1,10 +1,13 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
+
 /**
  * Writing one frozen, fully durable memtable as an SSTable. Prepared on the owner thread by
  * {@link ShardWriter#beginFlush()}, {@link #run()} on an I/O thread, completed on the owner
  * thread by {@link ShardWriter#completeFlush(SsTableFlush)}.
  */
+@Internal
 public final class SsTableFlush extends ShardTask {
     private final SsTableWriter writer;
     final Memtable memtable;

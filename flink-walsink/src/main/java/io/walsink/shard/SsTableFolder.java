@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.SsTablePaths;
 import java.util.HexFormat;
 import java.util.UUID;
@@ -10,6 +11,7 @@ import java.util.random.RandomGenerator;
  * random prefix keeps a retried flush of the same generation (after a failed attempt left a
  * partial folder) from colliding with the leftovers.
  */
+@Internal
 public final class SsTableFolder {
     private SsTableFolder() {}
 

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.wal.WalStorageSchema;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: no mutable state; meant to run on an I/O thread while the owner keeps putting.
  */
+@Internal
 public final class SsTableWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
 

@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.TableInfo;
@@ -21,6 +22,7 @@ import org.apache.arrow.vector.types.pojo.Field;
  * local validation (key types, profile, budgets), so a writer that fails here has claimed
  * nothing.
  */
+@Internal
 public final class TableContext {
     private final ObjectStore store;
     private final TableInfo table;

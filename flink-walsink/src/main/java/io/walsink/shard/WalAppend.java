@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.wal.WalEntryCodec;
@@ -15,6 +16,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * thread (it reads only sealed, immutable batches), then handed back to
  * {@link ShardWriter#completeAppend(WalAppend)} on the owner thread.
  */
+@Internal
 public final class WalAppend extends ShardTask {
     private final WalLog wal;
     private final WalEntryCodec codec;

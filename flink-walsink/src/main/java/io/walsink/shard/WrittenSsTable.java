@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.manifest.SsTablePaths;
 
@@ -7,6 +8,7 @@ import io.walsink.format.manifest.SsTablePaths;
  * An SSTable a shard writer has written (a Lance dataset in the shard folder) together with the
  * last WAL position whose rows it holds, so publication can advance {@code replay_after}.
  */
+@Internal
 public record WrittenSsTable(
         long generation,
         String path,

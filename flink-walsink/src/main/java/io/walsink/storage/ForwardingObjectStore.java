@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Optional;
  * {@link #removeLeftovers} is forwarded as it is (best effort, it never fails, so wrappers
  * neither retry nor fault it).
  */
+@Internal
 public abstract class ForwardingObjectStore implements ObjectStore {
     private final ObjectStore delegate;
 

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * A store held in memory, for unit tests and races: put-if-absent is atomic
  * ({@link ConcurrentSkipListMap#putIfAbsent}), so "exactly one winner" can be asserted.
  */
+@Internal
 public final class InMemoryObjectStore implements ObjectStore {
     private final ConcurrentNavigableMap<String, byte[]> objects = new ConcurrentSkipListMap<>();
     private final String name;

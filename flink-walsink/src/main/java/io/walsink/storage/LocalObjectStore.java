@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -28,6 +29,7 @@ import java.util.Optional;
  * {@link TemporaryFileNames} and never listed; those of writers killed mid-put are removed by
  * {@link #removeLeftovers} once older than the leftover age.
  */
+@Internal
 public final class LocalObjectStore implements ObjectStore {
     /**
      * Age after which a temporary file counts as abandoned. A put holds its file for

@@ -1,6 +1,9 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.PublicEvolving;
+
 /** A put-if-absent found the key taken; the stored object is unchanged. */
+@PublicEvolving
 public class ObjectAlreadyExistsException extends StorageException {
     public ObjectAlreadyExistsException(String location) {
         super(location, "object already exists", false);

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -11,6 +12,7 @@ import java.util.Optional;
  * never start with one. Every operation either completes or throws a {@link StorageException};
  * the subtypes tell apart the outcomes a caller must act on differently.
  */
+@Internal
 public interface ObjectStore extends AutoCloseable {
 
     /**

@@ -1,6 +1,9 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
+
 /** Opens the object store for a user's {@code path}. */
+@Internal
 public final class ObjectStores {
     private ObjectStores() {}
 

@@ -1,5 +1,7 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.PublicEvolving;
+
 /**
  * A transient failure of a write whose request may have reached the server (a timeout or an I/O
  * error after sending, a 5xx answer, a lost acknowledgement): the object may or may not have been
@@ -11,6 +13,7 @@ package io.walsink.storage;
  * {@link RetryingObjectStore}). Failures known to happen before anything was sent (connection
  * refused, unknown host, a conflict answer) are plain transient {@link StorageException}s.
  */
+@PublicEvolving
 public class OutcomeUnknownException extends StorageException {
     public OutcomeUnknownException(String location, String message, Throwable cause) {
         super(location, message, true, cause);

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
@@ -10,6 +11,7 @@ import java.util.random.RandomGenerator;
  *
  * @param maxAttempts total attempts including the first one (1 means no retry)
  */
+@Internal
 public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay) {
 
     /** Lance's MemWAL values: base 50 ms, cap 5 s, 3 retries. */

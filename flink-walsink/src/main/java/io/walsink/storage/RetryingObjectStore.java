@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * names the number of attempts and wraps the last failure (non-transient, so that an outer retry
  * layer does not multiply the attempts).
  */
+@Internal
 public final class RetryingObjectStore extends ForwardingObjectStore {
     private static final Logger LOG = LoggerFactory.getLogger(RetryingObjectStore.class);
 

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.PublicEvolving;
 import java.io.Serializable;
 import java.net.URI;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
  * @param connectTimeout time to establish a connection
  * @param apiCallTimeout time for a whole call, after which it fails as a transient timeout
  */
+@PublicEvolving
 public record S3Options(
         URI endpoint,
         String region,

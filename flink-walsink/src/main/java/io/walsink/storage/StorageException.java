@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.error.WalSinkException;
 
 /**
@@ -7,6 +8,7 @@ import io.walsink.error.WalSinkException;
  * same call again may succeed (throttling, server errors, timeouts) or cannot (bad credentials,
  * missing bucket, malformed request). The storage branch of {@link WalSinkException}.
  */
+@PublicEvolving
 public class StorageException extends WalSinkException {
     private final String location;
     private final boolean transientFailure;

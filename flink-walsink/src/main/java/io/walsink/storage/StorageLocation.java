@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
@@ -7,6 +8,7 @@ import java.nio.file.Path;
 import java.util.regex.Pattern;
 
 /** Where a table lives, parsed from the user's {@code path}: a local directory or an S3 bucket and prefix. */
+@Internal
 public sealed interface StorageLocation {
 
     /** A directory on the local (or a mounted) file system. */

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import io.walsink.annotation.Internal;
 import java.util.UUID;
 
 /**
@@ -8,6 +9,7 @@ import java.util.UUID;
  * manifest (whose stems are exactly 64 characters of 0/1 with {@code .arrow} / {@code .binpb}),
  * and listings skip them.
  */
+@Internal
 public final class TemporaryFileNames {
     private static final String PREFIX = ".tmp-";
     private static final String SUFFIX = ".partial";

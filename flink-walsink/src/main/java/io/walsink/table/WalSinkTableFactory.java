@@ -1,5 +1,6 @@
 package io.walsink.table;
 
+import io.walsink.annotation.Internal;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -24,6 +25,7 @@ import org.apache.flink.table.types.logical.RowType;
  * Options: {@link WalSinkTableOptions}. With a PRIMARY KEY the sink upserts (walsink writes primary-key
  * tables only); reading does not.
  */
+@Internal
 public final class WalSinkTableFactory implements DynamicTableSinkFactory, DynamicTableSourceFactory {
     public static final String IDENTIFIER = "walsink";
 

@@ -1,5 +1,6 @@
 package io.walsink.table;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.shard.ShardWriterConfig;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.apache.flink.configuration.MemorySize;
  * Every option of the {@code 'connector' = 'walsink'} tables. docs/configuration.md is rendered
  * from these (a test fails when the two drift). Values are checked by {@link WalSinkTableConfig}.
  */
+@PublicEvolving
 public final class WalSinkTableOptions {
     private WalSinkTableOptions() {}
 

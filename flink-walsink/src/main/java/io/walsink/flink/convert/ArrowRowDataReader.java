@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -13,6 +14,7 @@ import org.apache.flink.table.types.logical.RowType;
  * {@link #rowType()} (the reverse mapping of {@link FlinkArrowTypes}), for the SQL source. Each
  * call returns a fresh row that owns its values, so it may be buffered or emitted downstream.
  */
+@Internal
 public final class ArrowRowDataReader {
     private final Schema schema;
     private final RowType rowType;

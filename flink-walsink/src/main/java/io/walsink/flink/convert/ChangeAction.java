@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -9,6 +10,7 @@ import org.apache.flink.types.RowKind;
  * table the UPDATE_AFTER that follows replaces the row by key, and deleting on UPDATE_BEFORE
  * would make the key briefly disappear for readers.
  */
+@Internal
 public enum ChangeAction {
     UPSERT,
     DELETE,

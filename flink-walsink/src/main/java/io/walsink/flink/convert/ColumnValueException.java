@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.error.InputException;
 
 /**
@@ -7,6 +8,7 @@ import io.walsink.error.InputException;
  * length, a null in a NOT NULL column, an object of the wrong class). Names the column so that a
  * failing job points at the data, not at the converter.
  */
+@PublicEvolving
 public final class ColumnValueException extends InputException {
 
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -60,6 +61,7 @@ import org.apache.flink.table.types.utils.TypeConversions;
  * Unsigned integers, half floats, 256-bit decimals, structs, maps, unions and large lists are
  * refused.
  */
+@Internal
 public final class FlinkArrowTypes {
 
     /** Arrow's conventional name for a list's element field (pyarrow and Lance use it). */

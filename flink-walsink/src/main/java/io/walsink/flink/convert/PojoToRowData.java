@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,6 +19,7 @@ import org.apache.flink.types.RowKind;
  * column's values (see {@link ExternalConverters}); properties without a column are ignored. Not
  * serializable: build it in {@code open}.
  */
+@Internal
 public final class PojoToRowData<T> {
     private final Class<T> type;
     private final RowType rowType;

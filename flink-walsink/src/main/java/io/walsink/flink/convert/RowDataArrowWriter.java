@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.apache.flink.table.types.logical.RowType;
  * <p>Rows must be written at increasing indexes (list columns append to their child vectors);
  * the caller sets the root's row count when the batch is complete.
  */
+@Internal
 public final class RowDataArrowWriter {
     private final RowType rowType;
     private final Schema schema;

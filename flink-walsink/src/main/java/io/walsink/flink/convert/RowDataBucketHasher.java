@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.BucketSourceType;
 import io.walsink.format.sharding.UnsupportedBucketTypeException;
@@ -19,6 +20,7 @@ import org.apache.flink.table.types.logical.TimestampType;
  * This is the {@code keyBy} of the sink, so it runs once per row before the shuffle and must not
  * build Arrow vectors.
  */
+@Internal
 public final class RowDataBucketHasher implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.table.data.GenericRowData;
@@ -12,6 +13,7 @@ import org.apache.flink.types.Row;
  * A Row with field names is matched by name and must name exactly the row type's fields; a
  * positional Row must have the row type's arity. Not serializable: build it in {@code open}.
  */
+@Internal
 public final class RowToRowData {
     private final RowType rowType;
     private final List<String> names;

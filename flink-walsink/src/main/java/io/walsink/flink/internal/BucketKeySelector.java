@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.RowDataBucketHasher;
 import java.util.function.Function;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -10,6 +11,7 @@ import org.apache.flink.table.types.logical.RowType;
  * The sink's {@code keyBy}: the Lance bucket of a record's primary key, so that each bucket (and
  * so each shard) has exactly one writer. A table without bucket sharding has one shard, bucket 0.
  */
+@Internal
 public final class BucketKeySelector<IN> implements KeySelector<IN, Integer> {
     private static final long serialVersionUID = 1L;
 

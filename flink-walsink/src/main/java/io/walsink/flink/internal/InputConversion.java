@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.PojoToRowData;
 import io.walsink.flink.convert.RowToRowData;
 import java.io.Serializable;
@@ -13,6 +14,7 @@ import org.apache.flink.types.Row;
  * with the job graph; the converter itself is built on the task, since converters are not
  * serializable.
  */
+@Internal
 public interface InputConversion<IN> extends Serializable {
 
     Function<IN, RowData> open(RowType rowType);

@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 
 /**
@@ -7,6 +8,7 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
  * {@link ShardWriterOperator} of the pre-write topology (a Sink V2 writer gets neither keyed
  * state nor keyed timers); that operator emits nothing, so no record ever reaches this writer.
  */
+@Internal
 public final class NoRecordsWriter<IN> implements SinkWriter<IN> {
 
     @Override

@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.annotation.Internal;
 import io.walsink.flink.WalSinkOptions;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -8,6 +9,7 @@ import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.table.types.logical.RowType;
 
 /** Creates {@link ShardWriterOperator}s (its {@code setup} is not public, hence a factory). */
+@Internal
 public final class ShardWriterOperatorFactory<IN> extends AbstractStreamOperatorFactory<IN>
         implements OneInputStreamOperatorFactory<IN, IN> {
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,6 @@
 package io.walsink.format.key;
 
+import io.walsink.annotation.Internal;
 import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;
 
@@ -16,6 +17,7 @@ import org.apache.arrow.memory.ArrowBuf;
  * <p>Kept mutable and reused per row on purpose: the put path encodes every row's key, and a
  * fresh array per row would dominate its allocations. Copy with {@link #toByteArray()} to keep.
  */
+@Internal
 public final class KeyBuffer implements Comparable<KeyBuffer> {
 
     private static final byte NULL = 0x00;

@@ -1,5 +1,6 @@
 package io.walsink.format.key;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -10,6 +11,7 @@ import org.apache.arrow.vector.types.pojo.Field;
  * Column types are checked once, when the encoder is built from the table's key fields, so a
  * key that cannot be encoded fails when the writer opens, not on its first row.
  */
+@Internal
 public final class PrimaryKeyEncoder {
 
     private final Field[] fields;

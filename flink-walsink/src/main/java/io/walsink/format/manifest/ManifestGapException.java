@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.FormatException;
 
 /**
@@ -7,6 +8,7 @@ import io.walsink.format.FormatException;
  * {@code latest + 1}, so a hole means lost or deleted objects; guessing past it could resurrect
  * an old writer epoch or drop published SSTables.
  */
+@PublicEvolving
 public class ManifestGapException extends FormatException {
     public ManifestGapException(String location, String message) {
         super(location, message, null);

@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.BitReversedName;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
@@ -22,6 +23,7 @@ import org.slf4j.LoggerFactory;
  * no holes. {@code version_hint.json} is rewritten best effort afterwards and is only a starting
  * point for finding the latest version.
  */
+@Internal
 public final class ManifestStore {
     private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
 

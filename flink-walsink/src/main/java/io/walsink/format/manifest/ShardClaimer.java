@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
  * (a brand-new shard gets version 1, epoch 1, generation 1). Every later manifest and WAL entry
  * of a lower epoch then loses against ours, which is what fences a previous writer.
  */
+@Internal
 public final class ShardClaimer {
     private static final Logger LOG = LoggerFactory.getLogger(ShardClaimer.class);
     /** Lost races against manifest updates of the old writer (not claims) before giving up. */

@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -12,6 +13,7 @@ import java.util.OptionalInt;
  * sharding spec and the raw little-endian Arrow scalar (an int32 is 4 bytes). Readers use it to
  * prune shards, so it must match the routing that fed the shard.
  */
+@Internal
 public record ShardFieldEntry(String fieldId, byte[] value) {
     /** Field id Lance gives the bucket transform's result in the spec it creates. */
     public static final String BUCKET_FIELD_ID = "bucket";

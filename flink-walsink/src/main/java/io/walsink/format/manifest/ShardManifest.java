@@ -2,6 +2,7 @@ package io.walsink.format.manifest;
 
 import static io.walsink.format.manifest.SsTable.requireUnsigned;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import java.util.UUID;
  * @param shardSpecId id of the sharding spec the field entries follow (0 = none)
  * @param shardId the shard's UUID, or null when the manifest does not carry one
  */
+@Internal
 public record ShardManifest(
         long version,
         long writerEpoch,

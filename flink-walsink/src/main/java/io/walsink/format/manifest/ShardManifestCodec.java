@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
+import io.walsink.annotation.Internal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +18,7 @@ import java.util.UUID;
  * fields written whenever present. Decoding skips fields it does not know (newer writers, the
  * retired field 7) and rejects anything malformed with a {@link CorruptManifestException}.
  */
+@Internal
 public final class ShardManifestCodec {
     // ShardManifest
     private static final int VERSION = 1;

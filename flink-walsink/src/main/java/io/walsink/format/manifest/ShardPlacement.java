@@ -1,11 +1,13 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 
 /**
  * Which part of the key space a shard owns: the sharding spec id and the field values under it.
  * Recorded in a brand-new shard's first manifest so readers can prune shards.
  */
+@Internal
 public record ShardPlacement(int specId, List<ShardFieldEntry> fieldEntries) {
     public ShardPlacement {
         if (specId < 0) {

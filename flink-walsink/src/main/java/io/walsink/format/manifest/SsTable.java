@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -10,6 +11,7 @@ import java.util.OptionalLong;
  * @param path folder name relative to the shard folder, e.g. {@code a1b2c3d4_gen_1}
  * @param inMemoryBytes proto3 {@code optional}: present even when 0
  */
+@Internal
 public record SsTable(
         long generation,
         String path,

@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.UnsafePathException;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -14,6 +15,7 @@ import java.util.regex.Pattern;
  * into its own manifests, a dataset outside the shard ({@code ../../../elsewhere_gen_9}) or one
  * of another generation (which would reorder last-write-wins).
  */
+@Internal
 public final class SsTablePaths {
     private static final Pattern FOLDER = Pattern.compile("[0-9a-f]{8}_gen_([1-9][0-9]*)");
 

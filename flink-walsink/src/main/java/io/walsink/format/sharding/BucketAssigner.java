@@ -1,5 +1,6 @@
 package io.walsink.format.sharding;
 
+import io.walsink.annotation.Internal;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
@@ -10,6 +11,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * <p>Type and bucket count are validated once, at construction, so a sharding configuration
  * that cannot work fails when the writer opens instead of on the first row.
  */
+@Internal
 public final class BucketAssigner {
 
     private final BucketSourceType sourceType;

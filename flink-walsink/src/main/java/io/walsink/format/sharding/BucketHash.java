@@ -1,5 +1,6 @@
 package io.walsink.format.sharding;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.Murmur3;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
@@ -13,6 +14,7 @@ import org.apache.arrow.memory.ArrowBuf;
  * Murmur3 (Guava, for example) packs the tail into one word. Reusing a library hash would
  * route keys to different buckets than Lance does, so this is written out here.
  */
+@Internal
 public final class BucketHash {
 
     public static final int MIN_BUCKETS = 1;

@@ -1,5 +1,6 @@
 package io.walsink.format.sharding;
 
+import io.walsink.annotation.Internal;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -14,6 +15,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * <p>Values are read straight from the vector buffers (little-endian, like the bytes Lance
  * hashes). Callers check nulls first: the value slot of a null row is undefined.
  */
+@Internal
 public enum BucketSourceType {
     BOOL {
         @Override

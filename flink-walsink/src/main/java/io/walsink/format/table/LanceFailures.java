@@ -1,5 +1,6 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import io.walsink.storage.StorageException;
 import io.walsink.storage.StorageLocation;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.regex.Pattern;
  * the dataset, the operation and the likely cause in the words of our own S3 errors
  * ({@code io.walsink.storage.S3Failures}), and keeps lance-core's text for diagnosis.
  */
+@Internal
 public final class LanceFailures {
     private static final Pattern RUST_LOCATION = Pattern.compile(",\\s*/\\S+\\.rs:\\d+:\\d+");
     private static final List<String> MISSING_BUCKET = List.of("nosuchbucket", "bucket does not exist");

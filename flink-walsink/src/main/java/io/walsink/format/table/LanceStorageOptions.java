@@ -1,5 +1,6 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.Map;
  * it must be told the same endpoint, region and credentials. Option names as lance-core 7.0.0
  * accepts them (checked against an S3-protocol server in the tests).
  */
+@Internal
 public final class LanceStorageOptions {
     private LanceStorageOptions() {}
 

@@ -1,5 +1,6 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@code storageOptions} are passed to lance-core's own object store (for S3: {@code
  * aws_endpoint}, {@code aws_region}, {@code allow_http}, ...); an empty map suits local paths.
  */
+@Internal
 public final class LanceTables {
     private static final Logger LOG = LoggerFactory.getLogger(LanceTables.class);
 

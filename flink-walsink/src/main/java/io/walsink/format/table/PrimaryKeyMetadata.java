@@ -1,11 +1,13 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /** The field metadata by which Lance declares an (unenforced) primary key. */
+@Internal
 public final class PrimaryKeyMetadata {
     public static final String PRIMARY_KEY = "lance-schema:unenforced-primary-key";
     public static final String PRIMARY_KEY_POSITION = "lance-schema:unenforced-primary-key:position";

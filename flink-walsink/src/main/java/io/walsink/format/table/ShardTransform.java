@@ -1,9 +1,11 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /** How MemWAL maps a row to a shard value (the {@code transform} of a sharding field). */
+@Internal
 public enum ShardTransform {
     /** One shard; every row has shard value 0. */
     UNSHARDED("unsharded"),

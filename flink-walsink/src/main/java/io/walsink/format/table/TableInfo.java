@@ -1,5 +1,6 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.lance.memwal.MemWalIndexDetails;
  * @param sharding the newest sharding spec of the MemWAL index
  * @param memWal the MemWAL index details as lance-core reports them
  */
+@Internal
 public record TableInfo(
         String uri,
         long version,

@@ -1,5 +1,6 @@
 package io.walsink.format.table;
 
+import io.walsink.annotation.Internal;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -9,6 +10,7 @@ import java.util.OptionalInt;
  * column. The column must be part of the key so that every key lives in exactly one shard
  * (otherwise compaction order between shards could let an older row win).
  */
+@Internal
 public record TableSharding(ShardTransform transform, Optional<String> sourceColumn, OptionalInt numBuckets) {
     public static final int MIN_BUCKETS = 1;
     public static final int MAX_BUCKETS = 1024;

@@ -1,5 +1,6 @@
 package io.walsink.format.wal;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 import java.util.OptionalLong;
 import org.apache.arrow.util.AutoCloseables;
@@ -14,6 +15,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * @param sentinel whether this is a fence sentinel (then {@code batches} is empty)
  * @param batches the entry's record batches in append order, none empty
  */
+@Internal
 public record WalEntry(long position, long writerEpoch, OptionalLong generation, boolean sentinel,
         List<VectorSchemaRoot> batches) implements AutoCloseable {
 

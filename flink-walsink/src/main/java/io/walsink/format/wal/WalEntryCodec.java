@@ -1,5 +1,6 @@
 package io.walsink.format.wal;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -29,6 +30,7 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  * record batch) and decodes entries back, validating them against the shard's storage schema.
  * Decoding never skips a problem: anything it cannot fully account for is an exception.
  */
+@Internal
 public final class WalEntryCodec {
     /** Arrow IPC end-of-stream marker: continuation token, then a zero length. */
     private static final byte[] END_OF_STREAM = {-1, -1, -1, -1, 0, 0, 0, 0};

@@ -1,5 +1,6 @@
 package io.walsink.format.wal;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.BitReversedName;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * reading entries upwards from a position, and creating an entry with put-if-absent.
  * Policy (retries, fencing, poisoning) belongs to the caller.
  */
+@Internal
 public final class WalLog {
     private static final Logger LOG = LoggerFactory.getLogger(WalLog.class);
 

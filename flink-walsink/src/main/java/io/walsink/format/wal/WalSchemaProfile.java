@@ -1,5 +1,6 @@
 package io.walsink.format.wal;
 
+import io.walsink.annotation.PublicEvolving;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -9,6 +10,7 @@ import java.util.stream.Collectors;
  * {@code lance:field_id} make it refuse) and ignores {@code _tombstone}, so tables shared with it
  * use {@link #LANCE_JAVA_7_0}, which cannot record deletes.
  */
+@PublicEvolving
 public enum WalSchemaProfile {
     /** The newest MemWAL specification: generation, field ids, {@code _tombstone}. */
     SPEC("spec", true),

@@ -1,5 +1,6 @@
 package io.walsink.format.wal;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.table.PrimaryKeyMetadata;
 import io.walsink.format.table.TableInfo;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The lance-java-7.0 profile keeps the table's nullability: lance-core 7.0.0 replays only entries
  * whose schema equals its memtable schema, which is the table schema.
  */
+@Internal
 public record WalStorageSchema(Schema schema, List<String> primaryKey, WalSchemaProfile profile) {
     public static final String TOMBSTONE = "_tombstone";
     public static final String FIELD_ID = "lance:field_id";

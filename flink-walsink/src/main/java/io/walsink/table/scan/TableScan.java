@@ -1,5 +1,6 @@
 package io.walsink.table.scan;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
@@ -24,6 +25,7 @@ import org.apache.flink.table.data.RowData;
  * @param columns the columns to emit, in output order
  * @param limit the most rows to emit, or -1 for all
  */
+@Internal
 public record TableScan(String path, S3Options s3, Map<String, String> lanceStorageOptions,
         WalSchemaProfile profile, ReadMode mode, List<String> columns, long limit) implements Serializable {
 

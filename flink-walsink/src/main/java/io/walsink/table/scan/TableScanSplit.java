@@ -1,5 +1,6 @@
 package io.walsink.table.scan;
 
+import io.walsink.annotation.Internal;
 import io.walsink.read.BucketSelection;
 import org.apache.flink.api.connector.source.SourceSplit;
 
@@ -11,6 +12,7 @@ import org.apache.flink.api.connector.source.SourceSplit;
  *
  * @param bucket the bucket read, or null for the whole table
  */
+@Internal
 public record TableScanSplit(String splitId, BucketSelection bucket, long rowsEmitted) implements SourceSplit {
     public static final String WHOLE_TABLE = "table";
 

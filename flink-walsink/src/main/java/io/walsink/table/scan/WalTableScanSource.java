@@ -1,5 +1,6 @@
 package io.walsink.table.scan;
 
+import io.walsink.annotation.Internal;
 import java.util.List;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
@@ -19,6 +20,7 @@ import org.apache.flink.table.data.RowData;
  * bucket. A table that is not bucket-sharded, or has a shard without a bucket entry, is read as
  * one split.
  */
+@Internal
 public final class WalTableScanSource implements Source<RowData, TableScanSplit, List<TableScanSplit>> {
     private static final long serialVersionUID = 1L;
 
