@@ -34,9 +34,13 @@ class ExceptionFamilyTest {
 
     @Test
     void everyExceptionIsInOneBranch() {
-        classes().that().areAssignableTo(Throwable.class)
-                .and().doNotHaveFullyQualifiedName(WalSinkException.class.getName())
-                .should().beAssignableTo(assignableTo(InputException.class)
+        classes()
+                .that()
+                .areAssignableTo(Throwable.class)
+                .and()
+                .doNotHaveFullyQualifiedName(WalSinkException.class.getName())
+                .should()
+                .beAssignableTo(assignableTo(InputException.class)
                         .or(assignableTo(StorageException.class))
                         .or(assignableTo(FormatException.class))
                         .or(assignableTo(ShardException.class))
@@ -49,7 +53,9 @@ class ExceptionFamilyTest {
     void theOperationsGuideListsEveryException() throws Exception {
         String doc = Files.readString(Path.of("..", "docs", "operations.md"), StandardCharsets.UTF_8);
         int start = doc.indexOf("## Errors: which to catch");
-        assertThat(start).as("section 'Errors: which to catch' in docs/operations.md").isNotNegative();
+        assertThat(start)
+                .as("section 'Errors: which to catch' in docs/operations.md")
+                .isNotNegative();
         int end = doc.indexOf("\n## ", start);
         String section = doc.substring(start, end < 0 ? doc.length() : end);
         List<String> exceptions = LayeringTest.MAIN.stream()
@@ -57,7 +63,8 @@ class ExceptionFamilyTest {
                 .map(c -> c.getSimpleName())
                 .toList();
         assertThat(exceptions).as("exception classes").isNotEmpty();
-        assertThat(exceptions).allSatisfy(name -> assertThat(section).as("docs/operations.md names " + name)
+        assertThat(exceptions).allSatisfy(name -> assertThat(section)
+                .as("docs/operations.md names " + name)
                 .contains(name));
     }
 }

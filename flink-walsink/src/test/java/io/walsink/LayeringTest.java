@@ -37,39 +37,67 @@ class LayeringTest {
         layeredArchitecture()
                 .consideringOnlyDependenciesInLayers()
                 .ensureAllClassesAreContainedInArchitecture()
-                .layer("table").definedBy("io.walsink.table..")
-                .layer("flink").definedBy("io.walsink.flink..")
-                .layer("read").definedBy("io.walsink.read..")
-                .layer("shard").definedBy("io.walsink.shard..")
-                .layer("format").definedBy("io.walsink.format..")
-                .layer("storage").definedBy("io.walsink.storage..")
-                .layer("error").definedBy("io.walsink.error..")
-                .layer("annotation").definedBy("io.walsink.annotation..")
-                .whereLayer("table").mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error", "annotation")
-                .whereLayer("flink").mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
-                .whereLayer("read").mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
-                .whereLayer("shard").mayOnlyAccessLayers("format", "storage", "error", "annotation")
-                .whereLayer("format").mayOnlyAccessLayers("storage", "error", "annotation")
-                .whereLayer("storage").mayOnlyAccessLayers("error", "annotation")
-                .whereLayer("error").mayOnlyAccessLayers("annotation")
-                .whereLayer("annotation").mayNotAccessAnyLayer()
+                .layer("table")
+                .definedBy("io.walsink.table..")
+                .layer("flink")
+                .definedBy("io.walsink.flink..")
+                .layer("read")
+                .definedBy("io.walsink.read..")
+                .layer("shard")
+                .definedBy("io.walsink.shard..")
+                .layer("format")
+                .definedBy("io.walsink.format..")
+                .layer("storage")
+                .definedBy("io.walsink.storage..")
+                .layer("error")
+                .definedBy("io.walsink.error..")
+                .layer("annotation")
+                .definedBy("io.walsink.annotation..")
+                .whereLayer("table")
+                .mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error", "annotation")
+                .whereLayer("flink")
+                .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
+                .whereLayer("read")
+                .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
+                .whereLayer("shard")
+                .mayOnlyAccessLayers("format", "storage", "error", "annotation")
+                .whereLayer("format")
+                .mayOnlyAccessLayers("storage", "error", "annotation")
+                .whereLayer("storage")
+                .mayOnlyAccessLayers("error", "annotation")
+                .whereLayer("error")
+                .mayOnlyAccessLayers("annotation")
+                .whereLayer("annotation")
+                .mayNotAccessAnyLayer()
                 .check(MAIN);
     }
 
     @Test
     void onlyFlinkAndTableUseFlink() {
-        noClasses().that().resideInAnyPackage(
-                        "io.walsink.annotation..", "io.walsink.error..", "io.walsink.storage..", "io.walsink.format..",
-                        "io.walsink.shard..", "io.walsink.read..")
-                .should().dependOnClassesThat().resideInAPackage("org.apache.flink..")
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "io.walsink.annotation..",
+                        "io.walsink.error..",
+                        "io.walsink.storage..",
+                        "io.walsink.format..",
+                        "io.walsink.shard..",
+                        "io.walsink.read..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.flink..")
                 .because("the engine and the reader must be testable and usable without Flink")
                 .check(MAIN);
     }
 
     @Test
     void theErrorRootDependsOnTheJdkOnly() {
-        classes().that().resideInAPackage("io.walsink.error..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.walsink.error..", "io.walsink.annotation..")
+        classes()
+                .that()
+                .resideInAPackage("io.walsink.error..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "io.walsink.error..", "io.walsink.annotation..")
                 .because("every layer extends it")
                 .check(MAIN);
     }

@@ -17,16 +17,34 @@ import org.junit.jupiter.api.Test;
  */
 class PublicApiTest {
     private static final List<String> API = List.of(
-            "io.walsink.flink.WalSink", "io.walsink.flink.WalSinkBuilder", "io.walsink.table.WalSinkTableOptions",
-            "io.walsink.read.TableReader", "io.walsink.read.TableRows", "io.walsink.read.ReadMode",
-            "io.walsink.storage.S3Options", "io.walsink.format.wal.WalSchemaProfile");
+            "io.walsink.flink.WalSink",
+            "io.walsink.flink.WalSinkBuilder",
+            "io.walsink.table.WalSinkTableOptions",
+            "io.walsink.read.TableReader",
+            "io.walsink.read.TableRows",
+            "io.walsink.read.ReadMode",
+            "io.walsink.storage.S3Options",
+            "io.walsink.format.wal.WalSchemaProfile");
 
     @Test
     void everyPublicTypeIsMarkedOnce() {
-        classes().that().arePublic().and().areTopLevelClasses().and().resideOutsideOfPackage("io.walsink.annotation")
-                .should().beAnnotatedWith(PublicEvolving.class).orShould().beAnnotatedWith(Internal.class)
+        classes()
+                .that()
+                .arePublic()
+                .and()
+                .areTopLevelClasses()
+                .and()
+                .resideOutsideOfPackage("io.walsink.annotation")
+                .should()
+                .beAnnotatedWith(PublicEvolving.class)
+                .orShould()
+                .beAnnotatedWith(Internal.class)
                 .check(LayeringTest.MAIN);
-        classes().that().areAnnotatedWith(PublicEvolving.class).should().notBeAnnotatedWith(Internal.class)
+        classes()
+                .that()
+                .areAnnotatedWith(PublicEvolving.class)
+                .should()
+                .notBeAnnotatedWith(Internal.class)
                 .check(LayeringTest.MAIN);
     }
 
@@ -34,8 +52,10 @@ class PublicApiTest {
     void theApiIsTheDocumentedTypesAndTheExceptions() {
         TreeSet<String> marked = new TreeSet<>();
         for (JavaClass c : LayeringTest.MAIN) {
-            if (c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)
-                    && c.isAnnotatedWith(PublicEvolving.class) && !c.isAssignableTo(RuntimeException.class)) {
+            if (c.isTopLevelClass()
+                    && c.getModifiers().contains(JavaModifier.PUBLIC)
+                    && c.isAnnotatedWith(PublicEvolving.class)
+                    && !c.isAssignableTo(RuntimeException.class)) {
                 marked.add(c.getName());
             }
         }

@@ -26,15 +26,23 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeExamplesTest {
     private static final Path README = Path.of("..", "README.md");
     private static final List<String> IMPORTS = List.of(
-            "io.walsink.flink.WalSink", "io.walsink.read.ReadMode", "io.walsink.read.TableReader",
-            "io.walsink.storage.S3Options", "java.time.Duration", "java.util.Map",
+            "io.walsink.flink.WalSink",
+            "io.walsink.read.ReadMode",
+            "io.walsink.read.TableReader",
+            "io.walsink.storage.S3Options",
+            "java.time.Duration",
+            "java.util.Map",
             "org.apache.flink.streaming.api.datastream.DataStream",
             "org.apache.flink.streaming.api.environment.StreamExecutionEnvironment",
-            "org.apache.flink.table.types.logical.BigIntType", "org.apache.flink.table.types.logical.DoubleType",
-            "org.apache.flink.table.types.logical.LogicalType", "org.apache.flink.table.types.logical.RowType",
-            "org.apache.flink.table.types.logical.VarCharType", "org.apache.flink.types.Row");
+            "org.apache.flink.table.types.logical.BigIntType",
+            "org.apache.flink.table.types.logical.DoubleType",
+            "org.apache.flink.table.types.logical.LogicalType",
+            "org.apache.flink.table.types.logical.RowType",
+            "org.apache.flink.table.types.logical.VarCharType",
+            "org.apache.flink.types.Row");
 
-    @TempDir Path classes;
+    @TempDir
+    Path classes;
 
     @Test
     void everyJavaBlockOfTheReadmeCompiles() throws Exception {
@@ -46,9 +54,19 @@ class ReadmeExamplesTest {
         }
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         StringWriter diagnostics = new StringWriter();
-        boolean compiled = compiler.getTask(diagnostics, null, null,
-                List.of("-classpath", System.getProperty("java.class.path"), "-d", classes.toString(), "-proc:none"),
-                null, sources).call();
+        boolean compiled = compiler.getTask(
+                        diagnostics,
+                        null,
+                        null,
+                        List.of(
+                                "-classpath",
+                                System.getProperty("java.class.path"),
+                                "-d",
+                                classes.toString(),
+                                "-proc:none"),
+                        null,
+                        sources)
+                .call();
         assertThat(compiled).as("README examples compile:%n%s", diagnostics).isTrue();
     }
 
@@ -64,7 +82,9 @@ class ReadmeExamplesTest {
     private static JavaFileObject source(String name, String block) {
         StringBuilder code = new StringBuilder("package readme;\n");
         IMPORTS.forEach(i -> code.append("import ").append(i).append(";\n"));
-        code.append("class ").append(name).append(" {\n")
+        code.append("class ")
+                .append(name)
+                .append(" {\n")
                 .append("    void example(StreamExecutionEnvironment env, DataStream<Row> stream) throws Exception {\n")
                 .append(block)
                 .append("    }\n}\n");

@@ -43,7 +43,8 @@ public final class UpsertDemo {
             System.exit(2);
             return;
         }
-        System.out.printf("walsink demo: %,d changes over %,d keys into %s (%d buckets)%n",
+        System.out.printf(
+                "walsink demo: %,d changes over %,d keys into %s (%d buckets)%n",
                 args.rows(), args.keys(), args.path(), args.buckets());
         ChangeStream changes = new ChangeStream(args.keys());
         long started = System.nanoTime();
@@ -51,10 +52,13 @@ public final class UpsertDemo {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(500);
-        env.fromSequence(0, args.rows() - 1).setParallelism(1) // one generator task keeps per-key order
-                .map(changes::change).returns(Types.ROW_NAMED(new String[] {"id", "value", "score"},
-                        Types.LONG, Types.STRING, Types.DOUBLE)).setParallelism(1)
-                .map(new Progress(args.rows())).setParallelism(1)
+        env.fromSequence(0, args.rows() - 1)
+                .setParallelism(1) // one generator task keeps per-key order
+                .map(changes::change)
+                .returns(Types.ROW_NAMED(new String[] {"id", "value", "score"}, Types.LONG, Types.STRING, Types.DOUBLE))
+                .setParallelism(1)
+                .map(new Progress(args.rows()))
+                .setParallelism(1)
                 .sinkTo(WalSink.forRows(ROW)
                         .path(args.path())
                         .primaryKey("id")
@@ -71,7 +75,8 @@ public final class UpsertDemo {
         System.out.println();
         System.out.println("walsink demo summary");
         System.out.printf("  table            %s%n", args.path());
-        System.out.printf("  changes written  %,d in %.1f s (%,.0f changes/s, job start included)%n",
+        System.out.printf(
+                "  changes written  %,d in %.1f s (%,.0f changes/s, job start included)%n",
                 args.rows(), seconds, args.rows() / seconds);
         System.out.printf("  rows expected    %,d (last write per key, deleted keys absent)%n", expected.size());
         System.out.printf("  rows in table    %,d (read back: base table + published SSTables)%n", actual.size());

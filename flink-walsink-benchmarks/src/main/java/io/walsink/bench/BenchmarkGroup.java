@@ -24,7 +24,11 @@ record BenchmarkGroup(Class<?> type, Map<String, String> params, List<String> me
     }
 
     String paramsText() {
-        return String.join(",", params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+        return String.join(
+                ",",
+                params.entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .toList());
     }
 
     /**
@@ -49,7 +53,8 @@ record BenchmarkGroup(Class<?> type, Map<String, String> params, List<String> me
     private static List<String> selectedMethods(Class<?> type, Pattern include) {
         List<String> methods = new ArrayList<>();
         for (Method m : type.getMethods()) {
-            if (m.isAnnotationPresent(Benchmark.class) && include.matcher(type.getName() + "." + m.getName()).find()) {
+            if (m.isAnnotationPresent(Benchmark.class)
+                    && include.matcher(type.getName() + "." + m.getName()).find()) {
                 methods.add(m.getName());
             }
         }
@@ -67,7 +72,8 @@ record BenchmarkGroup(Class<?> type, Map<String, String> params, List<String> me
         List<Map<String, String>> combinations = new ArrayList<>();
         combinations.add(new LinkedHashMap<>());
         List<Field> fields = new ArrayList<>(Arrays.stream(type.getFields())
-                .filter(f -> f.isAnnotationPresent(Param.class)).toList());
+                .filter(f -> f.isAnnotationPresent(Param.class))
+                .toList());
         fields.sort(Comparator.comparing(Field::getName));
         for (Field f : fields) {
             List<Map<String, String>> next = new ArrayList<>();

@@ -16,8 +16,11 @@ import org.openjdk.jmh.runner.RunnerException;
 public final class BenchmarkReport {
     private static final int[] ROW_RATES = {1_000, 10_000, 100_000};
     private static final long[] KEY_SPACES = {1_000_000, 10_000};
-    private static final List<Class<?>> BENCHMARKS = List.of(MemtablePutBenchmark.class,
-            PrimaryKeyIndexBenchmark.class, WalEncodeBenchmark.class, SsTableFlushBenchmark.class);
+    private static final List<Class<?>> BENCHMARKS = List.of(
+            MemtablePutBenchmark.class,
+            PrimaryKeyIndexBenchmark.class,
+            WalEncodeBenchmark.class,
+            SsTableFlushBenchmark.class);
 
     private BenchmarkReport() {}
 
@@ -41,10 +44,15 @@ public final class BenchmarkReport {
         if (!scores.isEmpty()) {
             report.append(scoreTable(scores)).append('\n');
         }
-        report.append("-- Primary-key index memory (").append(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS)
-                .append(" puts, int64 keys) --\n").append(keyMemoryTable()).append('\n');
+        report.append("-- Primary-key index memory (")
+                .append(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS)
+                .append(" puts, int64 keys) --\n")
+                .append(keyMemoryTable())
+                .append('\n');
         report.append("-- Tick-bounded WAL PUTs (one shard, simulated clock, ")
-                .append(TickBoundedPuts.SIMULATED_MILLIS).append(" ms) --\n").append(tickTable());
+                .append(TickBoundedPuts.SIMULATED_MILLIS)
+                .append(" ms) --\n")
+                .append(tickTable());
         System.out.print(report);
     }
 
@@ -74,32 +82,47 @@ public final class BenchmarkReport {
     private static String scoreTable(List<ScoreRow> rows) {
         TextTable table = new TextTable("benchmark", "params", ">score", ">error", "unit", ">baseline", ">ratio");
         for (ScoreRow r : rows) {
-            table.row(r.benchmark(), r.params(), Figures.number(r.score()), Figures.error(r.error()), r.unit(),
-                    Figures.number(r.baseline()), Figures.ratio(r.ratio()));
+            table.row(
+                    r.benchmark(),
+                    r.params(),
+                    Figures.number(r.score()),
+                    Figures.error(r.error()),
+                    r.unit(),
+                    Figures.number(r.baseline()),
+                    Figures.ratio(r.ratio()));
         }
         return table.render();
     }
 
     private static String keyMemoryTable() {
-        TextTable table = new TextTable("structure", ">key space", ">distinct keys", ">bytes/key",
-                ">heap bytes/key (measured)");
+        TextTable table =
+                new TextTable("structure", ">key space", ">distinct keys", ">bytes/key", ">heap bytes/key (measured)");
         long puts = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS;
         for (long keySpace : KEY_SPACES) {
             for (KeyMemory.Outcome o : List.of(KeyMemory.index(puts, keySpace), KeyMemory.hashMap(puts, keySpace))) {
-                table.row(o.structure(), Figures.count(o.keySpace()), Figures.count(o.distinctKeys()),
-                        Figures.number(o.bytesPerKey()), Figures.number(o.measuredBytesPerKey()));
+                table.row(
+                        o.structure(),
+                        Figures.count(o.keySpace()),
+                        Figures.count(o.distinctKeys()),
+                        Figures.number(o.bytesPerKey()),
+                        Figures.number(o.measuredBytesPerKey()));
             }
         }
         return table.render();
     }
 
     private static String tickTable() {
-        TextTable table = new TextTable(">rows/s", ">interval ms", ">rows", ">WAL entries", ">rows/entry",
-                ">bytes/entry", ">pending at end");
+        TextTable table = new TextTable(
+                ">rows/s", ">interval ms", ">rows", ">WAL entries", ">rows/entry", ">bytes/entry", ">pending at end");
         for (int rate : ROW_RATES) {
             TickBoundedPuts.Outcome o = TickBoundedPuts.run(rate, ShardWriterConfig.defaults());
-            table.row(Figures.count(o.rowsPerSecond()), o.intervalMillis(), Figures.count(o.rows()),
-                    o.walEntries(), Figures.count(o.rowsPerEntry()), Figures.count(o.bytesPerEntry()),
+            table.row(
+                    Figures.count(o.rowsPerSecond()),
+                    o.intervalMillis(),
+                    Figures.count(o.rows()),
+                    o.walEntries(),
+                    Figures.count(o.rowsPerEntry()),
+                    Figures.count(o.bytesPerEntry()),
                     Figures.count(o.pendingAtEnd()));
         }
         return table.render();

@@ -89,8 +89,8 @@ final class GroupRun {
         if (!shown.counter().isEmpty()) {
             result = iteration.getSecondaryResults().get(shown.counter());
             if (result == null) {
-                throw new IllegalStateException(group.type().getSimpleName() + " reported no counter '"
-                        + shown.counter() + "'");
+                throw new IllegalStateException(
+                        group.type().getSimpleName() + " reported no counter '" + shown.counter() + "'");
             }
         }
         return result.getScore() * shown.scale();
@@ -98,13 +98,20 @@ final class GroupRun {
 
     private List<ScoreRow> rows() {
         String unit = shown == null ? "ops/s" : shown.unit();
-        double baseline = group.hasBaseline() ? iterations.get(BenchmarkGroup.BASELINE).getMean() : Double.NaN;
+        double baseline =
+                group.hasBaseline() ? iterations.get(BenchmarkGroup.BASELINE).getMean() : Double.NaN;
         List<ScoreRow> rows = new ArrayList<>();
         for (String method : group.methods()) {
             ListStatistics all = iterations.get(method);
             double error = all.getN() > 2 ? all.getMeanErrorAt(0.999) : Double.NaN;
-            rows.add(new ScoreRow(group.type().getSimpleName() + "." + method, group.paramsText(), all.getMean(),
-                    error, unit, baseline, medianRatio(method)));
+            rows.add(new ScoreRow(
+                    group.type().getSimpleName() + "." + method,
+                    group.paramsText(),
+                    all.getMean(),
+                    error,
+                    unit,
+                    baseline,
+                    medianRatio(method)));
         }
         return rows;
     }

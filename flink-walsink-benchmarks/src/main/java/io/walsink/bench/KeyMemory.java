@@ -23,12 +23,18 @@ final class KeyMemory {
      * 4-byte table slot per bucket at load factor 0.75 rounded up to a power of two.
      */
     private static final int NODE = 32;
+
     private static final int BOXED_LONG = 16;
     private static final int HEAP_BYTE_BUFFER = 56;
     /** Below this many keys the retained heap is within GC noise (TLABs, region rounding). */
     private static final int MEASURABLE_KEYS = 100_000;
 
-    record Outcome(String structure, long puts, long keySpace, int distinctKeys, double bytesPerKey,
+    record Outcome(
+            String structure,
+            long puts,
+            long keySpace,
+            int distinctKeys,
+            double bytesPerKey,
             double measuredBytesPerKey) {}
 
     private KeyMemory() {}
@@ -43,8 +49,13 @@ final class KeyMemory {
         }
         long retained = usedHeapAfterGc() - before;
         Reference.reachabilityFence(index);
-        return new Outcome("PrimaryKeyIndex", puts, keySpace, index.size(),
-                (double) index.memoryBytes() / index.size(), perKey(retained, index.size()));
+        return new Outcome(
+                "PrimaryKeyIndex",
+                puts,
+                keySpace,
+                index.size(),
+                (double) index.memoryBytes() / index.size(),
+                perKey(retained, index.size()));
     }
 
     static Outcome hashMap(long puts, long keySpace) {
@@ -61,8 +72,7 @@ final class KeyMemory {
         int size = map.size();
         long tableSlots = Integer.highestOneBit((int) Math.ceil(size / 0.75) - 1) << 1;
         double perKey = NODE + BOXED_LONG + HEAP_BYTE_BUFFER + align8(16 + length) + 4.0 * tableSlots / size;
-        return new Outcome("HashMap<ByteBuffer,Long> (estimate)", puts, keySpace, size, perKey,
-                perKey(retained, size));
+        return new Outcome("HashMap<ByteBuffer,Long> (estimate)", puts, keySpace, size, perKey, perKey(retained, size));
     }
 
     /** NaN when there are too few keys to tell the structure from GC noise. */

@@ -45,8 +45,12 @@ final class LocalShardTable implements AutoCloseable {
     static LocalShardTable create(BufferAllocator allocator, ShardWriterConfig config) {
         Path dir = tempDir();
         Path tablePath = dir.resolve("table");
-        TableInfo table = LanceTables.create(tablePath.toString(), KeyValueRows.SCHEMA, List.of(KeyValueRows.KEY),
-                TableSharding.bucket(KeyValueRows.KEY, 1), Map.of());
+        TableInfo table = LanceTables.create(
+                tablePath.toString(),
+                KeyValueRows.SCHEMA,
+                List.of(KeyValueRows.KEY),
+                TableSharding.bucket(KeyValueRows.KEY, 1),
+                Map.of());
         ObjectStore store = new LocalObjectStore(tablePath);
         TableContext context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
         return new LocalShardTable(dir, table, context);
@@ -70,7 +74,11 @@ final class LocalShardTable implements AutoCloseable {
     }
 
     ShardWriter openShard() {
-        return ShardOpener.open(context, UUID.randomUUID(), 0, ShardPlacement.bucket(table.sharding().specId(), 0));
+        return ShardOpener.open(
+                context,
+                UUID.randomUUID(),
+                0,
+                ShardPlacement.bucket(table.sharding().specId(), 0));
     }
 
     @Override

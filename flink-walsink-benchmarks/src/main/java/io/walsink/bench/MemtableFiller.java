@@ -12,8 +12,8 @@ final class MemtableFiller {
 
     /** A memtable with one upsert per entry of {@code ids}, in order; its batches are sealed. */
     static Memtable of(TableContext ctx, long[] ids) {
-        Memtable memtable = new Memtable(ctx.allocator(), ctx.storage().schema(), 1, ctx.config().batchMaxRows(),
-                ctx.tombstoneColumn(), true);
+        Memtable memtable = new Memtable(
+                ctx.allocator(), ctx.storage().schema(), 1, ctx.config().batchMaxRows(), ctx.tombstoneColumn(), true);
         KeyBuffer key = new KeyBuffer();
         try (VectorSchemaRoot rows = KeyValueRows.batchOf(ctx.allocator(), ids)) {
             FieldVector[] keyColumns = ctx.keys().keyColumns(rows);

@@ -39,7 +39,9 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @ReportedAs(unit = "rows/s")
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
 public class MemtablePutBenchmark {
     static final int ROWS = 8_192;
 

@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @ReportedAs(unit = "puts/s")
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
 public class PrimaryKeyIndexBenchmark {
     static final int PUTS = 8_192;
 

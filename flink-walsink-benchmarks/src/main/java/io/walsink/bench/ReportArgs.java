@@ -7,10 +7,19 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Command-line settings of {@link BenchmarkReport}. The short flags are JMH's own, so a reader who
  * knows JMH knows them; the defaults are short on purpose (a shared 2-core machine).
  */
-record ReportArgs(int forks, int warmupIterations, int iterations, TimeValue warmupTime, TimeValue time,
-        int rounds, String include, boolean jmh, boolean help) {
+record ReportArgs(
+        int forks,
+        int warmupIterations,
+        int iterations,
+        TimeValue warmupTime,
+        TimeValue time,
+        int rounds,
+        String include,
+        boolean jmh,
+        boolean help) {
 
-    static final String USAGE = String.join("\n",
+    static final String USAGE = String.join(
+            "\n",
             "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -jar benchmarks.jar [options]",
             "  -f N            forks per benchmark (default 1; 0 runs in this JVM)",
             "  -wi N           warmup iterations (default 1)",

@@ -8,5 +8,5 @@ package io.walsink.bench;
  * @param error half-width of the 99.9% confidence interval over all measured iterations (NaN
  *     with fewer than three)
  */
-record ScoreRow(String benchmark, String params, double score, double error, String unit, double baseline,
-        double ratio) {}
+record ScoreRow(
+        String benchmark, String params, double score, double error, String unit, double baseline, double ratio) {}

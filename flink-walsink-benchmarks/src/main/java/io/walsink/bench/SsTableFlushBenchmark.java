@@ -45,7 +45,9 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @ReportedAs(unit = "rows/s")
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx2g"})
 public class SsTableFlushBenchmark {
     static final int ROWS = 100_000;
 
@@ -73,8 +75,8 @@ public class SsTableFlushBenchmark {
     @Setup(Level.Iteration)
     public void freshFolder() {
         scratch = table.scratch("sstables-" + folders.incrementAndGet());
-        writer = new SsTableWriter(scratch.toString(), Map.of(), UUID.randomUUID(),
-                table.context().storage(), allocator);
+        writer = new SsTableWriter(
+                scratch.toString(), Map.of(), UUID.randomUUID(), table.context().storage(), allocator);
     }
 
     @Benchmark

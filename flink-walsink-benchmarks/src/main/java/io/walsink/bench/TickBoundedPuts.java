@@ -1,8 +1,8 @@
 package io.walsink.bench;
 
 import io.walsink.shard.ShardWriter;
-import io.walsink.shard.WalAppend;
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.WalAppend;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,8 +18,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 final class TickBoundedPuts {
     static final long SIMULATED_MILLIS = 1_000;
 
-    record Outcome(int rowsPerSecond, long intervalMillis, long rows, long walEntries, long walBytes,
-            long pendingAtEnd) {
+    record Outcome(
+            int rowsPerSecond, long intervalMillis, long rows, long walEntries, long walBytes, long pendingAtEnd) {
         long bytesPerEntry() {
             return walEntries == 0 ? 0 : walBytes / walEntries;
         }
@@ -48,8 +48,13 @@ final class TickBoundedPuts {
                     tick(writer, now);
                 }
             }
-            return new Outcome(rowsPerSecond, config.flushInterval().toMillis(), rows, writer.stats().walAppends(),
-                    writer.stats().walBytes(), writer.pendingRows());
+            return new Outcome(
+                    rowsPerSecond,
+                    config.flushInterval().toMillis(),
+                    rows,
+                    writer.stats().walAppends(),
+                    writer.stats().walBytes(),
+                    writer.pendingRows());
         }
     }
 

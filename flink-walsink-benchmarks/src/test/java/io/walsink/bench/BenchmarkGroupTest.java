@@ -11,7 +11,8 @@ class BenchmarkGroupTest {
     @Test
     void oneGroupPerParameterValueWithTheBaselineFirst() {
         List<BenchmarkGroup> groups = BenchmarkGroup.discover(List.of(MemtablePutBenchmark.class), Pattern.compile(""));
-        assertThat(groups).extracting(BenchmarkGroup::params)
+        assertThat(groups)
+                .extracting(BenchmarkGroup::params)
                 .containsExactly(Map.of("keySpace", "1000000"), Map.of("keySpace", "10000"));
         assertThat(groups.get(0).methods()).containsExactly("baseline", "shardPutBatch", "shardWriteRow");
         assertThat(groups.get(0).paramsText()).isEqualTo("keySpace=1000000");

@@ -20,8 +20,23 @@ class ReportArgsTest {
 
     @Test
     void readsJmhStyleFlags() {
-        ReportArgs a = ReportArgs.parse(new String[] {"-f", "2", "-wi", "0", "-i", "5", "-w", "500ms", "-r", "2s",
-                "--rounds", "3", "--include", "WalEncode", "--no-jmh"});
+        ReportArgs a = ReportArgs.parse(new String[] {
+            "-f",
+            "2",
+            "-wi",
+            "0",
+            "-i",
+            "5",
+            "-w",
+            "500ms",
+            "-r",
+            "2s",
+            "--rounds",
+            "3",
+            "--include",
+            "WalEncode",
+            "--no-jmh"
+        });
         assertThat(a.forks()).isEqualTo(2);
         assertThat(a.warmupIterations()).isZero();
         assertThat(a.iterations()).isEqualTo(5);

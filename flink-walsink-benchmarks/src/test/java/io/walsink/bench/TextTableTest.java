@@ -7,8 +7,13 @@ import org.junit.jupiter.api.Test;
 class TextTableTest {
     @Test
     void alignsColumnsAndRightAlignsMarkedOnes() {
-        String text = new TextTable("name", ">score").row("a", "1").row("longer", "1,234").render();
-        assertThat(text).isEqualTo("""
+        String text = new TextTable("name", ">score")
+                .row("a", "1")
+                .row("longer", "1,234")
+                .render();
+        assertThat(text)
+                .isEqualTo(
+                        """
                 name    score
                 ------  -----
                 a           1

@@ -36,8 +36,9 @@ import org.apache.flink.types.Row;
  * <p>The records go through {@code keyBy(bucket of the primary key)} into a keyed shard-writer
  * operator placed in this sink's pre-write topology; see docs/architecture.md. Give the sink a
  * uid ({@code stream.sinkTo(sink).uid("events-sink")}): Flink derives the writer operator's uid
- * from it, which keeps its state restorable from savepoints when the job changes. With checkpointing on, published SSTables follow completed checkpoints
- * (exactly-once for readers of published data); without it they are published when written.
+ * from it, which keeps its state restorable from savepoints when the job changes. With
+ * checkpointing on, published SSTables follow completed checkpoints (exactly-once for readers of
+ * published data); without it they are published when written.
  */
 @PublicEvolving
 public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN> {
@@ -50,8 +51,13 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     private final int buckets;
     private final Integer parallelism;
 
-    WalSink(WalSinkOptions options, RowType rowType, InputConversion<IN> conversion, RowDataBucketHasher hasher,
-            int buckets, Integer parallelism) {
+    WalSink(
+            WalSinkOptions options,
+            RowType rowType,
+            InputConversion<IN> conversion,
+            RowDataBucketHasher hasher,
+            int buckets,
+            Integer parallelism) {
         this.options = options;
         this.rowType = rowType;
         this.conversion = conversion;
@@ -83,8 +89,12 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         return new WalSinkBuilder<>(InputConversion.pojos(type), rowType);
     }
 
-    static <IN> WalSink<IN> create(WalSinkOptions options, TableInfo table, RowType rowType,
-            InputConversion<IN> conversion, Integer parallelism) {
+    static <IN> WalSink<IN> create(
+            WalSinkOptions options,
+            TableInfo table,
+            RowType rowType,
+            InputConversion<IN> conversion,
+            Integer parallelism) {
         // Everything that can fail on bad input fails here, while the job is built.
         RowDataArrowWriter.create(rowType, table.schema());
         conversion.open(rowType);
@@ -104,8 +114,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
 
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
-        SingleOutputStreamOperator<IN> written = input
-                .keyBy(keySelector(), Types.INT)
+        SingleOutputStreamOperator<IN> written = input.keyBy(keySelector(), Types.INT)
                 .transform("walsink writer: " + options.path(), input.getType(), operatorFactory())
                 .name("walsink writer: " + options.path());
         if (parallelism != null) {

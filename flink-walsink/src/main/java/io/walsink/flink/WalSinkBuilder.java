@@ -182,21 +182,29 @@ public final class WalSinkBuilder<IN> {
             return LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         } catch (TableNotFoundException missing) {
             if (createBuckets == null) {
-                throw new IllegalArgumentException("no Lance table at " + path
-                        + "; create it first or call createTableIfMissing(buckets)", missing);
+                throw new IllegalArgumentException(
+                        "no Lance table at " + path + "; create it first or call createTableIfMissing(buckets)",
+                        missing);
             }
             if (rowType == null) {
-                throw new IllegalArgumentException("creating the table at " + path
-                        + " needs the row type: use forRows(rowType) or forPojos(type, rowType)", missing);
+                throw new IllegalArgumentException(
+                        "creating the table at " + path
+                                + " needs the row type: use forRows(rowType) or forPojos(type, rowType)",
+                        missing);
             }
             List<String> key = primaryKey == null ? List.of() : primaryKey;
             if (key.isEmpty() && createBuckets != 1) {
                 throw new IllegalArgumentException("an append-only table (no primary key) has one shard: use "
                         + "createTableIfMissing(1), or declare a primary key to shard by bucket");
             }
-            TableSharding sharding = key.isEmpty() ? TableSharding.unsharded() : TableSharding.bucket(key.get(0), createBuckets);
+            TableSharding sharding =
+                    key.isEmpty() ? TableSharding.unsharded() : TableSharding.bucket(key.get(0), createBuckets);
             LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, key, createBuckets);
-            return LanceTables.create(options.lanceUri(), FlinkArrowTypes.toArrowSchema(rowType), key, sharding,
+            return LanceTables.create(
+                    options.lanceUri(),
+                    FlinkArrowTypes.toArrowSchema(rowType),
+                    key,
+                    sharding,
                     options.lanceStorageOptions());
         }
     }

@@ -36,8 +36,14 @@ public final class WalSinkOptions implements Serializable {
         ObjectStore wrap(ObjectStore store);
     }
 
-    WalSinkOptions(String path, S3Options s3, Map<String, String> lanceStorageOptions, WalSchemaProfile profile,
-            ShardWriterConfig writer, int ioThreads, StoreWrapper storeWrapper) {
+    WalSinkOptions(
+            String path,
+            S3Options s3,
+            Map<String, String> lanceStorageOptions,
+            WalSchemaProfile profile,
+            ShardWriterConfig writer,
+            int ioThreads,
+            StoreWrapper storeWrapper) {
         this.path = Objects.requireNonNull(path, "path");
         StorageLocation.parse(path); // a malformed path fails while the job is built
         this.s3 = Objects.requireNonNull(s3, "s3");

@@ -63,8 +63,7 @@ public final class BitReversedName {
      */
     public static String nameOf(long value, String extension) {
         if (value == 0) {
-            throw new IllegalArgumentException(
-                    "0 means \"none\" in the MemWAL format and has no file name");
+            throw new IllegalArgumentException("0 means \"none\" in the MemWAL format and has no file name");
         }
         long reversed = Long.reverse(value);
         StringBuilder name = new StringBuilder(STEM_LENGTH + extension.length());

@@ -18,9 +18,10 @@ final class DatasetBatches {
      *
      * @param storageOptions the lance-core options the dataset was opened with, for messages
      */
-    static void forEach(Dataset ds, String location, Map<String, String> storageOptions,
-            Consumer<VectorSchemaRoot> visitor) {
-        try (LanceScanner scanner = ds.newScan(); ArrowReader reader = scanner.scanBatches()) {
+    static void forEach(
+            Dataset ds, String location, Map<String, String> storageOptions, Consumer<VectorSchemaRoot> visitor) {
+        try (LanceScanner scanner = ds.newScan();
+                ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 visitor.accept(reader.getVectorSchemaRoot());
             }

@@ -43,8 +43,13 @@ final class ShardReader {
      * @param storageOptions lance-core options for the SSTable datasets
      * @param profile the WAL schema profile the shard's writer uses (decides the entry schema)
      */
-    public ShardReader(ObjectStore store, String tableUri, Map<String, String> storageOptions, UUID shardId,
-            WalSchemaProfile profile, BufferAllocator allocator) {
+    public ShardReader(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            UUID shardId,
+            WalSchemaProfile profile,
+            BufferAllocator allocator) {
         this.store = Objects.requireNonNull(store, "store");
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
@@ -108,8 +113,11 @@ final class ShardReader {
         try {
             return LanceTables.openDataset(allocator, uri, storageOptions);
         } catch (TableNotFoundException e) {
-            throw new FormatException(uri, "SSTable generation " + sstable.generation()
-                    + " is published in the manifest of shard " + shardId + " but missing", e);
+            throw new FormatException(
+                    uri,
+                    "SSTable generation " + sstable.generation() + " is published in the manifest of shard " + shardId
+                            + " but missing",
+                    e);
         }
     }
 }

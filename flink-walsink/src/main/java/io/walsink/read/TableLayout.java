@@ -27,10 +27,14 @@ record TableLayout(Schema schema, List<String> columns, List<String> primaryKey,
                 key.add(f);
             }
         }
-        key.sort(Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
+        key.sort(
+                Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
         Schema schema = ds.getSchema();
-        return new TableLayout(schema, schema.getFields().stream().map(Field::getName).toList(),
-                key.stream().map(LanceField::getName).toList(), fieldIds);
+        return new TableLayout(
+                schema,
+                schema.getFields().stream().map(Field::getName).toList(),
+                key.stream().map(LanceField::getName).toList(),
+                fieldIds);
     }
 
     WalStorageSchema storage(WalSchemaProfile profile) {

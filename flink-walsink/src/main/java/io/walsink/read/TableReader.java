@@ -63,13 +63,22 @@ public final class TableReader implements AutoCloseable {
      * @param profile the WAL schema profile the table's writers use
      * @param allocator holds batches while they are read; nothing stays allocated afterwards
      */
-    public TableReader(String tableUri, Map<String, String> storageOptions, ObjectStore store,
-            WalSchemaProfile profile, BufferAllocator allocator) {
+    public TableReader(
+            String tableUri,
+            Map<String, String> storageOptions,
+            ObjectStore store,
+            WalSchemaProfile profile,
+            BufferAllocator allocator) {
         this(tableUri, storageOptions, store, profile, allocator, false);
     }
 
-    private TableReader(String tableUri, Map<String, String> storageOptions, ObjectStore store,
-            WalSchemaProfile profile, BufferAllocator allocator, boolean owned) {
+    private TableReader(
+            String tableUri,
+            Map<String, String> storageOptions,
+            ObjectStore store,
+            WalSchemaProfile profile,
+            BufferAllocator allocator,
+            boolean owned) {
         this.owned = owned;
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
@@ -97,8 +106,8 @@ public final class TableReader implements AutoCloseable {
     public static TableReader open(String path, S3Options s3, WalSchemaProfile profile) {
         StorageLocation location = StorageLocation.parse(path);
         ObjectStore store = ObjectStores.open(path, s3);
-        return new TableReader(location.lanceUri(), LanceStorageOptions.of(location, s3), store, profile,
-                new RootAllocator(), true);
+        return new TableReader(
+                location.lanceUri(), LanceStorageOptions.of(location, s3), store, profile, new RootAllocator(), true);
     }
 
     /** Closes the store and allocator this reader opened itself; a no-op for one given them. */
@@ -172,14 +181,17 @@ public final class TableReader implements AutoCloseable {
     }
 
     private OptionalInt bucketOf(UUID shard) {
-        return new ManifestStore(store, shard).readLatest()
-                .flatMap(m -> m.shardFieldEntries().stream().filter(e -> e.fieldId().equals("bucket")).findFirst())
+        return new ManifestStore(store, shard)
+                .readLatest()
+                .flatMap(m -> m.shardFieldEntries().stream()
+                        .filter(e -> e.fieldId().equals("bucket"))
+                        .findFirst())
                 .map(e -> e.int32Value())
                 .orElse(OptionalInt.empty());
     }
 
-    private <R> List<R> merge(Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor,
-            BucketSelection bucket) {
+    private <R> List<R> merge(
+            Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
         WalStorageSchema storage = layout.storage(profile);
         Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
         MergedRows<R> rows = new MergedRows<>(layout, extractor);

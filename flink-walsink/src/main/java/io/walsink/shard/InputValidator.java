@@ -31,7 +31,8 @@ public final class InputValidator {
         for (int k = 0; k < primaryKey.size(); k++) {
             Integer position = positions.get(primaryKey.get(k));
             if (position == null) {
-                throw new InvalidInputException(primaryKey.get(k), "primary-key column is not in the table schema " + names(table));
+                throw new InvalidInputException(
+                        primaryKey.get(k), "primary-key column is not in the table schema " + names(table));
             }
             keyColumns[k] = position;
         }
@@ -49,17 +50,21 @@ public final class InputValidator {
         }
         for (Field e : expected) {
             if (!byName.containsKey(e.getName())) {
-                throw new InvalidInputException(e.getName(), "missing from the input; the table has columns " + names(table));
+                throw new InvalidInputException(
+                        e.getName(), "missing from the input; the table has columns " + names(table));
             }
         }
         for (int i = 0; i < actual.size(); i++) {
             Field a = actual.get(i);
             Field e = i < expected.size() ? expected.get(i) : null;
             if (e == null || !e.getName().equals(a.getName())) {
-                boolean known = table.getFields().stream().anyMatch(f -> f.getName().equals(a.getName()));
-                throw new InvalidInputException(a.getName(), known
-                        ? "out of order: the input must list the table's columns " + names(table) + " in order"
-                        : "unknown column; the table has columns " + names(table));
+                boolean known =
+                        table.getFields().stream().anyMatch(f -> f.getName().equals(a.getName()));
+                throw new InvalidInputException(
+                        a.getName(),
+                        known
+                                ? "out of order: the input must list the table's columns " + names(table) + " in order"
+                                : "unknown column; the table has columns " + names(table));
             }
             String mismatch = typeMismatch(e, a);
             if (mismatch != null) {

@@ -26,7 +26,12 @@ public final class ManifestUpdate extends ShardTask {
     private volatile ShardManifest written;
     private volatile long fencedBy;
 
-    ManifestUpdate(ManifestStore manifests, long epoch, List<SsTable> sstables, long replayAfter, long lastSeen,
+    ManifestUpdate(
+            ManifestStore manifests,
+            long epoch,
+            List<SsTable> sstables,
+            long replayAfter,
+            long lastSeen,
             List<WrittenSsTable> publishing) {
         this.manifests = manifests;
         this.epoch = epoch;
@@ -38,10 +43,12 @@ public final class ManifestUpdate extends ShardTask {
 
     @Override
     void execute() {
-        long afterListed = sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
+        long afterListed =
+                sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
         for (int attempt = 1; ; attempt++) {
-            ShardManifest latest = manifests.readLatest().orElseThrow(
-                    () -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
+            ShardManifest latest = manifests
+                    .readLatest()
+                    .orElseThrow(() -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
             if (latest.writerEpoch() > epoch) {
                 fencedBy = latest.writerEpoch();
                 return;

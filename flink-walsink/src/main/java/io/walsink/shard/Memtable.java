@@ -48,8 +48,13 @@ public final class Memtable implements AutoCloseable {
      * @param tombstoneColumn index of the {@code _tombstone} column, or -1 for a profile without
      * @param keyed whether rows carry a primary key (append-only tables have none)
      */
-    public Memtable(BufferAllocator allocator, Schema schema, long generation, int batchMaxRows,
-            int tombstoneColumn, boolean keyed) {
+    public Memtable(
+            BufferAllocator allocator,
+            Schema schema,
+            long generation,
+            int batchMaxRows,
+            int tombstoneColumn,
+            boolean keyed) {
         if (generation < 1) {
             throw new IllegalArgumentException("memtable generation must be >= 1, was " + generation);
         }
@@ -75,7 +80,8 @@ public final class Memtable implements AutoCloseable {
      */
     public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
         if (tombstone && tombstoneColumn < 0) {
-            throw new IllegalArgumentException("this WAL schema profile has no _tombstone column; deletes are not supported");
+            throw new IllegalArgumentException(
+                    "this WAL schema profile has no _tombstone column; deletes are not supported");
         }
         VectorSchemaRoot target = openBatch();
         List<FieldVector> inputs = input.getFieldVectors();
@@ -158,8 +164,8 @@ public final class Memtable implements AutoCloseable {
     /** Records that the first {@code batches} pending batches are now in WAL entry {@code position}. */
     public void markDurable(int batches, long position) {
         if (batches <= 0 || durableBatches + batches > sealed.size()) {
-            throw new IllegalArgumentException("cannot mark " + batches + " batches durable: "
-                    + (sealed.size() - durableBatches) + " pending");
+            throw new IllegalArgumentException(
+                    "cannot mark " + batches + " batches durable: " + (sealed.size() - durableBatches) + " pending");
         }
         for (int i = 0; i < batches; i++) {
             durableRows += sealed.get(durableBatches + i).getRowCount();

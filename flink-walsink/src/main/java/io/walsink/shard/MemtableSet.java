@@ -37,8 +37,8 @@ final class MemtableSet implements AutoCloseable {
      */
     public Memtable freezeActive(Memtable next) {
         if (next.generation() <= active.generation()) {
-            throw new IllegalArgumentException("next memtable must be a generation after " + active.generation()
-                    + ", was " + next.generation());
+            throw new IllegalArgumentException(
+                    "next memtable must be a generation after " + active.generation() + ", was " + next.generation());
         }
         Memtable outgoing = active;
         outgoing.freeze();
@@ -78,8 +78,8 @@ final class MemtableSet implements AutoCloseable {
     /** Removes the oldest frozen memtable once its SSTable is written, and releases it. */
     public void retireOldestFrozen(Memtable expected) {
         if (frozen.peekFirst() != expected) {
-            throw new IllegalStateException("memtables must retire oldest first; generation "
-                    + expected.generation() + " is not the oldest frozen");
+            throw new IllegalStateException("memtables must retire oldest first; generation " + expected.generation()
+                    + " is not the oldest frozen");
         }
         frozen.removeFirst().close();
     }

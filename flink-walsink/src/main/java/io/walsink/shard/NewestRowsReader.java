@@ -54,7 +54,9 @@ final class NewestRowsReader extends ArrowReader {
                 copyRows(source, rows, getVectorSchemaRoot());
             }
             rowsRead += rows.length;
-            bytesRead += getVectorSchemaRoot().getFieldVectors().stream().mapToLong(FieldVector::getBufferSize).sum();
+            bytesRead += getVectorSchemaRoot().getFieldVectors().stream()
+                    .mapToLong(FieldVector::getBufferSize)
+                    .sum();
             return true;
         }
         return false;

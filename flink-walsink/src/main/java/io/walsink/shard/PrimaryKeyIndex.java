@@ -88,9 +88,7 @@ public final class PrimaryKeyIndex {
 
     /** Heap bytes held by the index's arrays (capacity, not just what is used). */
     public long memoryBytes() {
-        return 4L * slots.length
-                + (4L + 4L + 4L + 8L) * entryRow.length
-                + arena.length;
+        return 4L * slots.length + (4L + 4L + 4L + 8L) * entryRow.length + arena.length;
     }
 
     private int append(int hash, byte[] key, int offset, int length, long row) {

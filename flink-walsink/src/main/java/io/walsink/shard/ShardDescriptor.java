@@ -38,12 +38,12 @@ public record ShardDescriptor(
     public ShardDescriptor {
         unpublished = List.copyOf(unpublished);
         if (manifestVersion < 0) {
-            throw new IllegalArgumentException("manifest version " + manifestVersion + " of shard " + shardId
-                    + " must be >= 0");
+            throw new IllegalArgumentException(
+                    "manifest version " + manifestVersion + " of shard " + shardId + " must be >= 0");
         }
         if (durablePosition < replayAfter) {
-            throw new IllegalArgumentException("durable position " + durablePosition
-                    + " is before replay_after " + replayAfter + " for shard " + shardId);
+            throw new IllegalArgumentException("durable position " + durablePosition + " is before replay_after "
+                    + replayAfter + " for shard " + shardId);
         }
         long previous = publishedGeneration;
         for (WrittenSsTable t : unpublished) {
@@ -71,6 +71,8 @@ public record ShardDescriptor(
 
     /** Last WAL position held by SSTables as of this state, published or not. */
     public long flushedThrough() {
-        return unpublished.isEmpty() ? replayAfter : unpublished.get(unpublished.size() - 1).lastWalPosition();
+        return unpublished.isEmpty()
+                ? replayAfter
+                : unpublished.get(unpublished.size() - 1).lastWalPosition();
     }
 }

@@ -26,7 +26,8 @@ public final class ShardDescriptorSerializer {
     private ShardDescriptorSerializer() {}
 
     public static byte[] serialize(ShardDescriptor d) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 48 * d.unpublished().size());
+        ByteArrayOutputStream bytes =
+                new ByteArrayOutputStream(64 + 48 * d.unpublished().size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
             out.writeLong(d.shardId().getMostSignificantBits());
@@ -74,14 +75,14 @@ public final class ShardDescriptorSerializer {
             }
             List<WrittenSsTable> unpublished = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                unpublished.add(new WrittenSsTable(in.readLong(), in.readUTF(), in.readLong(),
-                        in.readLong(), in.readLong(), in.readLong()));
+                unpublished.add(new WrittenSsTable(
+                        in.readLong(), in.readUTF(), in.readLong(), in.readLong(), in.readLong(), in.readLong()));
             }
             if (in.available() > 0) {
                 throw new IllegalStateException("corrupt shard descriptor: " + in.available() + " trailing bytes");
             }
-            return new ShardDescriptor(shardId, bucket, epoch, replayAfter, durable, generation, published, manifestVersion,
-                    unpublished);
+            return new ShardDescriptor(
+                    shardId, bucket, epoch, replayAfter, durable, generation, published, manifestVersion, unpublished);
         } catch (IOException e) {
             throw new IllegalStateException("corrupt shard descriptor: truncated (" + data.length + " bytes)", e);
         }

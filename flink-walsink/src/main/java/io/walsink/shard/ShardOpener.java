@@ -43,17 +43,22 @@ public final class ShardOpener {
     /** Opens a shard and replays everything after {@code replay_after} (plain MemWAL recovery). */
     public static ShardWriter open(TableContext ctx, UUID shardId, int bucket, ShardPlacement placement) {
         Claimed c = claim(ctx, shardId, placement);
-        ShardWriter writer = new ShardWriter(ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip,
-                c.manifest.currentGeneration());
+        ShardWriter writer = new ShardWriter(
+                ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.manifest.currentGeneration());
         try {
-            new WalReplay(ctx, c.wal, c.manifests, writer).replay(c.manifest.replayAfterWalEntryPosition() + 1,
-                    c.lastBeforeSentinel, true);
+            new WalReplay(ctx, c.wal, c.manifests, writer)
+                    .replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true);
         } catch (RuntimeException e) {
             writer.close();
             throw e;
         }
-        LOG.info("Opened shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
-                shardId, bucket, writer.epoch(), writer.stats().replayedEntries(), writer.stats().replayedRows(),
+        LOG.info(
+                "Opened shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
+                shardId,
+                bucket,
+                writer.epoch(),
+                writer.stats().replayedEntries(),
+                writer.stats().replayedRows(),
                 writer.nextPosition());
         return writer;
     }
@@ -78,25 +83,34 @@ public final class ShardOpener {
         boolean rollback = orphans || laterSsTables;
         boolean republish = !paths(c.manifest.sstables()).containsAll(paths(target));
         // Not below the claimed manifest's counter: generations of rolled-back SSTables are not reused.
-        long firstGeneration = Math.max(Math.max(asOf.currentGeneration(), c.manifest.currentGeneration()),
+        long firstGeneration = Math.max(
+                Math.max(asOf.currentGeneration(), c.manifest.currentGeneration()),
                 target.stream().mapToLong(SsTable::generation).max().orElse(0) + 1);
 
-        ShardWriter writer = new ShardWriter(ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal,
-                c.tip, firstGeneration);
+        ShardWriter writer = new ShardWriter(
+                ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal, c.tip, firstGeneration);
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
                     .replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);
-            long published = target.stream().mapToLong(SsTable::generation).max().orElse(0);
+            long published =
+                    target.stream().mapToLong(SsTable::generation).max().orElse(0);
             if (rollback) {
                 // Rows first, then the manifest: a reader that follows the new replay_after must
                 // find the checkpoint's rows after the sentinel already.
                 writer.appendAllPending();
                 writer.writeManifest(target, c.sentinel);
                 writer.restoredState(writer.durablePosition(), published, List.of());
-                LOG.warn("Restored shard {} as of epoch {}: rolled back {} (orphan WAL entries {}..{}, SSTables now {}); "
-                        + "checkpointed rows re-appended after sentinel {}", asOf.shardId(), asOf.epoch(),
-                        orphans ? "orphan entries" : "later SSTables", asOf.durablePosition() + 1,
-                        c.lastBeforeSentinel, paths(target), c.sentinel);
+                LOG.warn(
+                        "Restored shard {} as of epoch {}: rolled back {} (orphan WAL entries {}..{}, "
+                                + "SSTables now {}); "
+                                + "checkpointed rows re-appended after sentinel {}",
+                        asOf.shardId(),
+                        asOf.epoch(),
+                        orphans ? "orphan entries" : "later SSTables",
+                        asOf.durablePosition() + 1,
+                        c.lastBeforeSentinel,
+                        paths(target),
+                        c.sentinel);
             } else if (republish) {
                 writer.writeManifest(target, asOf.flushedThrough());
                 writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), published, List.of());
@@ -108,9 +122,14 @@ public final class ShardOpener {
             writer.close();
             throw e;
         }
-        LOG.info("Restored shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
-                asOf.shardId(), asOf.bucket(), writer.epoch(), writer.stats().replayedEntries(),
-                writer.stats().replayedRows(), writer.nextPosition());
+        LOG.info(
+                "Restored shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
+                asOf.shardId(),
+                asOf.bucket(),
+                writer.epoch(),
+                writer.stats().replayedEntries(),
+                writer.stats().replayedRows(),
+                writer.nextPosition());
         return writer;
     }
 
@@ -131,13 +150,20 @@ public final class ShardOpener {
         try {
             pinned = manifests.read(asOf.manifestVersion());
         } catch (ObjectNotFoundException e) {
-            throw new FormatException(where, "manifest version " + asOf.manifestVersion() + " of shard "
-                    + asOf.shardId() + " is missing, but the checkpoint being restored takes its SSTables from it", e);
+            throw new FormatException(
+                    where,
+                    "manifest version " + asOf.manifestVersion() + " of shard " + asOf.shardId()
+                            + " is missing, but the checkpoint being restored takes its SSTables from it",
+                    e);
         }
-        long last = pinned.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+        long last =
+                pinned.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
         if (last != asOf.publishedGeneration()) {
-            throw new FormatException(where, "shard " + asOf.shardId() + ": this version lists SSTables through generation "
-                    + last + ", the checkpoint being restored published through " + asOf.publishedGeneration(), null);
+            throw new FormatException(
+                    where,
+                    "shard " + asOf.shardId() + ": this version lists SSTables through generation " + last
+                            + ", the checkpoint being restored published through " + asOf.publishedGeneration(),
+                    null);
         }
         return pinned.sstables();
     }
@@ -147,9 +173,11 @@ public final class ShardOpener {
         for (SsTable t : sstables) {
             String versions = ManifestStore.shardFolder(shardId) + t.path() + "/_versions/";
             if (ctx.store().list(versions, null, 1).objects().isEmpty()) {
-                throw new FormatException(SsTableFolder.uri(ctx.table().uri(), shardId, t.path()),
+                throw new FormatException(
+                        SsTableFolder.uri(ctx.table().uri(), shardId, t.path()),
                         "SSTable " + t.path() + " (generation " + t.generation() + ") of shard " + shardId
-                                + " is missing, but the checkpoint being restored includes it", null);
+                                + " is missing, but the checkpoint being restored includes it",
+                        null);
             }
         }
     }
@@ -162,8 +190,13 @@ public final class ShardOpener {
         return paths;
     }
 
-    private record Claimed(ManifestStore manifests, WalLog wal, ShardManifest manifest, long sentinel,
-            long lastBeforeSentinel, long tip) {}
+    private record Claimed(
+            ManifestStore manifests,
+            WalLog wal,
+            ShardManifest manifest,
+            long sentinel,
+            long lastBeforeSentinel,
+            long tip) {}
 
     private static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement) {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
@@ -183,18 +216,22 @@ public final class ShardOpener {
      * A predecessor's next append collides with the sentinel and, re-reading the manifest, finds
      * itself fenced. If a predecessor appended at the tip meanwhile, the sentinel goes after it.
      */
-    private static long writeSentinel(ManifestStore manifests, WalLog wal, TableContext ctx, UUID shardId,
-            long epoch, long tip) {
+    private static long writeSentinel(
+            ManifestStore manifests, WalLog wal, TableContext ctx, UUID shardId, long epoch, long tip) {
         byte[] sentinel = ctx.codec().encodeSentinel(epoch);
         for (long position = tip; ; position++) {
             try {
                 wal.append(position, sentinel);
                 return position;
             } catch (ObjectAlreadyExistsException taken) {
-                long stored = manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
+                long stored =
+                        manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
                 if (stored > epoch) {
-                    throw new ShardPoisonedException(shardId.toString(), Reason.FENCED,
-                            "a writer with epoch " + stored + " claimed the shard while we opened it with " + epoch, taken);
+                    throw new ShardPoisonedException(
+                            shardId.toString(),
+                            Reason.FENCED,
+                            "a writer with epoch " + stored + " claimed the shard while we opened it with " + epoch,
+                            taken);
                 }
             }
         }

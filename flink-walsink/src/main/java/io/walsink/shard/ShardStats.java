@@ -22,17 +22,45 @@ public final class ShardStats {
     long sstablesPublished;
     long manifestVersionsWritten;
 
-    public long rowsWritten() { return rowsWritten; }
-    public long deletesWritten() { return deletesWritten; }
-    public long walAppends() { return walAppends; }
-    public long walBytes() { return walBytes; }
+    public long rowsWritten() {
+        return rowsWritten;
+    }
+
+    public long deletesWritten() {
+        return deletesWritten;
+    }
+
+    public long walAppends() {
+        return walAppends;
+    }
+
+    public long walBytes() {
+        return walBytes;
+    }
     /** Appends that found their position taken and moved on (each one re-read the manifest). */
-    public long walConflicts() { return walConflicts; }
-    public long replayedEntries() { return replayedEntries; }
-    public long replayedRows() { return replayedRows; }
-    public long sstablesWritten() { return sstablesWritten; }
-    public long sstablesPublished() { return sstablesPublished; }
-    public long manifestVersionsWritten() { return manifestVersionsWritten; }
+    public long walConflicts() {
+        return walConflicts;
+    }
+
+    public long replayedEntries() {
+        return replayedEntries;
+    }
+
+    public long replayedRows() {
+        return replayedRows;
+    }
+
+    public long sstablesWritten() {
+        return sstablesWritten;
+    }
+
+    public long sstablesPublished() {
+        return sstablesPublished;
+    }
+
+    public long manifestVersionsWritten() {
+        return manifestVersionsWritten;
+    }
 
     @Override
     public String toString() {

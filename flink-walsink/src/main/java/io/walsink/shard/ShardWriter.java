@@ -50,18 +50,33 @@ public final class ShardWriter implements AutoCloseable {
     private final FlushTicker ticker;
     private final KeyBuffer key = new KeyBuffer();
 
-    ShardWriter(TableContext ctx, UUID shardId, int bucket, ShardManifest claimed, ManifestStore manifests,
-            WalLog wal, long nextPosition, long firstGeneration) {
+    ShardWriter(
+            TableContext ctx,
+            UUID shardId,
+            int bucket,
+            ShardManifest claimed,
+            ManifestStore manifests,
+            WalLog wal,
+            long nextPosition,
+            long firstGeneration) {
         this.ctx = ctx;
         this.shardId = shardId;
         this.bucket = bucket;
         this.epoch = claimed.writerEpoch();
         this.health = new ShardHealth(shardId);
-        this.appender = new WalAppender(shardId, epoch, wal, ctx.codec(), manifests, health, stats, nextPosition,
+        this.appender = new WalAppender(
+                shardId,
+                epoch,
+                wal,
+                ctx.codec(),
+                manifests,
+                health,
+                stats,
+                nextPosition,
                 Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1));
         this.publisher = new SsTablePublisher(shardId, claimed, manifests, health, stats);
-        SsTableWriter sstables = new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(),
-                ctx.allocator());
+        SsTableWriter sstables =
+                new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());
@@ -176,8 +191,7 @@ public final class ShardWriter implements AutoCloseable {
             stats.rowsWritten++;
         }
         // Size checks cost a pass over the open batch's vectors; rows are counted on every call.
-        if (active.rows() >= ctx.config().memtableMaxRows()
-                || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
+        if (active.rows() >= ctx.config().memtableMaxRows() || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
         }
     }
@@ -206,7 +220,8 @@ public final class ShardWriter implements AutoCloseable {
         // Frozen memtables come first, so the oldest one owing rows is frozen if any frozen one is.
         Optional<Memtable> oldest = memtables.oldestPending();
         return oldest.isPresent()
-                && (oldest.get().isFrozen() || oldest.get().pendingBytes() >= ctx.config().walMaxBufferBytes());
+                && (oldest.get().isFrozen()
+                        || oldest.get().pendingBytes() >= ctx.config().walMaxBufferBytes());
     }
 
     /** When the next tick is due, or {@link Long#MAX_VALUE} when nothing is pending (no timer). */
@@ -337,14 +352,21 @@ public final class ShardWriter implements AutoCloseable {
     public ShardDescriptor snapshot() {
         health.check();
         if (appender.inFlight() || hasPendingRows()) {
-            throw new IllegalStateException("shard " + shardId + " has rows not yet in the WAL; append them before a snapshot");
+            throw new IllegalStateException(
+                    "shard " + shardId + " has rows not yet in the WAL; append them before a snapshot");
         }
         // The manifest and the published generation change together (SsTablePublisher), so this
         // version lists exactly the SSTables published as of this descriptor.
         ShardManifest manifest = publisher.manifest();
-        return new ShardDescriptor(shardId, bucket, epoch, manifest.replayAfterWalEntryPosition(),
+        return new ShardDescriptor(
+                shardId,
+                bucket,
+                epoch,
+                manifest.replayAfterWalEntryPosition(),
                 Math.max(appender.durablePosition(), manifest.replayAfterWalEntryPosition()),
-                memtables.active().generation(), publisher.publishedGeneration(), manifest.version(),
+                memtables.active().generation(),
+                publisher.publishedGeneration(),
+                manifest.version(),
                 publisher.unpublished());
     }
 

@@ -46,10 +46,15 @@ public final class ShardWriterConfig implements Serializable {
 
     /** A builder holding these settings, to change some of them. */
     public Builder toBuilder() {
-        return builder().flushInterval(flushInterval).walMaxBufferBytes(walMaxBufferBytes)
-                .memtableMaxBytes(memtableMaxBytes).memtableMaxRows(memtableMaxRows)
-                .memtableMaxBatches(memtableMaxBatches).batchMaxRows(batchMaxRows)
-                .maxUnflushedBytes(maxUnflushedBytes).maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask);
+        return builder()
+                .flushInterval(flushInterval)
+                .walMaxBufferBytes(walMaxBufferBytes)
+                .memtableMaxBytes(memtableMaxBytes)
+                .memtableMaxRows(memtableMaxRows)
+                .memtableMaxBatches(memtableMaxBatches)
+                .batchMaxRows(batchMaxRows)
+                .maxUnflushedBytes(maxUnflushedBytes)
+                .maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask);
     }
 
     public static Builder builder() {
@@ -119,14 +124,45 @@ public final class ShardWriterConfig implements Serializable {
         private long maxUnflushedBytes = DEFAULT_MAX_UNFLUSHED_BYTES;
         private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
 
-        public Builder flushInterval(Duration v) { this.flushInterval = v; return this; }
-        public Builder walMaxBufferBytes(long v) { this.walMaxBufferBytes = v; return this; }
-        public Builder memtableMaxBytes(long v) { this.memtableMaxBytes = v; return this; }
-        public Builder memtableMaxRows(long v) { this.memtableMaxRows = v; return this; }
-        public Builder memtableMaxBatches(int v) { this.memtableMaxBatches = v; return this; }
-        public Builder batchMaxRows(int v) { this.batchMaxRows = v; return this; }
-        public Builder maxUnflushedBytes(long v) { this.maxUnflushedBytes = v; return this; }
-        public Builder maxUnflushedBytesPerSubtask(long v) { this.maxUnflushedBytesPerSubtask = v; return this; }
+        public Builder flushInterval(Duration v) {
+            this.flushInterval = v;
+            return this;
+        }
+
+        public Builder walMaxBufferBytes(long v) {
+            this.walMaxBufferBytes = v;
+            return this;
+        }
+
+        public Builder memtableMaxBytes(long v) {
+            this.memtableMaxBytes = v;
+            return this;
+        }
+
+        public Builder memtableMaxRows(long v) {
+            this.memtableMaxRows = v;
+            return this;
+        }
+
+        public Builder memtableMaxBatches(int v) {
+            this.memtableMaxBatches = v;
+            return this;
+        }
+
+        public Builder batchMaxRows(int v) {
+            this.batchMaxRows = v;
+            return this;
+        }
+
+        public Builder maxUnflushedBytes(long v) {
+            this.maxUnflushedBytes = v;
+            return this;
+        }
+
+        public Builder maxUnflushedBytesPerSubtask(long v) {
+            this.maxUnflushedBytesPerSubtask = v;
+            return this;
+        }
 
         /** @throws IllegalArgumentException listing every problem, each naming its setting */
         public ShardWriterConfig build() {
@@ -155,7 +191,8 @@ public final class ShardWriterConfig implements Serializable {
                         + ") must not exceed sink.memtable.max-size (" + memtableMaxBytes + ")");
             }
             if (!problems.isEmpty()) {
-                throw new IllegalArgumentException("invalid shard writer configuration: " + String.join("; ", problems));
+                throw new IllegalArgumentException(
+                        "invalid shard writer configuration: " + String.join("; ", problems));
             }
             return new ShardWriterConfig(this);
         }

@@ -22,8 +22,13 @@ final class SsTableFlusher {
     private final ShardStats stats;
     private SsTableFlush inFlight;
 
-    SsTableFlusher(UUID shardId, SsTableWriter sstables, MemtableSet memtables, SsTablePublisher publisher,
-            ShardHealth health, ShardStats stats) {
+    SsTableFlusher(
+            UUID shardId,
+            SsTableWriter sstables,
+            MemtableSet memtables,
+            SsTablePublisher publisher,
+            ShardHealth health,
+            ShardStats stats) {
         this.shardId = shardId;
         this.sstables = sstables;
         this.memtables = memtables;
@@ -56,14 +61,20 @@ final class SsTableFlusher {
         inFlight = null;
         health.check();
         if (flush.failure() != null) {
-            throw health.poison(Reason.FLUSH_FAILED, "writing SSTable generation " + flush.generation() + " failed",
+            throw health.poison(
+                    Reason.FLUSH_FAILED,
+                    "writing SSTable generation " + flush.generation() + " failed",
                     flush.failure());
         }
         publisher.written(flush.written());
         memtables.retireOldestFrozen(flush.memtable);
         stats.sstablesWritten++;
-        LOG.info("Shard {} wrote SSTable {} (generation {}, {} rows, WAL through {})", shardId,
-                flush.written().path(), flush.written().generation(), flush.written().physicalRows(),
+        LOG.info(
+                "Shard {} wrote SSTable {} (generation {}, {} rows, WAL through {})",
+                shardId,
+                flush.written().path(),
+                flush.written().generation(),
+                flush.written().physicalRows(),
                 flush.written().lastWalPosition());
     }
 }

@@ -30,14 +30,16 @@ final class SsTablePublisher {
     private long publishedGeneration;
     private ManifestUpdate inFlight;
 
-    SsTablePublisher(UUID shardId, ShardManifest claimed, ManifestStore manifests, ShardHealth health, ShardStats stats) {
+    SsTablePublisher(
+            UUID shardId, ShardManifest claimed, ManifestStore manifests, ShardHealth health, ShardStats stats) {
         this.shardId = shardId;
         this.epoch = claimed.writerEpoch();
         this.manifest = claimed;
         this.manifests = manifests;
         this.health = health;
         this.stats = stats;
-        this.publishedGeneration = claimed.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+        this.publishedGeneration =
+                claimed.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
     }
 
     ShardManifest manifest() {
@@ -75,7 +77,9 @@ final class SsTablePublisher {
         if (inFlight != null) {
             return Optional.empty();
         }
-        List<WrittenSsTable> batch = unpublished.stream().filter(t -> t.generation() <= upToGeneration).toList();
+        List<WrittenSsTable> batch = unpublished.stream()
+                .filter(t -> t.generation() <= upToGeneration)
+                .toList();
         if (batch.isEmpty()) {
             return Optional.empty();
         }
@@ -83,7 +87,8 @@ final class SsTablePublisher {
         for (WrittenSsTable t : batch) {
             next.add(t.toManifestEntry());
         }
-        inFlight = new ManifestUpdate(manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch);
+        inFlight = new ManifestUpdate(
+                manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch);
         return Optional.of(inFlight);
     }
 
@@ -103,7 +108,9 @@ final class SsTablePublisher {
         inFlight = null;
         health.check();
         if (update.fencedBy() > 0) {
-            throw health.poison(Reason.FENCED, "the shard manifest names epoch " + update.fencedBy() + " (ours is " + epoch + ")",
+            throw health.poison(
+                    Reason.FENCED,
+                    "the shard manifest names epoch " + update.fencedBy() + " (ours is " + epoch + ")",
                     null);
         }
         if (update.failure() != null) {
@@ -117,8 +124,12 @@ final class SsTablePublisher {
             WrittenSsTable last = published.get(published.size() - 1);
             publishedGeneration = last.generation();
             stats.sstablesPublished += published.size();
-            LOG.info("Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
-                    shardId, last.generation(), manifest.version(), manifest.replayAfterWalEntryPosition());
+            LOG.info(
+                    "Shard {} published SSTables through generation {} (manifest version {}, replay after {})",
+                    shardId,
+                    last.generation(),
+                    manifest.version(),
+                    manifest.replayAfterWalEntryPosition());
         }
     }
 }

@@ -43,8 +43,12 @@ public final class SsTableWriter {
      * @param allocator allocates the copied batches; sharing the memtables' root allocator lets
      *     batches without superseded rows go to Lance without a copy
      */
-    public SsTableWriter(String tableUri, Map<String, String> storageOptions, UUID shardId,
-            WalStorageSchema storage, BufferAllocator allocator) {
+    public SsTableWriter(
+            String tableUri,
+            Map<String, String> storageOptions,
+            UUID shardId,
+            WalStorageSchema storage,
+            BufferAllocator allocator) {
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
         this.shardId = Objects.requireNonNull(shardId, "shardId");
@@ -65,10 +69,12 @@ public final class SsTableWriter {
      */
     public WrittenSsTable write(Memtable frozen) {
         if (!frozen.isFrozen()) {
-            throw new IllegalStateException("memtable generation " + frozen.generation() + " must be frozen before it is flushed");
+            throw new IllegalStateException(
+                    "memtable generation " + frozen.generation() + " must be frozen before it is flushed");
         }
         if (frozen.rows() == 0) {
-            throw new IllegalArgumentException("memtable generation " + frozen.generation() + " is empty: nothing to flush");
+            throw new IllegalArgumentException(
+                    "memtable generation " + frozen.generation() + " is empty: nothing to flush");
         }
         if (!frozen.schema().equals(storage.schema())) {
             throw new IllegalArgumentException("memtable generation " + frozen.generation()
@@ -90,22 +96,37 @@ public final class SsTableWriter {
             rows = reader.rowsRead();
             int fragments = written.getFragments().size();
             if (fragments != 1) {
-                throw new SsTableWriteException(uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
+                throw new SsTableWriteException(
+                        uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
             }
         } catch (SsTableWriteException e) {
             throw e;
         } catch (Exception e) {
-            String why = LanceFailures.isS3Failure(uri, e) ? LanceFailures.explain(uri, storageOptions, e) : e.getMessage();
-            throw new SsTableWriteException(uri, "writing SSTable of generation " + frozen.generation() + " failed: "
-                    + why, e);
+            String why =
+                    LanceFailures.isS3Failure(uri, e) ? LanceFailures.explain(uri, storageOptions, e) : e.getMessage();
+            throw new SsTableWriteException(
+                    uri, "writing SSTable of generation " + frozen.generation() + " failed: " + why, e);
         }
-        LOG.info("Wrote SSTable {} of shard {}: {} of {} rows, last WAL position {}, {} ms", name, shardId, rows,
-                frozen.rows(), frozen.lastWalPosition(), (System.nanoTime() - started) / 1_000_000);
-        return new WrittenSsTable(frozen.generation(), name, frozen.lastWalPosition(), rows,
-                frozen.payloadBytes(), frozen.primaryKeyIndexBytes());
+        LOG.info(
+                "Wrote SSTable {} of shard {}: {} of {} rows, last WAL position {}, {} ms",
+                name,
+                shardId,
+                rows,
+                frozen.rows(),
+                frozen.lastWalPosition(),
+                (System.nanoTime() - started) / 1_000_000);
+        return new WrittenSsTable(
+                frozen.generation(),
+                name,
+                frozen.lastWalPosition(),
+                rows,
+                frozen.payloadBytes(),
+                frozen.primaryKeyIndexBytes());
     }
 
     private static List<Field> keyFields(WalStorageSchema storage) {
-        return storage.primaryKey().stream().map(name -> storage.schema().findField(name)).toList();
+        return storage.primaryKey().stream()
+                .map(name -> storage.schema().findField(name))
+                .toList();
     }
 }

@@ -35,8 +35,13 @@ public final class TableContext {
     private final PrimaryKeyEncoder keys; // null for append-only tables
     private final int tombstoneColumn;
 
-    public TableContext(ObjectStore store, TableInfo table, Map<String, String> storageOptions,
-            WalSchemaProfile profile, ShardWriterConfig config, BufferAllocator allocator) {
+    public TableContext(
+            ObjectStore store,
+            TableInfo table,
+            Map<String, String> storageOptions,
+            WalSchemaProfile profile,
+            ShardWriterConfig config,
+            BufferAllocator allocator) {
         this.store = Objects.requireNonNull(store, "store");
         this.table = Objects.requireNonNull(table, "table");
         this.storageOptions = Map.copyOf(storageOptions);
@@ -46,7 +51,8 @@ public final class TableContext {
         this.codec = new WalEntryCodec(storage, allocator);
         this.validator = new InputValidator(table.schema(), table.primaryKey());
         this.keys = keyEncoder(table);
-        this.tombstoneColumn = storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
+        this.tombstoneColumn =
+                storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
     }
 
     /**
@@ -60,10 +66,13 @@ public final class TableContext {
     }
 
     private static PrimaryKeyEncoder keyEncoder(TableInfo table) {
-        List<Field> keyFields = table.primaryKey().stream().map(name -> table.schema().findField(name)).toList();
+        List<Field> keyFields = table.primaryKey().stream()
+                .map(name -> table.schema().findField(name))
+                .toList();
         for (Field f : keyFields) {
             if (f.isNullable()) {
-                throw new InvalidInputException(f.getName(), "primary-key column must be NOT NULL in table " + table.uri());
+                throw new InvalidInputException(
+                        f.getName(), "primary-key column must be NOT NULL in table " + table.uri());
             }
         }
         return keyFields.isEmpty() ? null : new PrimaryKeyEncoder(keyFields);
@@ -129,8 +138,11 @@ public final class TableContext {
                 throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
             }
             if (!storage.hasTombstone()) {
-                throw new InvalidInputException(null, "WAL schema profile '" + storage.profile().profileName()
-                        + "' cannot record deletes (lance-core 7.0.0 would show deleted rows); use profile 'spec'");
+                throw new InvalidInputException(
+                        null,
+                        "WAL schema profile '" + storage.profile().profileName()
+                                + "' cannot record deletes (lance-core 7.0.0 would show deleted rows);"
+                                + " use profile 'spec'");
             }
         }
     }

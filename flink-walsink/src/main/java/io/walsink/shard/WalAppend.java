@@ -27,11 +27,18 @@ public final class WalAppend extends ShardTask {
     final long epoch;
     /** About what encoding copies onto the heap while this append is in flight. */
     final long bufferBytes;
+
     private volatile long bytes;
     private volatile long takenAtEpoch;
 
-    WalAppend(WalLog wal, WalEntryCodec codec, ManifestStore manifests, Memtable memtable, List<VectorSchemaRoot> batches,
-            long position, long epoch) {
+    WalAppend(
+            WalLog wal,
+            WalEntryCodec codec,
+            ManifestStore manifests,
+            Memtable memtable,
+            List<VectorSchemaRoot> batches,
+            long position,
+            long epoch) {
         this.wal = wal;
         this.codec = codec;
         this.manifests = manifests;
@@ -57,7 +64,8 @@ public final class WalAppend extends ShardTask {
         } catch (ObjectAlreadyExistsException taken) {
             // Who took it decides what happens next; reading that here keeps I/O off the owner.
             try {
-                takenAtEpoch = manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
+                takenAtEpoch =
+                        manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
             } catch (Throwable t) {
                 t.addSuppressed(taken);
                 throw t;

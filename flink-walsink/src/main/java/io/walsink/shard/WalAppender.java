@@ -29,8 +29,16 @@ final class WalAppender {
     private long durablePosition;
     private WalAppend inFlight;
 
-    WalAppender(UUID shardId, long epoch, WalLog wal, WalEntryCodec codec, ManifestStore manifests, ShardHealth health,
-            ShardStats stats, long nextPosition, long durablePosition) {
+    WalAppender(
+            UUID shardId,
+            long epoch,
+            WalLog wal,
+            WalEntryCodec codec,
+            ManifestStore manifests,
+            ShardHealth health,
+            ShardStats stats,
+            long nextPosition,
+            long durablePosition) {
         this.shardId = shardId;
         this.epoch = epoch;
         this.wal = wal;
@@ -112,11 +120,18 @@ final class WalAppender {
         if (failure instanceof ObjectAlreadyExistsException) {
             stats.walConflicts++;
             if (append.takenAtEpoch() > epoch) {
-                throw health.poison(Reason.FENCED, "WAL position " + append.position + " is taken and the manifest names epoch "
-                        + append.takenAtEpoch() + " (ours is " + epoch + ")", failure);
+                throw health.poison(
+                        Reason.FENCED,
+                        "WAL position " + append.position + " is taken and the manifest names epoch "
+                                + append.takenAtEpoch() + " (ours is " + epoch + ")",
+                        failure);
             }
-            LOG.warn("Shard {}: WAL position {} already taken by a writer of an epoch not above ours ({}); "
-                    + "appending at the next position", shardId, append.position, epoch);
+            LOG.warn(
+                    "Shard {}: WAL position {} already taken by a writer of an epoch not above ours ({}); "
+                            + "appending at the next position",
+                    shardId,
+                    append.position,
+                    epoch);
             nextPosition = append.position + 1;
             return;
         }

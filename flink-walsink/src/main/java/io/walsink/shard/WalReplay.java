@@ -38,13 +38,18 @@ final class WalReplay {
         for (long position = from; position <= to; position++) {
             Optional<WalEntry> read = wal.read(position);
             if (read.isEmpty()) {
-                throw new FormatException(manifests.location(wal.key(position)),
-                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed", null);
+                throw new FormatException(
+                        manifests.location(wal.key(position)),
+                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed",
+                        null);
             }
             try (WalEntry entry = read.get()) {
                 if (entry.writerEpoch() > writer.epoch()) {
-                    throw writer.poison(Reason.FENCED, "WAL entry " + position + " has epoch " + entry.writerEpoch()
-                            + " (ours is " + writer.epoch() + ")", null);
+                    throw writer.poison(
+                            Reason.FENCED,
+                            "WAL entry " + position + " has epoch " + entry.writerEpoch() + " (ours is "
+                                    + writer.epoch() + ")",
+                            null);
                 }
                 if (entry.sentinel() || entry.batches().isEmpty()) {
                     continue;

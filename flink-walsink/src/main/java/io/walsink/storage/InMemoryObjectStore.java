@@ -66,9 +66,8 @@ public final class InMemoryObjectStore implements ObjectStore {
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         List<ObjectMeta> page = new ArrayList<>();
-        Map<String, byte[]> tail = continuation == null
-                ? objects.tailMap(prefix, true)
-                : objects.tailMap(continuation, false);
+        Map<String, byte[]> tail =
+                continuation == null ? objects.tailMap(prefix, true) : objects.tailMap(continuation, false);
         String last = null;
         for (Map.Entry<String, byte[]> e : tail.entrySet()) {
             if (!e.getKey().startsWith(prefix)) {

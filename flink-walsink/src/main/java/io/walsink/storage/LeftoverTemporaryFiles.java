@@ -33,7 +33,8 @@ final class LeftoverTemporaryFiles {
             Files.walkFileTree(folder, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    if (attrs.isRegularFile() && TemporaryFileNames.isTemporary(file.getFileName().toString())
+                    if (attrs.isRegularFile()
+                            && TemporaryFileNames.isTemporary(file.getFileName().toString())
                             && attrs.lastModifiedTime().toInstant().isBefore(modifiedBefore)) {
                         if (Files.deleteIfExists(file)) {
                             removed[0]++;
@@ -54,8 +55,11 @@ final class LeftoverTemporaryFiles {
             LOG.warn("Could not remove leftover temporary files under {}: {}", folder.toUri(), e.toString());
         }
         if (removed[0] > 0) {
-            LOG.info("Removed {} temporary files of interrupted writes under {} (last modified before {})",
-                    removed[0], folder.toUri(), modifiedBefore);
+            LOG.info(
+                    "Removed {} temporary files of interrupted writes under {} (last modified before {})",
+                    removed[0],
+                    folder.toUri(),
+                    modifiedBefore);
         }
         return removed[0];
     }

@@ -67,7 +67,8 @@ final class LocalListing {
 
         @Override
         public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-            return dir.equals(start) || mayHoldKeys(keyOf(dir) + "/") ? FileVisitResult.CONTINUE
+            return dir.equals(start) || mayHoldKeys(keyOf(dir) + "/")
+                    ? FileVisitResult.CONTINUE
                     : FileVisitResult.SKIP_SUBTREE;
         }
 

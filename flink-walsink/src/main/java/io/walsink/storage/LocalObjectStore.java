@@ -81,8 +81,11 @@ public final class LocalObjectStore implements ObjectStore {
         } catch (FileAlreadyExistsException e) {
             throw new ObjectAlreadyExistsException(location(key));
         } catch (UnsupportedOperationException e) {
-            throw new StorageException(location(key), "the file system does not support hard links, which"
-                    + " atomic put-if-absent needs", false, e);
+            throw new StorageException(
+                    location(key),
+                    "the file system does not support hard links, which" + " atomic put-if-absent needs",
+                    false,
+                    e);
         } catch (IOException e) {
             throw failure(key, "put-if-absent", e);
         } finally {
@@ -139,7 +142,9 @@ public final class LocalObjectStore implements ObjectStore {
                     break;
                 }
             }
-            return buffer.position() == buffer.capacity() ? buffer.array() : Arrays.copyOf(buffer.array(), buffer.position());
+            return buffer.position() == buffer.capacity()
+                    ? buffer.array()
+                    : Arrays.copyOf(buffer.array(), buffer.position());
         } catch (NoSuchFileException e) {
             throw new ObjectNotFoundException(location(key));
         } catch (IOException e) {
@@ -221,7 +226,8 @@ public final class LocalObjectStore implements ObjectStore {
 
     private static void checkKey(String key) {
         if (key.isEmpty() || key.startsWith("/") || key.endsWith("/")) {
-            throw new IllegalArgumentException("object key must be relative, non-empty and not end with '/': '" + key + "'");
+            throw new IllegalArgumentException(
+                    "object key must be relative, non-empty and not end with '/': '" + key + "'");
         }
         for (String segment : key.split("/", -1)) {
             if (segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.contains("\\")) {
@@ -240,7 +246,8 @@ public final class LocalObjectStore implements ObjectStore {
 
     private static Path writeTemporary(Path target, byte[] data) throws IOException {
         Path temporary = target.resolveSibling(TemporaryFileNames.next());
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel channel =
+                FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buffer = ByteBuffer.wrap(data);
             while (buffer.hasRemaining()) {
                 channel.write(buffer);

@@ -50,9 +50,12 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
                 return;
             } catch (ObjectAlreadyExistsException e) {
                 if (outcomeUnknown != null) {
-                    throw new AmbiguousWriteException(e.location(), "exists after an attempt with an unknown outcome"
-                            + " (our own write or a peer's); attempt " + attempt + ", earlier failure: "
-                            + outcomeUnknown.getMessage(), e);
+                    throw new AmbiguousWriteException(
+                            e.location(),
+                            "exists after an attempt with an unknown outcome"
+                                    + " (our own write or a peer's); attempt " + attempt + ", earlier failure: "
+                                    + outcomeUnknown.getMessage(),
+                            e);
                 }
                 throw e;
             } catch (StorageException e) {
@@ -67,16 +70,21 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
                     pauseUnlessLast("putIfAbsent", attempt, e);
                 } catch (StorageException interrupted) {
                     if (outcomeUnknown != null) {
-                        throw new AmbiguousWriteException(e.location(), "interrupted after an attempt that may have"
-                                + " written the object", interrupted);
+                        throw new AmbiguousWriteException(
+                                e.location(),
+                                "interrupted after an attempt that may have" + " written the object",
+                                interrupted);
                     }
                     throw interrupted;
                 }
             }
         }
         if (outcomeUnknown != null) {
-            throw new AmbiguousWriteException(last.location(), "gave up after " + policy.maxAttempts()
-                    + " attempts, one of which may have written the object; last failure: " + last.getMessage(), last);
+            throw new AmbiguousWriteException(
+                    last.location(),
+                    "gave up after " + policy.maxAttempts()
+                            + " attempts, one of which may have written the object; last failure: " + last.getMessage(),
+                    last);
         }
         throw exhausted(last);
     }
@@ -138,21 +146,30 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
             return;
         }
         Duration delay = policy.delayBeforeRetry(attempt, random);
-        LOG.warn("{} of {} failed (attempt {} of {}), retrying in {} ms: {}", operation, failure.location(),
-                attempt, policy.maxAttempts(), delay.toMillis(), failure.getMessage());
+        LOG.warn(
+                "{} of {} failed (attempt {} of {}), retrying in {} ms: {}",
+                operation,
+                failure.location(),
+                attempt,
+                policy.maxAttempts(),
+                delay.toMillis(),
+                failure.getMessage());
         try {
             sleeper.sleep(delay);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            StorageException interrupted =
-                    new StorageException(failure.location(), "interrupted while waiting to retry " + operation, false, e);
+            StorageException interrupted = new StorageException(
+                    failure.location(), "interrupted while waiting to retry " + operation, false, e);
             interrupted.addSuppressed(failure);
             throw interrupted;
         }
     }
 
     private StorageException exhausted(StorageException last) {
-        return new StorageException(last.location(), "gave up after " + policy.maxAttempts() + " attempts; last failure: "
-                + last.getMessage(), false, last);
+        return new StorageException(
+                last.location(),
+                "gave up after " + policy.maxAttempts() + " attempts; last failure: " + last.getMessage(),
+                false,
+                last);
     }
 }

@@ -13,10 +13,23 @@ import software.amazon.awssdk.core.exception.SdkException;
  * ({@link OutcomeUnknownException}).
  */
 final class S3Failures {
-    private static final Set<String> CREDENTIAL_CODES = Set.of("AccessDenied", "InvalidAccessKeyId",
-            "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled");
-    private static final Set<String> TRANSIENT_CODES = Set.of("SlowDown", "Throttling", "ThrottlingException",
-            "RequestTimeout", "RequestTimeTooSkewed", "InternalError", "ServiceUnavailable", "OperationAborted",
+    private static final Set<String> CREDENTIAL_CODES = Set.of(
+            "AccessDenied",
+            "InvalidAccessKeyId",
+            "SignatureDoesNotMatch",
+            "ExpiredToken",
+            "InvalidToken",
+            "TokenRefreshRequired",
+            "AllAccessDisabled");
+    private static final Set<String> TRANSIENT_CODES = Set.of(
+            "SlowDown",
+            "Throttling",
+            "ThrottlingException",
+            "RequestTimeout",
+            "RequestTimeTooSkewed",
+            "InternalError",
+            "ServiceUnavailable",
+            "OperationAborted",
             "ConditionalRequestConflict");
 
     private S3Failures() {}
@@ -30,15 +43,21 @@ final class S3Failures {
             return fromService(service, location, bucket, write);
         }
         if (isCredentialLookupFailure(e)) {
-            return new StorageException(location, "no S3 credentials found (set them in the AWS default provider chain:"
-                    + " environment, system properties, profile or instance role): " + e.getMessage(), false, e);
+            return new StorageException(
+                    location,
+                    "no S3 credentials found (set them in the AWS default provider chain:"
+                            + " environment, system properties, profile or instance role): " + e.getMessage(),
+                    false,
+                    e);
         }
         if (neverSent(e)) {
             return new StorageException(location, "cannot connect to S3: " + e.getMessage(), true, e);
         }
         // Timeouts and I/O errors: the request may have been processed by the server.
         String message = "S3 request failed: " + e.getMessage();
-        return write ? new OutcomeUnknownException(location, message, e) : new StorageException(location, message, true, e);
+        return write
+                ? new OutcomeUnknownException(location, message, e)
+                : new StorageException(location, message, true, e);
     }
 
     private static StorageException fromService(AwsServiceException e, String location, String bucket, boolean write) {
@@ -61,14 +80,18 @@ final class S3Failures {
         if (status >= 500 || status == 429 || TRANSIENT_CODES.contains(code)) {
             String message = "S3 is unavailable or throttling" + detail;
             // Conservative: a server error does not prove the write was not applied.
-            return write ? new OutcomeUnknownException(location, message, e) : new StorageException(location, message, true, e);
+            return write
+                    ? new OutcomeUnknownException(location, message, e)
+                    : new StorageException(location, message, true, e);
         }
         if (status == 301 || "PermanentRedirect".equals(code) || "AuthorizationHeaderMalformed".equals(code)) {
-            return new StorageException(location, "bucket '" + bucket + "' is in another region or needs another"
-                    + " endpoint" + detail, false, e);
+            return new StorageException(
+                    location,
+                    "bucket '" + bucket + "' is in another region or needs another" + " endpoint" + detail,
+                    false,
+                    e);
         }
-        return new StorageException(location, "S3 rejected the request" + detail + ": " + e.getMessage(),
-                false, e);
+        return new StorageException(location, "S3 rejected the request" + detail + ": " + e.getMessage(), false, e);
     }
 
     private static boolean isCredentialLookupFailure(Throwable e) {
@@ -84,7 +107,9 @@ final class S3Failures {
     /** Failures that happen before a request leaves the client, so nothing can have been applied. */
     private static boolean neverSent(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof NoRouteToHostException
+            if (t instanceof ConnectException
+                    || t instanceof UnknownHostException
+                    || t instanceof NoRouteToHostException
                     || t.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
                 return true;
             }

@@ -57,9 +57,8 @@ final class S3ObjectStore implements ObjectStore {
                 .httpClientBuilder(ApacheHttpClient.builder()
                         .maxConnections(options.maxConnections())
                         .connectionTimeout(options.connectTimeout()))
-                .overrideConfiguration(c -> c
-                        .retryStrategy(AwsRetryStrategy.doNotRetry())
-                        .apiCallTimeout(options.apiCallTimeout()))
+                .overrideConfiguration(
+                        c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()).apiCallTimeout(options.apiCallTimeout()))
                 .forcePathStyle(options.pathStyleAccess())
                 .requestChecksumCalculation(options.requestChecksumCalculation())
                 .responseChecksumValidation(options.responseChecksumValidation())
@@ -75,7 +74,8 @@ final class S3ObjectStore implements ObjectStore {
 
     private static AwsCredentialsProvider credentials(S3Options options) {
         return options.hasStaticCredentials()
-                ? StaticCredentialsProvider.create(AwsBasicCredentials.create(options.accessKeyId(), options.secretAccessKey()))
+                ? StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(options.accessKeyId(), options.secretAccessKey()))
                 : DefaultCredentialsProvider.builder().build();
     }
 
@@ -101,7 +101,9 @@ final class S3ObjectStore implements ObjectStore {
 
     @Override
     public byte[] get(String key) {
-        return call(key, false, () -> client.getObjectAsBytes(r -> r.bucket(bucket).key(fullKey(key))).asByteArray());
+        return call(
+                key, false, () -> client.getObjectAsBytes(r -> r.bucket(bucket).key(fullKey(key)))
+                        .asByteArray());
     }
 
     @Override
@@ -115,7 +117,9 @@ final class S3ObjectStore implements ObjectStore {
         }
         String range = "bytes=" + offset + "-" + (offset + length - 1);
         try {
-            return client.getObjectAsBytes(r -> r.bucket(bucket).key(fullKey(key)).range(range)).asByteArray();
+            return client.getObjectAsBytes(
+                            r -> r.bucket(bucket).key(fullKey(key)).range(range))
+                    .asByteArray();
         } catch (AwsServiceException e) {
             if (e.statusCode() == 416) {
                 return new byte[0]; // the range starts at or past the end of an existing object
@@ -129,7 +133,8 @@ final class S3ObjectStore implements ObjectStore {
     @Override
     public Optional<ObjectMeta> head(String key) {
         try {
-            HeadObjectResponse response = client.headObject(r -> r.bucket(bucket).key(fullKey(key)));
+            HeadObjectResponse response =
+                    client.headObject(r -> r.bucket(bucket).key(fullKey(key)));
             return Optional.of(new ObjectMeta(key, response.contentLength()));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
@@ -148,8 +153,13 @@ final class S3ObjectStore implements ObjectStore {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be positive, got " + maxKeys);
         }
-        ListObjectsV2Response response = call(keyPrefix, false, () -> client.listObjectsV2(r -> r
-                .bucket(bucket).prefix(prefix + keyPrefix).continuationToken(continuation).maxKeys(maxKeys)));
+        ListObjectsV2Response response = call(
+                keyPrefix,
+                false,
+                () -> client.listObjectsV2(r -> r.bucket(bucket)
+                        .prefix(prefix + keyPrefix)
+                        .continuationToken(continuation)
+                        .maxKeys(maxKeys)));
         List<ObjectMeta> objects = new ArrayList<>(response.contents().size());
         for (S3Object object : response.contents()) {
             objects.add(new ObjectMeta(object.key().substring(prefix.length()), object.size()));
@@ -182,7 +192,8 @@ final class S3ObjectStore implements ObjectStore {
     }
 
     private static boolean isNoSuchBucket(AwsServiceException e) {
-        return e.awsErrorDetails() != null && "NoSuchBucket".equals(e.awsErrorDetails().errorCode());
+        return e.awsErrorDetails() != null
+                && "NoSuchBucket".equals(e.awsErrorDetails().errorCode());
     }
 
     private String fullKey(String key) {

@@ -36,7 +36,8 @@ public record S3Options(
         ResponseChecksumValidation responseChecksumValidation,
         int maxConnections,
         Duration connectTimeout,
-        Duration apiCallTimeout) implements Serializable {
+        Duration apiCallTimeout)
+        implements Serializable {
 
     public S3Options {
         if ((accessKeyId == null) != (secretAccessKey == null)) {
@@ -45,8 +46,10 @@ public record S3Options(
         if (maxConnections < 1) {
             throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
         }
-        if (requestChecksumCalculation == null || responseChecksumValidation == null
-                || connectTimeout == null || apiCallTimeout == null) {
+        if (requestChecksumCalculation == null
+                || responseChecksumValidation == null
+                || connectTimeout == null
+                || apiCallTimeout == null) {
             throw new IllegalArgumentException("checksum modes and timeouts must be set");
         }
     }
@@ -66,7 +69,8 @@ public record S3Options(
     @Override
     public String toString() {
         return "S3Options[endpoint=" + endpoint + ", region=" + region + ", pathStyleAccess=" + pathStyleAccess
-                + ", credentials=" + (hasStaticCredentials() ? "static key " + accessKeyId + " (secret hidden)" : "default chain")
+                + ", credentials="
+                + (hasStaticCredentials() ? "static key " + accessKeyId + " (secret hidden)" : "default chain")
                 + ", requestChecksumCalculation=" + requestChecksumCalculation
                 + ", responseChecksumValidation=" + responseChecksumValidation + ", maxConnections=" + maxConnections
                 + ", connectTimeout=" + connectTimeout + ", apiCallTimeout=" + apiCallTimeout + "]";
@@ -138,8 +142,17 @@ public record S3Options(
         }
 
         public S3Options build() {
-            return new S3Options(endpoint, region, pathStyleAccess, accessKeyId, secretAccessKey,
-                    requestChecksumCalculation, responseChecksumValidation, maxConnections, connectTimeout, apiCallTimeout);
+            return new S3Options(
+                    endpoint,
+                    region,
+                    pathStyleAccess,
+                    accessKeyId,
+                    secretAccessKey,
+                    requestChecksumCalculation,
+                    responseChecksumValidation,
+                    maxConnections,
+                    connectTimeout,
+                    apiCallTimeout);
         }
     }
 }

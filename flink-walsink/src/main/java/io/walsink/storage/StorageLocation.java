@@ -43,7 +43,8 @@ public sealed interface StorageLocation {
      */
     static StorageLocation parse(String path) {
         if (path == null || path.isBlank()) {
-            throw new IllegalArgumentException("storage path is empty: give file:///dir, a directory, or s3://bucket/prefix");
+            throw new IllegalArgumentException(
+                    "storage path is empty: give file:///dir, a directory, or s3://bucket/prefix");
         }
         var scheme = SCHEME.matcher(path);
         if (!scheme.matches()) {
@@ -65,14 +66,18 @@ public sealed interface StorageLocation {
         try {
             uri = new URI(path);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("storage path '" + path + "' is not a valid file URI: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "storage path '" + path + "' is not a valid file URI: " + e.getMessage(), e);
         }
-        if (uri.getAuthority() != null && !uri.getAuthority().isEmpty() && !uri.getAuthority().equals("localhost")) {
+        if (uri.getAuthority() != null
+                && !uri.getAuthority().isEmpty()
+                && !uri.getAuthority().equals("localhost")) {
             throw new IllegalArgumentException("storage path '" + path + "' names host '" + uri.getAuthority()
                     + "'; a file URI needs three slashes: file:///absolute/path");
         }
         if (uri.getPath() == null || !uri.getPath().startsWith("/")) {
-            throw new IllegalArgumentException("storage path '" + path + "' is not an absolute file URI: use file:///absolute/path");
+            throw new IllegalArgumentException(
+                    "storage path '" + path + "' is not an absolute file URI: use file:///absolute/path");
         }
         return local(path, uri.getPath());
     }
@@ -81,7 +86,8 @@ public sealed interface StorageLocation {
         try {
             return new Local(Path.of(fsPath).toAbsolutePath().normalize());
         } catch (InvalidPathException e) {
-            throw new IllegalArgumentException("storage path '" + original + "' is not a valid file path: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "storage path '" + original + "' is not a valid file path: " + e.getMessage(), e);
         }
     }
 

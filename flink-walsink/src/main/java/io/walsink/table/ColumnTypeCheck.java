@@ -21,21 +21,27 @@ final class ColumnTypeCheck {
     private ColumnTypeCheck() {}
 
     static void requireReadable(RowType declared, Schema table, String path) {
-        List<String> tableColumns = table.getFields().stream().map(Field::getName).toList();
+        List<String> tableColumns =
+                table.getFields().stream().map(Field::getName).toList();
         for (RowType.RowField column : declared.getFields()) {
-            Field field = table.getFields().stream().filter(f -> f.getName().equals(column.getName())).findFirst()
+            Field field = table.getFields().stream()
+                    .filter(f -> f.getName().equals(column.getName()))
+                    .findFirst()
                     .orElseThrow(() -> new ValidationException("Column '" + column.getName() + "' is declared but the"
                             + " walsink table at " + path + " has no such column; its columns are " + tableColumns));
             LogicalType stored;
             try {
                 stored = FlinkArrowTypes.toLogicalType(field);
             } catch (IllegalArgumentException | InputException unsupported) {
-                throw new ValidationException("Column '" + column.getName() + "' of the walsink table at " + path
-                        + " cannot be read: " + unsupported.getMessage(), unsupported);
+                throw new ValidationException(
+                        "Column '" + column.getName() + "' of the walsink table at " + path + " cannot be read: "
+                                + unsupported.getMessage(),
+                        unsupported);
             }
             if (!createdAs(column, field) && !readableAs(stored, column.getType())) {
                 throw new ValidationException("Column '" + column.getName() + "' is declared " + column.getType()
-                        + " but the walsink table at " + path + " stores " + field.getType() + " (read as " + stored + ")");
+                        + " but the walsink table at " + path + " stores " + field.getType() + " (read as " + stored
+                        + ")");
             }
         }
     }
@@ -49,7 +55,8 @@ final class ColumnTypeCheck {
     }
 
     private static boolean sameArrowType(Field a, Field b) {
-        if (!a.getType().equals(b.getType()) || a.getChildren().size() != b.getChildren().size()) {
+        if (!a.getType().equals(b.getType())
+                || a.getChildren().size() != b.getChildren().size()) {
             return false;
         }
         for (int i = 0; i < a.getChildren().size(); i++) {

@@ -31,8 +31,10 @@ record ExistingTable(Schema schema, List<String> primaryKey) {
                     key.add(f);
                 }
             }
-            key.sort(Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
-            return Optional.of(new ExistingTable(ds.getSchema(), key.stream().map(LanceField::getName).toList()));
+            key.sort(Comparator.comparingInt(
+                    f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
+            return Optional.of(new ExistingTable(
+                    ds.getSchema(), key.stream().map(LanceField::getName).toList()));
         } catch (TableNotFoundException missing) {
             return Optional.empty();
         }

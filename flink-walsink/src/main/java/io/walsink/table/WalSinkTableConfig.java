@@ -63,18 +63,24 @@ record WalSinkTableConfig(
         }
         Integer buckets = options.get(BUCKETS);
         if (buckets != null && (buckets < TableSharding.MIN_BUCKETS || buckets > TableSharding.MAX_BUCKETS)) {
-            throw invalid(BUCKETS, "must be in [" + TableSharding.MIN_BUCKETS + ", " + TableSharding.MAX_BUCKETS
-                    + "], was " + buckets);
+            throw invalid(
+                    BUCKETS,
+                    "must be in [" + TableSharding.MIN_BUCKETS + ", " + TableSharding.MAX_BUCKETS + "], was "
+                            + buckets);
         }
         Duration flush = options.get(SINK_FLUSH_INTERVAL);
         if (flush.isZero() || flush.isNegative()) {
             throw invalid(SINK_FLUSH_INTERVAL, "must be positive for durable writes, was " + flush);
         }
-        long walBuffer = positive(SINK_WAL_MAX_BUFFER_SIZE, options.get(SINK_WAL_MAX_BUFFER_SIZE).getBytes());
-        long memtableBytes = positive(SINK_MEMTABLE_MAX_SIZE, options.get(SINK_MEMTABLE_MAX_SIZE).getBytes());
+        long walBuffer = positive(
+                SINK_WAL_MAX_BUFFER_SIZE, options.get(SINK_WAL_MAX_BUFFER_SIZE).getBytes());
+        long memtableBytes = positive(
+                SINK_MEMTABLE_MAX_SIZE, options.get(SINK_MEMTABLE_MAX_SIZE).getBytes());
         long memtableRows = positive(SINK_MEMTABLE_MAX_ROWS, options.get(SINK_MEMTABLE_MAX_ROWS));
-        long unflushed = positive(SINK_MAX_UNFLUSHED_BYTES, options.get(SINK_MAX_UNFLUSHED_BYTES).getBytes());
-        long unflushedPerSubtask = positive(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
+        long unflushed = positive(
+                SINK_MAX_UNFLUSHED_BYTES, options.get(SINK_MAX_UNFLUSHED_BYTES).getBytes());
+        long unflushedPerSubtask = positive(
+                SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
                 options.get(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK).getBytes());
         Integer parallelism = options.get(SINK_PARALLELISM);
         if (parallelism != null) {
@@ -84,14 +90,19 @@ record WalSinkTableConfig(
         ShardWriterConfig writer;
         try {
             // The budgets as a whole; its messages name the options involved.
-            writer = ShardWriterConfig.builder().flushInterval(flush).walMaxBufferBytes(walBuffer)
-                    .memtableMaxBytes(memtableBytes).memtableMaxRows(memtableRows).maxUnflushedBytes(unflushed)
-                    .maxUnflushedBytesPerSubtask(unflushedPerSubtask).build();
+            writer = ShardWriterConfig.builder()
+                    .flushInterval(flush)
+                    .walMaxBufferBytes(walBuffer)
+                    .memtableMaxBytes(memtableBytes)
+                    .memtableMaxRows(memtableRows)
+                    .maxUnflushedBytes(unflushed)
+                    .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);
         }
-        return new WalSinkTableConfig(path, buckets, writer, parallelism, ioThreads, s3(options),
-                schemaProfile(options), scanMode(options));
+        return new WalSinkTableConfig(
+                path, buckets, writer, parallelism, ioThreads, s3(options), schemaProfile(options), scanMode(options));
     }
 
     /** The table location as lance-core expects it. */
@@ -105,9 +116,8 @@ record WalSinkTableConfig(
     }
 
     private static S3Options s3(ReadableConfig options) {
-        S3Options.Builder s3 = S3Options.builder()
-                .region(options.get(S3_REGION))
-                .pathStyleAccess(options.get(S3_PATH_STYLE_ACCESS));
+        S3Options.Builder s3 =
+                S3Options.builder().region(options.get(S3_REGION)).pathStyleAccess(options.get(S3_PATH_STYLE_ACCESS));
         String endpoint = options.get(S3_ENDPOINT);
         if (endpoint != null) {
             s3.endpoint(endpoint(endpoint));
@@ -126,8 +136,9 @@ record WalSinkTableConfig(
                     .responseChecksumValidation(ResponseChecksumValidation.WHEN_SUPPORTED);
             case "when_required" -> s3.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                     .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
-            default -> throw invalid(S3_CHECKSUM_MODE, "must be when_supported or when_required, was '"
-                    + options.get(S3_CHECKSUM_MODE) + "'");
+            default -> throw invalid(
+                    S3_CHECKSUM_MODE,
+                    "must be when_supported or when_required, was '" + options.get(S3_CHECKSUM_MODE) + "'");
         }
         return s3.build();
     }
@@ -136,7 +147,8 @@ record WalSinkTableConfig(
         try {
             URI uri = new URI(endpoint);
             if (uri.getScheme() == null || uri.getHost() == null) {
-                throw invalid(S3_ENDPOINT, "must be an absolute URL such as http://localhost:9000, was '" + endpoint + "'");
+                throw invalid(
+                        S3_ENDPOINT, "must be an absolute URL such as http://localhost:9000, was '" + endpoint + "'");
             }
             return uri;
         } catch (URISyntaxException e) {

@@ -16,75 +16,105 @@ import org.apache.flink.configuration.MemorySize;
 public final class WalSinkTableOptions {
     private WalSinkTableOptions() {}
 
-    public static final ConfigOption<String> PATH = ConfigOptions.key("path").stringType().noDefaultValue()
+    public static final ConfigOption<String> PATH = ConfigOptions.key("path")
+            .stringType()
+            .noDefaultValue()
             .withDescription("The table location: file:///dir, a local directory, or s3://bucket/prefix. Required.");
 
-    public static final ConfigOption<Integer> BUCKETS = ConfigOptions.key("buckets").intType().noDefaultValue()
+    public static final ConfigOption<Integer> BUCKETS = ConfigOptions.key("buckets")
+            .intType()
+            .noDefaultValue()
             .withDescription("Bucket count, in [1, 1024], used only when the sink creates the table (bucket sharding"
                     + " on the first primary-key column). Required when 'path' holds no table yet.");
 
     public static final ConfigOption<Duration> SINK_FLUSH_INTERVAL = ConfigOptions.key("sink.flush-interval")
-            .durationType().defaultValue(ShardWriterConfig.DEFAULT_FLUSH_INTERVAL)
+            .durationType()
+            .defaultValue(ShardWriterConfig.DEFAULT_FLUSH_INTERVAL)
             .withDescription("How often a shard with pending rows appends them to its WAL; must be positive.");
 
-    public static final ConfigOption<MemorySize> SINK_WAL_MAX_BUFFER_SIZE = ConfigOptions.key("sink.wal.max-buffer-size")
-            .memoryType().defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES))
+    public static final ConfigOption<MemorySize> SINK_WAL_MAX_BUFFER_SIZE = ConfigOptions.key(
+                    "sink.wal.max-buffer-size")
+            .memoryType()
+            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES))
             .withDescription("Pending bytes of a shard that trigger a WAL append before the next tick; at most"
                     + " 'sink.memtable.max-size'.");
 
     public static final ConfigOption<MemorySize> SINK_MEMTABLE_MAX_SIZE = ConfigOptions.key("sink.memtable.max-size")
-            .memoryType().defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES))
+            .memoryType()
+            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES))
             .withDescription("Memtable size at which it is frozen and written as an SSTable.");
 
     public static final ConfigOption<Long> SINK_MEMTABLE_MAX_ROWS = ConfigOptions.key("sink.memtable.max-rows")
-            .longType().defaultValue(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS)
+            .longType()
+            .defaultValue(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS)
             .withDescription("Memtable row count at which it is frozen and written as an SSTable.");
 
-    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES = ConfigOptions.key("sink.max-unflushed-bytes")
-            .memoryType().defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES))
+    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES = ConfigOptions.key(
+                    "sink.max-unflushed-bytes")
+            .memoryType()
+            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES))
             .withDescription("Memory per shard held in memtables not yet in SSTables above which the writer"
                     + " backpressures; at least 'sink.memtable.max-size'.");
 
-    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions
-            .key("sink.max-unflushed-bytes-per-subtask").memoryType()
+    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions.key(
+                    "sink.max-unflushed-bytes-per-subtask")
+            .memoryType()
             .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK))
             .withDescription("The same summed over the shards of one writer subtask; above it the writer freezes"
                     + " and flushes its largest shards first. At least 'sink.memtable.max-size'.");
 
-    public static final ConfigOption<Integer> SINK_PARALLELISM = ConfigOptions.key("sink.parallelism").intType()
-            .noDefaultValue().withDescription("Parallelism of the shard writer; the job's default when unset.");
+    public static final ConfigOption<Integer> SINK_PARALLELISM = ConfigOptions.key("sink.parallelism")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Parallelism of the shard writer; the job's default when unset.");
 
-    public static final ConfigOption<Integer> SINK_IO_THREADS = ConfigOptions.key("sink.io-threads").intType()
-            .defaultValue(4).withDescription("Object-store I/O threads per writer subtask.");
+    public static final ConfigOption<Integer> SINK_IO_THREADS = ConfigOptions.key("sink.io-threads")
+            .intType()
+            .defaultValue(4)
+            .withDescription("Object-store I/O threads per writer subtask.");
 
-    public static final ConfigOption<String> S3_ENDPOINT = ConfigOptions.key("s3.endpoint").stringType()
-            .noDefaultValue().withDescription("Endpoint of an S3-compatible server; AWS when unset.");
+    public static final ConfigOption<String> S3_ENDPOINT = ConfigOptions.key("s3.endpoint")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Endpoint of an S3-compatible server; AWS when unset.");
 
-    public static final ConfigOption<String> S3_REGION = ConfigOptions.key("s3.region").stringType()
-            .noDefaultValue().withDescription("S3 region; the AWS default region chain when unset.");
+    public static final ConfigOption<String> S3_REGION = ConfigOptions.key("s3.region")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("S3 region; the AWS default region chain when unset.");
 
     public static final ConfigOption<Boolean> S3_PATH_STYLE_ACCESS = ConfigOptions.key("s3.path-style-access")
-            .booleanType().defaultValue(false)
+            .booleanType()
+            .defaultValue(false)
             .withDescription("Address buckets as http://host/bucket/key instead of virtual-hosted names.");
 
-    public static final ConfigOption<String> S3_ACCESS_KEY = ConfigOptions.key("s3.access-key").stringType()
-            .noDefaultValue().withDescription("Static access key id, a last resort: credentials come from the AWS"
+    public static final ConfigOption<String> S3_ACCESS_KEY = ConfigOptions.key("s3.access-key")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Static access key id, a last resort: credentials come from the AWS"
                     + " default provider chain when unset. Needs 's3.secret-key'.");
 
-    public static final ConfigOption<String> S3_SECRET_KEY = ConfigOptions.key("s3.secret-key").stringType()
-            .noDefaultValue().withDescription("Static secret access key, a last resort; never logged. Needs"
-                    + " 's3.access-key'.");
+    public static final ConfigOption<String> S3_SECRET_KEY = ConfigOptions.key("s3.secret-key")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Static secret access key, a last resort; never logged. Needs" + " 's3.access-key'.");
 
-    public static final ConfigOption<String> S3_CHECKSUM_MODE = ConfigOptions.key("s3.checksum-mode").stringType()
-            .defaultValue("when_supported").withDescription("Request checksums and response validation:"
+    public static final ConfigOption<String> S3_CHECKSUM_MODE = ConfigOptions.key("s3.checksum-mode")
+            .stringType()
+            .defaultValue("when_supported")
+            .withDescription("Request checksums and response validation:"
                     + " when_supported or when_required (some S3-compatible servers need when_required).");
 
-    public static final ConfigOption<String> WAL_SCHEMA_PROFILE = ConfigOptions.key("wal.schema-profile").stringType()
-            .defaultValue("spec").withDescription("WAL entry schema: spec (MemWAL specification, with deletes) or"
+    public static final ConfigOption<String> WAL_SCHEMA_PROFILE = ConfigOptions.key("wal.schema-profile")
+            .stringType()
+            .defaultValue("spec")
+            .withDescription("WAL entry schema: spec (MemWAL specification, with deletes) or"
                     + " lance-java-7.0 (what lance-core 7.0.0 replays; no deletes).");
 
-    public static final ConfigOption<String> SCAN_MODE = ConfigOptions.key("scan.mode").stringType()
-            .defaultValue("committed").withDescription("What a SELECT reads: committed (the base table and published"
+    public static final ConfigOption<String> SCAN_MODE = ConfigOptions.key("scan.mode")
+            .stringType()
+            .defaultValue("committed")
+            .withDescription("What a SELECT reads: committed (the base table and published"
                     + " SSTables, as Lance readers see it) or latest (also every durable WAL entry).");
 
     public static List<ConfigOption<?>> required() {
@@ -93,9 +123,23 @@ public final class WalSinkTableOptions {
 
     /** In the order docs/configuration.md lists them. */
     public static List<ConfigOption<?>> optional() {
-        return List.of(BUCKETS, SINK_FLUSH_INTERVAL, SINK_WAL_MAX_BUFFER_SIZE, SINK_MEMTABLE_MAX_SIZE,
-                SINK_MEMTABLE_MAX_ROWS, SINK_MAX_UNFLUSHED_BYTES, SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK, SINK_PARALLELISM, SINK_IO_THREADS, S3_ENDPOINT,
-                S3_REGION, S3_PATH_STYLE_ACCESS, S3_ACCESS_KEY, S3_SECRET_KEY, S3_CHECKSUM_MODE, WAL_SCHEMA_PROFILE,
+        return List.of(
+                BUCKETS,
+                SINK_FLUSH_INTERVAL,
+                SINK_WAL_MAX_BUFFER_SIZE,
+                SINK_MEMTABLE_MAX_SIZE,
+                SINK_MEMTABLE_MAX_ROWS,
+                SINK_MAX_UNFLUSHED_BYTES,
+                SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
+                SINK_PARALLELISM,
+                SINK_IO_THREADS,
+                S3_ENDPOINT,
+                S3_REGION,
+                S3_PATH_STYLE_ACCESS,
+                S3_ACCESS_KEY,
+                S3_SECRET_KEY,
+                S3_CHECKSUM_MODE,
+                WAL_SCHEMA_PROFILE,
                 SCAN_MODE);
     }
 }

@@ -79,15 +79,16 @@ final class WalSinkTableSink implements DynamicTableSink {
         }
         if (config.buckets() != null) {
             builder.createTableIfMissing(config.buckets());
-        } else if (ExistingTable.at(config.lanceUri(), config.lanceStorageOptions()).isEmpty()) {
+        } else if (ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
+                .isEmpty()) {
             throw new ValidationException("There is no walsink table at '" + config.path() + "': set option '"
                     + WalSinkTableOptions.BUCKETS.key() + "' (1 to 1024) to create one");
         }
         try {
             return builder.build();
         } catch (IllegalArgumentException | InputException | FormatException e) {
-            throw new ValidationException("Cannot write the walsink table at '" + config.path() + "': "
-                    + e.getMessage(), e);
+            throw new ValidationException(
+                    "Cannot write the walsink table at '" + config.path() + "': " + e.getMessage(), e);
         }
     }
 

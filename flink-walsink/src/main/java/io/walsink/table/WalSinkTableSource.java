@@ -48,8 +48,14 @@ final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPus
             throw new ValidationException("The declared PRIMARY KEY " + declaredKey + " does not match the primary key "
                     + table.primaryKey() + " of the walsink table at '" + config.path() + "'");
         }
-        TableScan scan = new TableScan(config.path(), config.s3(), config.lanceStorageOptions(),
-                config.schemaProfile(), config.scanMode(), produced.getFieldNames(), limit);
+        TableScan scan = new TableScan(
+                config.path(),
+                config.s3(),
+                config.lanceStorageOptions(),
+                config.schemaProfile(),
+                config.scanMode(),
+                produced.getFieldNames(),
+                limit);
         // One split (see WalTableScanSource): more subtasks would only idle.
         return SourceProvider.of(new WalTableScanSource(scan), 1);
     }

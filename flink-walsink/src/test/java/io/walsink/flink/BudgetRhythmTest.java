@@ -23,15 +23,23 @@ import org.junit.jupiter.api.io.TempDir;
 class BudgetRhythmTest {
     private static final String LARGE = "y".repeat(40 * 1024);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void aShardsBudgetIsCheckedWhenItsRowsNeverFallOnTheSubtasksCheck() throws Exception {
         // 100 rows of 40 KiB: each large memtable (4 MB) is over the 2 MiB budget alone; the small
         // bucket's ten memtables together stay far below it.
-        WalSink<RowData> sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(2).flushInterval(Duration.ofMillis(100)).memtableMaxRows(100)
-                .memtableMaxBytes(2 << 20).walMaxBufferBytes(2 << 20).maxUnflushedBytes(2 << 20).build();
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(100)
+                .memtableMaxBytes(2 << 20)
+                .walMaxBufferBytes(2 << 20)
+                .maxUnflushedBytes(2 << 20)
+                .build();
         long large = idInBucket(sink, 0);
         long small = idInBucket(sink, 1);
         try (SinkHarness h = SinkHarness.of(sink, false)) {
@@ -54,7 +62,8 @@ class BudgetRhythmTest {
             return 0;
         }
         try (Stream<Path> paths = Files.walk(shards, 2)) {
-            return paths.filter(Files::isDirectory).filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
+            return paths.filter(Files::isDirectory)
+                    .filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
                     .count();
         }
     }

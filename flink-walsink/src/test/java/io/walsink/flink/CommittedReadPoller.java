@@ -35,6 +35,7 @@ final class CommittedReadPoller implements AutoCloseable {
     private final Map<Long, Long> known = new HashMap<>();
     /** Whether {@link #known} of a key is a delete (the key was seen absent after it). */
     private final Map<Long, Boolean> knownDeleted = new HashMap<>();
+
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private final AtomicInteger polls = new AtomicInteger();
     private final AtomicInteger nonEmptyPolls = new AtomicInteger();
@@ -132,8 +133,9 @@ final class CommittedReadPoller implements AutoCloseable {
             }
             Long before = known.get(key);
             if (before != null && before > seen) {
-                violate("key " + key + " went from " + (knownDeleted.get(key) ? "absent after the delete at change "
-                        : "v") + before + " back to v" + seen);
+                violate("key " + key + " went from "
+                        + (knownDeleted.get(key) ? "absent after the delete at change " : "v") + before + " back to v"
+                        + seen);
             }
             known.put(key, seen);
             knownDeleted.put(key, false);

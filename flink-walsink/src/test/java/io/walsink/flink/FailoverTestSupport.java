@@ -41,7 +41,9 @@ public final class FailoverTestSupport {
 
     /** Faults that fired in the stores {@link #flaky} wrapped since the last {@link #reset}. */
     static long injectedStoreFaults() {
-        return FLAKY_STORES.stream().mapToLong(FaultInjectingObjectStore::injectedFaults).sum();
+        return FLAKY_STORES.stream()
+                .mapToLong(FaultInjectingObjectStore::injectedFaults)
+                .sum();
     }
 
     /** Fails the task the first time it sees each of the given change numbers. */
@@ -75,9 +77,11 @@ public final class FailoverTestSupport {
                 long storeSeed = seed + 2L * FLAKY_STORES.size();
                 FaultInjectingObjectStore faulty = new FaultInjectingObjectStore(store)
                         .faultBudget(STORE_FAULT_BUDGET)
-                        .inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(probability / 2, storeSeed)
+                        .inject(Fault.on(Operation.PUT_IF_ABSENT)
+                                .withProbability(probability / 2, storeSeed)
                                 .loseAcknowledgement())
-                        .inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(probability / 2, storeSeed + 1)
+                        .inject(Fault.on(Operation.PUT_IF_ABSENT)
+                                .withProbability(probability / 2, storeSeed + 1)
                                 .failTransiently());
                 FLAKY_STORES.add(faulty);
                 return faulty;

@@ -33,8 +33,8 @@ import org.apache.flink.types.RowKind;
 
 /** A two-column table (id BIGINT key, name STRING) and ways to look at what the sink wrote. */
 final class HarnessSupport {
-    static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType(false), VarCharType.STRING_TYPE},
-            new String[] {"id", "name"});
+    static final RowType ROW =
+            RowType.of(new LogicalType[] {new BigIntType(false), VarCharType.STRING_TYPE}, new String[] {"id", "name"});
 
     private HarnessSupport() {}
 
@@ -103,7 +103,8 @@ final class HarnessSupport {
         int count = 0;
         for (ObjectMeta meta : new LocalObjectStore(table).listAll("_mem_wal/")) {
             String name = meta.key().substring(meta.key().lastIndexOf('/') + 1);
-            if (meta.key().contains("/wal/") && BitReversedName.parseWalEntryPosition(name).isPresent()) {
+            if (meta.key().contains("/wal/")
+                    && BitReversedName.parseWalEntryPosition(name).isPresent()) {
                 count++;
             }
         }
@@ -122,7 +123,11 @@ final class HarnessSupport {
         int count = 0;
         LocalObjectStore store = new LocalObjectStore(table);
         for (UUID shard : shards(table)) {
-            count += new ManifestStore(store, shard).readLatest().map(ShardManifest::sstables).map(List::size).orElse(0);
+            count += new ManifestStore(store, shard)
+                    .readLatest()
+                    .map(ShardManifest::sstables)
+                    .map(List::size)
+                    .orElse(0);
         }
         return count;
     }
@@ -132,7 +137,8 @@ final class HarnessSupport {
         Map<Long, String> rows = new TreeMap<>();
         try (RootAllocator allocator = new RootAllocator()) {
             new TableReader(table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
-                    .read(mode).rows()
+                    .read(mode)
+                    .rows()
                     .forEach(r -> rows.put((Long) r.get("id"), (String) r.get("name")));
         }
         return rows;

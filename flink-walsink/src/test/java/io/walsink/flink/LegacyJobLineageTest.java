@@ -28,12 +28,17 @@ import org.junit.jupiter.api.io.TempDir;
  * restores with its lineage: its jobs' job-start records still roll back the shards they opened.
  */
 class LegacyJobLineageTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void aCheckpointWithTheUnionListLineageStillRollsBackItsJobsShards() throws Exception {
-        WalSink<RowData> sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(2).flushInterval(Duration.ofMillis(100)).build();
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .build();
         JobID earlier = new JobID();
         // The earlier job opens a shard (recording its start: empty) and makes rows durable, then dies.
         try (SinkHarness h = SinkHarness.of(sink, true, earlier, 1, 0)) {
@@ -68,7 +73,8 @@ class LegacyJobLineageTest {
         @Override
         public void initializeState(StateInitializationContext context) throws Exception {
             super.initializeState(context);
-            context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("walsink-jobs", Types.STRING))
+            context.getOperatorStateStore()
+                    .getUnionListState(new ListStateDescriptor<>("walsink-jobs", Types.STRING))
                     .update(List.of(job));
         }
 

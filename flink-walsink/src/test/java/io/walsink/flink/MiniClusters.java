@@ -21,10 +21,13 @@ public final class MiniClusters {
 
     /** With {@code configuration} for the cluster, e.g. a metric reporter. */
     public static MiniClusterExtension withSlots(int slots, Configuration configuration) {
-        return new MiniClusterExtension(oneTaskManager(slots).setConfiguration(configuration).build());
+        return new MiniClusterExtension(
+                oneTaskManager(slots).setConfiguration(configuration).build());
     }
 
     private static MiniClusterResourceConfiguration.Builder oneTaskManager(int slots) {
-        return new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(slots);
+        return new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(slots);
     }
 }

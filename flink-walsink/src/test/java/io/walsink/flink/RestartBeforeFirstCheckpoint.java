@@ -42,6 +42,7 @@ final class RestartBeforeFirstCheckpoint {
     static final AtomicBoolean FIRST_ATTEMPT = new AtomicBoolean();
     /** Attempts that failed at a checkpoint before sending anything. */
     static final AtomicInteger ATTEMPTS_FAILED_AT_A_CHECKPOINT = new AtomicInteger();
+
     static final AtomicInteger CHECKPOINTS_COMPLETED_IN_FIRST_ATTEMPT = new AtomicInteger();
     /** Checkpoints of later attempts that completed while every change sent was below {@code failAt}. */
     static final AtomicInteger CHECKPOINTS_COMPLETED_WHILE_RESENDING = new AtomicInteger();
@@ -50,9 +51,11 @@ final class RestartBeforeFirstCheckpoint {
      * published rows after a checkpoint completed.
      */
     static final AtomicInteger HOLDS_RELEASED_AFTER_A_READ = new AtomicInteger();
+
     static final AtomicLong WAL_PUTS_COMPLETED = new AtomicLong();
     /** WAL entries durable when the first attempt failed; -1 until it failed. */
     static final AtomicLong WAL_PUTS_AT_FAILURE = new AtomicLong(-1);
+
     private static final Object WAL_PUT = new Object();
     static volatile CommittedReadPoller poller;
 
@@ -83,8 +86,8 @@ final class RestartBeforeFirstCheckpoint {
      * In the first attempt: sends changes {@code 0 .. failAt-1} at once when the source's first
      * change arrives, waits until they are durable, and fails. Afterwards passes changes through.
      */
-    static final class FirstAttemptFailsAfterItsRowsAreDurable implements FlatMapFunction<Long, Long>,
-            CheckpointedFunction {
+    static final class FirstAttemptFailsAfterItsRowsAreDurable
+            implements FlatMapFunction<Long, Long>, CheckpointedFunction {
         private final String table;
         private final ChangeGenerator changes;
         private final long failAt;
@@ -107,8 +110,8 @@ final class RestartBeforeFirstCheckpoint {
             awaitDurable(changes.model(failAt));
             WAL_PUTS_AT_FAILURE.set(WAL_PUTS_COMPLETED.get());
             FIRST_ATTEMPT.set(false);
-            throw new IllegalStateException("injected failure of the uncheckpointed first attempt after change "
-                    + (failAt - 1));
+            throw new IllegalStateException(
+                    "injected failure of the uncheckpointed first attempt after change " + (failAt - 1));
         }
 
         /** Waits, woken by each durable WAL entry, until the table's LATEST view is {@code expected}. */

@@ -26,9 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
 class ShardWriterOperatorHarnessTest {
     /** The name of the mail that completes a WAL append on the task thread. */
     private static final String WAL_APPEND = "walsink WAL append";
+
     static final AtomicReference<CountingObjectStore> COUNTING_STORE = new AtomicReference<>();
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private WalSink<RowData> sink(long memtableMaxRows) {
         return WalSink.forRowData(ROW)
@@ -113,7 +115,9 @@ class ShardWriterOperatorHarnessTest {
             h.processElement(upsert(0, "after idle"), 1_000);
             h.setProcessingTime(1_001);
             runMailsUntilRan(h, WAL_APPEND, 1);
-            assertThat(store.walPutsStarted()).as("WAL PUTs while idle, plus the probe's").isEqualTo(walPuts + 1);
+            assertThat(store.walPutsStarted())
+                    .as("WAL PUTs while idle, plus the probe's")
+                    .isEqualTo(walPuts + 1);
             assertThat(store.otherPutsStarted()).as("other PUTs while idle").isEqualTo(otherPuts);
             assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "after idle"));
         }
@@ -128,7 +132,8 @@ class ShardWriterOperatorHarnessTest {
             }
             h.prepareSnapshotPreBarrier(1);
             h.snapshot(1, 1);
-            assertThat(walEntries(table())).isEqualTo(HarnessSupport.shards(table()).size());
+            assertThat(walEntries(table()))
+                    .isEqualTo(HarnessSupport.shards(table()).size());
             assertThat(read(table(), ReadMode.LATEST)).hasSize(100);
             assertThat(read(table(), ReadMode.COMMITTED)).isEmpty();
         }
@@ -150,7 +155,9 @@ class ShardWriterOperatorHarnessTest {
             h.processElement(upsert(3, "orphan"), 10);
             h.processElement(delete(2), 10);
             h.prepareSnapshotPreBarrier(2); // durable, but checkpoint 2 never completes
-            assertThat(read(table(), ReadMode.LATEST)).containsEntry(1L, "orphan").doesNotContainKey(2L);
+            assertThat(read(table(), ReadMode.LATEST))
+                    .containsEntry(1L, "orphan")
+                    .doesNotContainKey(2L);
         }
         try (var h = harness(sink, true)) {
             h.initializeState(checkpoint);

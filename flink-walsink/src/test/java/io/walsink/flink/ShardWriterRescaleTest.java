@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ShardWriterRescaleTest {
     private static final int MAX_PARALLELISM = 128;
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private final Map<Long, String> model = new TreeMap<>();
     private WalSink<RowData> sink;
@@ -40,8 +41,7 @@ class ShardWriterRescaleTest {
     }
 
     /** Sends each row to the subtask that owns its bucket, as Flink's keyBy would. */
-    private void write(List<SinkHarness> subtasks, long from,
-            long to, String tag) throws Exception {
+    private void write(List<SinkHarness> subtasks, long from, long to, String tag) throws Exception {
         for (long id = from; id < to; id++) {
             RowData row = upsert(id, tag + id);
             int bucket = sink.keySelector().getKey(row);
@@ -51,8 +51,7 @@ class ShardWriterRescaleTest {
         }
     }
 
-    private List<OperatorSubtaskState> checkpoint(List<SinkHarness> subtasks,
-            long id) throws Exception {
+    private List<OperatorSubtaskState> checkpoint(List<SinkHarness> subtasks, long id) throws Exception {
         List<OperatorSubtaskState> states = new ArrayList<>();
         for (var h : subtasks) {
             h.prepareSnapshotPreBarrier(id);
@@ -66,8 +65,13 @@ class ShardWriterRescaleTest {
 
     @Test
     void oneToTwoToOne() throws Exception {
-        sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(8).flushInterval(Duration.ofMillis(50)).memtableMaxRows(64).build();
+        sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(8)
+                .flushInterval(Duration.ofMillis(50))
+                .memtableMaxRows(64)
+                .build();
 
         OperatorSubtaskState atOne;
         try (var h = harness(1, 0, null)) {
@@ -78,7 +82,8 @@ class ShardWriterRescaleTest {
         OperatorSubtaskState atTwo;
         var s0 = harness(2, 0, repartitionOperatorState(atOne, MAX_PARALLELISM, 1, 2, 0));
         var s1 = harness(2, 1, repartitionOperatorState(atOne, MAX_PARALLELISM, 1, 2, 1));
-        try (s0; s1) {
+        try (s0;
+                s1) {
             write(List.of(s0, s1), 150, 450, "b"); // updates half the old keys, adds new ones
             atTwo = repackageState(checkpoint(List.of(s0, s1), 2).toArray(new OperatorSubtaskState[0]));
             write(List.of(s0, s1), 0, 100, "lost"); // after the checkpoint, then the attempt dies

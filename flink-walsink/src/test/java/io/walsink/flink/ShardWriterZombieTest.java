@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the old at its next append, and nothing the old one wrote after the new one opened survives.
  */
 class ShardWriterZombieTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private SinkHarness harness(WalSink<RowData> sink) throws Exception {
         return SinkHarness.of(sink);
@@ -32,8 +33,12 @@ class ShardWriterZombieTest {
     @Test
     void theOlderAttemptStopsAtItsNextAppendAndLeavesNoTrace() throws Exception {
         Path table = dir.resolve("table");
-        WalSink<RowData> sink = WalSink.forRowData(ROW).path(table.toString()).primaryKey("id")
-                .createTableIfMissing(1).flushInterval(Duration.ofMillis(10)).build();
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(table.toString())
+                .primaryKey("id")
+                .createTableIfMissing(1)
+                .flushInterval(Duration.ofMillis(10))
+                .build();
         var zombie = harness(sink);
         zombie.open();
         zombie.processElement(upsert(1, "committed"), 0);

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A stop-with-savepoint (no drain, no {@code finish()}) publishes what the savepoint covers before the task closes. */
 class StopWithSavepointTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @AfterEach
     void openGate() {
@@ -33,9 +34,14 @@ class StopWithSavepointTest {
 
     @Test
     void aStopWithSavepointPublishesBeforeTheTaskCloses() throws Exception {
-        WalSink<RowData> sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(1).flushInterval(Duration.ofMillis(100)).memtableMaxRows(100)
-                .storeWrapper(GatedStore::new).build();
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(1)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(100)
+                .storeWrapper(GatedStore::new)
+                .build();
         GatedStore.closeFor(null);
         Map<Long, String> expected = new TreeMap<>();
         SinkHarness h = SinkHarness.of(sink, true);
@@ -64,7 +70,8 @@ class StopWithSavepointTest {
             return 0;
         }
         try (Stream<Path> paths = Files.walk(shards, 2)) {
-            return paths.filter(Files::isDirectory).filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
+            return paths.filter(Files::isDirectory)
+                    .filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
                     .count();
         } catch (IOException e) {
             throw new IllegalStateException(e);

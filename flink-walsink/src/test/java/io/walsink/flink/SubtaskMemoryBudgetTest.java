@@ -22,16 +22,23 @@ import org.junit.jupiter.api.io.TempDir;
 class SubtaskMemoryBudgetTest {
     private static final String ROW_20K = "z".repeat(20 * 1024);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void theSubtaskBudgetFreezesAndFlushesTheLargestShards() throws Exception {
         // Four buckets of 64 rows of 20 KiB (1.3 MB each; memtable sizes are looked at every 256 rows):
         // every shard is under its 64 MiB budget,
         // the four together are over the subtask's 1 MiB.
-        WalSink<RowData> sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(4).flushInterval(Duration.ofMillis(100)).memtableMaxRows(1_000_000)
-                .memtableMaxBytes(1 << 20).walMaxBufferBytes(1 << 20).maxUnflushedBytes(64 << 20)
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(4)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(1_000_000)
+                .memtableMaxBytes(1 << 20)
+                .walMaxBufferBytes(1 << 20)
+                .maxUnflushedBytes(64 << 20)
                 .maxUnflushedBytesPerSubtask(1 << 20)
                 .build();
         Map<Long, String> expected = new TreeMap<>();

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TickerTimerKeyTest {
     private static final String BIG = "x".repeat(30 * 1024);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @AfterEach
     void openGate() {
@@ -40,10 +41,18 @@ class TickerTimerKeyTest {
         // budget, so the next row of its bucket that looks at the budget yields while its SSTable is written.
         // (Budgets are looked at every 64th row: of the subtask before the fix, of the bucket after it.
         // The row that yields is both: the bucket's 64th and the subtask's 128th.)
-        WalSink<RowData> sink = WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(2).flushInterval(Duration.ofMillis(100)).memtableMaxRows(63)
-                .memtableMaxBytes(1 << 20).walMaxBufferBytes(1 << 20).maxUnflushedBytes(1 << 20)
-                .ioThreads(1).storeWrapper(GatedStore::new).build();
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(63)
+                .memtableMaxBytes(1 << 20)
+                .walMaxBufferBytes(1 << 20)
+                .maxUnflushedBytes(1 << 20)
+                .ioThreads(1)
+                .storeWrapper(GatedStore::new)
+                .build();
         long a = idInBucket(sink, 0);
         long b = idInBucket(sink, 1);
         GatedStore.closeFor(null);
@@ -61,19 +70,26 @@ class TickerTimerKeyTest {
             for (int i = 1; i <= 64; i++) { // B's 63rd row freezes its memtable and starts its append
                 h.processElement(upsert(b, "b" + i), 0);
             }
-            awaitWithoutRunningMails(() -> GatedStore.held() == 1 && h.getTaskMailbox().hasMail());
+            awaitWithoutRunningMails(
+                    () -> GatedStore.held() == 1 && h.getTaskMailbox().hasMail());
             runQueuedMails(h); // A's append completes: nothing pending, its SSTable write queued
             h.setProcessingTime(1); // A's ticker fires with nothing pending, so A is left unarmed
-            assertThat(h.numProcessingTimeTimers()).as("only B's ticker is armed").isEqualTo(1);
+            assertThat(h.numProcessingTimeTimers())
+                    .as("only B's ticker is armed")
+                    .isEqualTo(1);
 
             // A's 64th row looks at its budget and yields until its SSTable is written. In that
             // yield B's ticker fires (Flink sets the current key to B), then B's append is let go.
             AtomicBoolean ranInYield = new AtomicBoolean();
-            h.getTaskMailbox().put(new Mail(() -> {
-                ranInYield.set(true);
-                h.setProcessingTime(101);
-                GatedStore.open();
-            }, TaskMailbox.MAX_PRIORITY, "B's ticker fires during A's yield"));
+            h.getTaskMailbox()
+                    .put(new Mail(
+                            () -> {
+                                ranInYield.set(true);
+                                h.setProcessingTime(101);
+                                GatedStore.open();
+                            },
+                            TaskMailbox.MAX_PRIORITY,
+                            "B's ticker fires during A's yield"));
             h.processElement(upsert(a, "after the yield"), 1);
             assertThat(ranInYield).as("the budget check yielded to the mailbox").isTrue();
 
@@ -82,7 +98,8 @@ class TickerTimerKeyTest {
                 h.setProcessingTime(t);
                 HarnessSupport.settle(h, 20);
             }
-            runMailsUntil(h, () -> "after the yield".equals(read(dir.resolve("table"), ReadMode.LATEST).get(a)));
+            runMailsUntil(h, () -> "after the yield"
+                    .equals(read(dir.resolve("table"), ReadMode.LATEST).get(a)));
         }
     }
 
@@ -97,7 +114,8 @@ class TickerTimerKeyTest {
     }
 
     private static void runQueuedMails(SinkHarness h) throws Exception {
-        for (var mail = h.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY); mail.isPresent();
+        for (var mail = h.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY);
+                mail.isPresent();
                 mail = h.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY)) {
             mail.get().run();
         }

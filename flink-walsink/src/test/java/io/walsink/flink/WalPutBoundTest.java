@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class WalPutBoundTest {
     static final AtomicReference<FaultInjectingObjectStore> COUNTER = new AtomicReference<>();
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private long walPutsFor(int rowsPerSecond, String tableName) throws Exception {
         WalSink<RowData> sink = WalSink.forRowData(ROW)

@@ -21,10 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Bad configuration and bad input fail with a message naming the problem, before a shard is claimed. */
 class WalSinkBuilderTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private WalSinkBuilder<RowData> builder() {
-        return WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id").createTableIfMissing(4);
+        return WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(4);
     }
 
     @Test
@@ -48,43 +52,59 @@ class WalSinkBuilderTest {
     @Test
     void pathIsRequiredAndMustParse() {
         assertThatThrownBy(() -> WalSink.forRowData(ROW).build()).hasMessageContaining("path is required");
-        assertThatThrownBy(() -> WalSink.forRowData(ROW).path("s3://").primaryKey("id").createTableIfMissing(2).build())
+        assertThatThrownBy(() -> WalSink.forRowData(ROW)
+                        .path("s3://")
+                        .primaryKey("id")
+                        .createTableIfMissing(2)
+                        .build())
                 .hasMessageContaining("s3://");
     }
 
     @Test
     void rowTypeThatDoesNotFitTheTableIsNamed() {
         builder().build(); // creates the table (id BIGINT, name STRING)
-        RowType other = RowType.of(new LogicalType[] {new BigIntType(false), new IntType()}, new String[] {"id", "name"});
-        assertThatThrownBy(() -> WalSink.forRowData(other).path(dir.resolve("table").toString()).build())
+        RowType other =
+                RowType.of(new LogicalType[] {new BigIntType(false), new IntType()}, new String[] {"id", "name"});
+        assertThatThrownBy(() -> WalSink.forRowData(other)
+                        .path(dir.resolve("table").toString())
+                        .build())
                 .hasMessageContaining("name");
         RowType missing = RowType.of(new LogicalType[] {new BigIntType(false)}, new String[] {"id"});
-        assertThatThrownBy(() -> WalSink.forRowData(missing).path(dir.resolve("table").toString()).build())
+        assertThatThrownBy(() -> WalSink.forRowData(missing)
+                        .path(dir.resolve("table").toString())
+                        .build())
                 .hasMessageContaining("name");
     }
 
     @Test
     void keyOfAnExistingTableMustMatch() {
         builder().build();
-        assertThatThrownBy(() -> WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("name").build())
-                .hasMessageContaining("[name]").hasMessageContaining("[id]");
+        assertThatThrownBy(() -> WalSink.forRowData(ROW)
+                        .path(dir.resolve("table").toString())
+                        .primaryKey("name")
+                        .build())
+                .hasMessageContaining("[name]")
+                .hasMessageContaining("[id]");
     }
 
     @Test
     void negativeBudgetsNameTheirOptions() {
         assertThatThrownBy(() -> builder().memtableMaxRows(0).build()).hasMessageContaining("sink.memtable.max-rows");
-        assertThatThrownBy(() -> builder().maxUnflushedBytes(10).build()).hasMessageContaining("sink.max-unflushed-bytes");
+        assertThatThrownBy(() -> builder().maxUnflushedBytes(10).build())
+                .hasMessageContaining("sink.max-unflushed-bytes");
         assertThatThrownBy(() -> builder().parallelism(0).build()).hasMessageContaining("sink.parallelism");
     }
 
     @Test
     void aNullKeyFailsBeforeTheShardIsClaimed() throws Exception {
         WalSink<RowData> sink = builder().build();
-        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(),
-                row -> 0, Types.INT, 128, 1, 0)) {
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(sink.operatorFactory(), row -> 0, Types.INT, 128, 1, 0)) {
             h.open();
             GenericRowData row = GenericRowData.of(null, StringData.fromString("x"));
-            assertThatThrownBy(() -> h.processElement(row, 0)).hasMessageContaining("id").hasMessageContaining("null");
+            assertThatThrownBy(() -> h.processElement(row, 0))
+                    .hasMessageContaining("id")
+                    .hasMessageContaining("null");
             assertThat(Files.exists(dir.resolve("table").resolve("_mem_wal"))).isFalse();
         }
     }

@@ -43,9 +43,11 @@ class WalSinkFailoverTest {
     private static final int MIN_POLLS = 5;
     /** Reads that found a published table other than the one the read before found, at least. */
     private static final int MIN_CHANGES_SEEN = 3;
+
     private static final double RUN_SECONDS = 2.5;
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private Path table() {
         return dir.resolve("table");
@@ -62,18 +64,31 @@ class WalSinkFailoverTest {
     private Map<Long, String> runWithFailures(ChangeGenerator changes, long n, long seed, CommittedReadPoller poller)
             throws Exception {
         FailoverTestSupport.reset(6);
-        DataGeneratorSource<Long> source = new DataGeneratorSource<>(i -> i, n,
-                RateLimiterStrategy.perSecond(n / RUN_SECONDS), Types.LONG);
-        return run(n, poller, env -> env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perSecond(n / RUN_SECONDS), Types.LONG);
+        return run(
+                n,
+                poller,
+                env -> env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
                         .setParallelism(1)
-                        .map(new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5)).setParallelism(1)
-                        .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1),
-                FailoverTestSupport.flaky(0.02, seed), 150, 2_000);
+                        .map(new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5))
+                        .setParallelism(1)
+                        .map(changes::change)
+                        .returns(WalSinkMiniClusterTest.rowDataType())
+                        .setParallelism(1),
+                FailoverTestSupport.flaky(0.02, seed),
+                150,
+                2_000);
     }
 
-    private Map<Long, String> run(long n, CommittedReadPoller poller,
-            Function<StreamExecutionEnvironment, DataStream<RowData>> changes, WalSinkOptions.StoreWrapper store,
-            long checkpointInterval, long memtableMaxRows) throws Exception {
+    private Map<Long, String> run(
+            long n,
+            CommittedReadPoller poller,
+            Function<StreamExecutionEnvironment, DataStream<RowData>> changes,
+            WalSinkOptions.StoreWrapper store,
+            long checkpointInterval,
+            long memtableMaxRows)
+            throws Exception {
         Configuration config = new Configuration();
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
@@ -102,10 +117,13 @@ class WalSinkFailoverTest {
     }
 
     private void assertReaderSawNoViolations(CommittedReadPoller poller, long seed) {
-        System.out.println("committed reader: " + poller + "; store faults fired: "
-                + FailoverTestSupport.injectedStoreFaults());
-        assertThat(poller.polls()).as("committed reads of seed %d: %s", seed, poller).isGreaterThanOrEqualTo(MIN_POLLS);
-        assertThat(poller.changesSeen()).as("committed reads that saw the table change, seed %d: %s", seed, poller)
+        System.out.println(
+                "committed reader: " + poller + "; store faults fired: " + FailoverTestSupport.injectedStoreFaults());
+        assertThat(poller.polls())
+                .as("committed reads of seed %d: %s", seed, poller)
+                .isGreaterThanOrEqualTo(MIN_POLLS);
+        assertThat(poller.changesSeen())
+                .as("committed reads that saw the table change, seed %d: %s", seed, poller)
                 .isGreaterThanOrEqualTo(MIN_CHANGES_SEEN);
         assertThat(poller.violations())
                 .as("what the committed reader saw, seed %d; %s", seed, manifestHistory(table()))
@@ -119,9 +137,20 @@ class WalSinkFailoverTest {
             io.walsink.format.manifest.ManifestStore m = new io.walsink.format.manifest.ManifestStore(store, shard);
             for (long v : m.listVersions()) {
                 var x = m.read(v);
-                b.append("\n ").append(shard.toString(), 0, 8).append(" v").append(v).append(" e").append(x.writerEpoch())
-                        .append(" ra").append(x.replayAfterWalEntryPosition()).append(" cg").append(x.currentGeneration())
-                        .append(" ").append(x.sstables().stream().map(t -> t.generation() + ":" + t.path()).toList());
+                b.append("\n ")
+                        .append(shard.toString(), 0, 8)
+                        .append(" v")
+                        .append(v)
+                        .append(" e")
+                        .append(x.writerEpoch())
+                        .append(" ra")
+                        .append(x.replayAfterWalEntryPosition())
+                        .append(" cg")
+                        .append(x.currentGeneration())
+                        .append(" ")
+                        .append(x.sstables().stream()
+                                .map(t -> t.generation() + ":" + t.path())
+                                .toList());
             }
         }
         return b.toString();
@@ -135,7 +164,9 @@ class WalSinkFailoverTest {
         CommittedReadPoller poller = poller(changes, n);
         Map<Long, String> table = runWithFailures(changes, n, seed, poller);
         assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
-        assertThat(FailoverTestSupport.injectedStoreFaults()).as("store faults fired, seed %d", seed).isPositive();
+        assertThat(FailoverTestSupport.injectedStoreFaults())
+                .as("store faults fired, seed %d", seed)
+                .isPositive();
         assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
         assertReaderSawNoViolations(poller, seed);
     }
@@ -155,29 +186,39 @@ class WalSinkFailoverTest {
         FailoverTestSupport.reset(0);
         RestartBeforeFirstCheckpoint.reset(poller);
         long[] holds = {failAt / 4, failAt / 2, failAt * 3 / 4};
-        DataGeneratorSource<Long> source = new DataGeneratorSource<>(i -> i, n,
-                new RestartBeforeFirstCheckpoint.HoldWhileResending(failAt, holds), Types.LONG);
+        DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                i -> i, n, new RestartBeforeFirstCheckpoint.HoldWhileResending(failAt, holds), Types.LONG);
         FlatMapFunction<Long, Long> failure =
                 new RestartBeforeFirstCheckpoint.FirstAttemptFailsAfterItsRowsAreDurable(table(), changes, failAt);
-        Map<Long, String> table = run(n, poller, env -> env
-                        .fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers").setParallelism(1)
-                        .flatMap(failure).setParallelism(1)
-                        .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1),
+        Map<Long, String> table = run(
+                n,
+                poller,
+                env -> env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
+                        .setParallelism(1)
+                        .flatMap(failure)
+                        .setParallelism(1)
+                        .map(changes::change)
+                        .returns(WalSinkMiniClusterTest.rowDataType())
+                        .setParallelism(1),
                 // small memtables: SSTables to publish at each hold
-                RestartBeforeFirstCheckpoint.signallingWalPuts(store -> store), 200, 500);
+                RestartBeforeFirstCheckpoint.signallingWalPuts(store -> store),
+                200,
+                500);
 
         // the interleaving happened: all of the first attempt's rows were durable in the WAL when
         // it failed, and no checkpoint had completed ...
         assertThat(RestartBeforeFirstCheckpoint.FIRST_ATTEMPT).isFalse();
         assertThat(RestartBeforeFirstCheckpoint.WAL_PUTS_AT_FAILURE.get()).isPositive();
-        assertThat(RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_IN_FIRST_ATTEMPT).hasValue(0);
+        assertThat(RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_IN_FIRST_ATTEMPT)
+                .hasValue(0);
         // ... then checkpoints completed, each followed by a committed read, while older changes were re-sent
         assertThat(RestartBeforeFirstCheckpoint.HOLDS_RELEASED_AFTER_A_READ).hasValue(holds.length);
         assertThat(RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_WHILE_RESENDING.get())
                 .isGreaterThanOrEqualTo(holds.length);
         System.out.println("restart before the first checkpoint: " + RestartBeforeFirstCheckpoint.WAL_PUTS_AT_FAILURE
                 + " WAL entries at the failure, " + RestartBeforeFirstCheckpoint.ATTEMPTS_FAILED_AT_A_CHECKPOINT
-                + " attempts failed at a checkpoint before, " + RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_WHILE_RESENDING
+                + " attempts failed at a checkpoint before, "
+                + RestartBeforeFirstCheckpoint.CHECKPOINTS_COMPLETED_WHILE_RESENDING
                 + " checkpoints completed while re-sending; reader: " + poller);
         assertThat(table).isEqualTo(changes.model(n));
         assertReaderSawNoViolations(poller, 0);
@@ -190,15 +231,21 @@ class WalSinkFailoverTest {
         long n = 20_000;
         CommittedReadPoller poller = poller(changes, n);
         Map<Long, String> table = runWithFailures(changes, n, seed, poller);
-        assertThat(FailoverTestSupport.injectedStoreFaults()).as("store faults fired, seed %d", seed).isPositive();
+        assertThat(FailoverTestSupport.injectedStoreFaults())
+                .as("store faults fired, seed %d", seed)
+                .isPositive();
         assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
         assertReaderSawNoViolations(poller, seed);
         Path path = table();
         Map<Long, String> lance = new HashMap<>();
         LocalObjectStore store = new LocalObjectStore(path);
         try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
-            LanceOracle.scan(allocator, path.toString(), Map.of(),
-                            LanceOracle.snapshots(store, HarnessSupport.shards(path)), List.of("id", "name"))
+            LanceOracle.scan(
+                            allocator,
+                            path.toString(),
+                            Map.of(),
+                            LanceOracle.snapshots(store, HarnessSupport.shards(path)),
+                            List.of("id", "name"))
                     .forEach(r -> lance.put((Long) r.get("id"), String.valueOf(r.get("name"))));
         }
         assertThat(lance).isEqualTo(changes.model(n));

@@ -24,9 +24,11 @@ class WalSinkMetricsTest {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2, REPORTER.addToConfiguration(new Configuration()));
+    static final MiniClusterExtension FLINK =
+            MiniClusters.withSlots(2, REPORTER.addToConfiguration(new Configuration()));
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void countersGaugesAndTheDurableLagHistogramAreReported() throws Exception {
@@ -36,9 +38,15 @@ class WalSinkMetricsTest {
         env.setParallelism(1);
         env.enableCheckpointing(200);
         env.fromSequence(0, n - 1)
-                .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType())
-                .sinkTo(WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                        .createTableIfMissing(2).flushInterval(Duration.ofMillis(20)).memtableMaxRows(1_000).build())
+                .map(changes::change)
+                .returns(WalSinkMiniClusterTest.rowDataType())
+                .sinkTo(WalSink.forRowData(ROW)
+                        .path(dir.resolve("table").toString())
+                        .primaryKey("id")
+                        .createTableIfMissing(2)
+                        .flushInterval(Duration.ofMillis(20))
+                        .memtableMaxRows(1_000)
+                        .build())
                 .uid("walsink-metrics");
         JobExecutionResult result = env.execute("walsink metrics");
 
@@ -62,8 +70,11 @@ class WalSinkMetricsTest {
     }
 
     private static Metric metric(Map<String, Metric> metrics, String name) {
-        return metrics.entrySet().stream().filter(e -> e.getKey().endsWith("walsink." + name)).map(Map.Entry::getValue)
-                .findFirst().orElseThrow(() -> new AssertionError("no metric walsink." + name + " in " + metrics.keySet()));
+        return metrics.entrySet().stream()
+                .filter(e -> e.getKey().endsWith("walsink." + name))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no metric walsink." + name + " in " + metrics.keySet()));
     }
 
     private static long counter(Map<String, Metric> metrics, String name) {

@@ -22,7 +22,8 @@ class WalSinkMiniClusterTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void boundedJobWritesTheModelsTable() throws Exception {
@@ -32,8 +33,11 @@ class WalSinkMiniClusterTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
-        env.fromSequence(0, n - 1).setParallelism(1) // one source subtask keeps per-key order
-                .map(changes::change).returns(rowDataType()).setParallelism(1)
+        env.fromSequence(0, n - 1)
+                .setParallelism(1) // one source subtask keeps per-key order
+                .map(changes::change)
+                .returns(rowDataType())
+                .setParallelism(1)
                 .sinkTo(WalSink.forRowData(ROW)
                         .path(table.toString())
                         .primaryKey("id")
@@ -54,17 +58,25 @@ class WalSinkMiniClusterTest {
         env.setParallelism(2);
         env.enableCheckpointing(200);
         env.fromSequence(0, 2_999)
-                .map(i -> (RowData) org.apache.flink.table.data.GenericRowData.of(i % 100,
-                        org.apache.flink.table.data.StringData.fromString("event-" + i)))
+                .map(i -> (RowData) org.apache.flink.table.data.GenericRowData.of(
+                        i % 100, org.apache.flink.table.data.StringData.fromString("event-" + i)))
                 .returns(rowDataType())
-                .sinkTo(WalSink.forRowData(ROW).path(table.toString()).createTableIfMissing(1)
-                        .memtableMaxRows(1_000).build());
+                .sinkTo(WalSink.forRowData(ROW)
+                        .path(table.toString())
+                        .createTableIfMissing(1)
+                        .memtableMaxRows(1_000)
+                        .build());
         env.execute("walsink append-only");
 
         try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
-            var rows = new io.walsink.read.TableReader(table.toString(), java.util.Map.of(),
-                    new io.walsink.storage.LocalObjectStore(table), io.walsink.format.wal.WalSchemaProfile.SPEC, allocator)
-                    .read(ReadMode.COMMITTED).rows();
+            var rows = new io.walsink.read.TableReader(
+                            table.toString(),
+                            java.util.Map.of(),
+                            new io.walsink.storage.LocalObjectStore(table),
+                            io.walsink.format.wal.WalSchemaProfile.SPEC,
+                            allocator)
+                    .read(ReadMode.COMMITTED)
+                    .rows();
             assertThat(rows).hasSize(3_000);
             assertThat(rows.stream().map(r -> r.get("name")).distinct()).hasSize(3_000);
         }
@@ -72,13 +84,18 @@ class WalSinkMiniClusterTest {
 
     @Test
     void appendOnlyTablesHaveOneShard() {
-        assertThatThrownBy(() -> WalSink.forRowData(ROW).path(dir.resolve("log").toString()).createTableIfMissing(4).build())
+        assertThatThrownBy(() -> WalSink.forRowData(ROW)
+                        .path(dir.resolve("log").toString())
+                        .createTableIfMissing(4)
+                        .build())
                 .hasMessageContaining("append-only");
     }
 
     @Test
     void aMissingTableFailsWhileTheJobIsBuilt() {
-        assertThatThrownBy(() -> WalSink.forRowData(ROW).path(dir.resolve("nothing").toString()).build())
+        assertThatThrownBy(() -> WalSink.forRowData(ROW)
+                        .path(dir.resolve("nothing").toString())
+                        .build())
                 .hasMessageContaining("no Lance table at")
                 .hasMessageContaining("createTableIfMissing");
     }

@@ -35,16 +35,19 @@ public final class WalSinkProcessKillJob {
     public static void main(String[] args) throws Exception {
         Path table = Path.of(args[0]);
         Path checkpointDir = Path.of(args[1]);
-        ChangeGenerator changes = new ChangeGenerator(Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                Long.parseLong(args[4]));
+        ChangeGenerator changes =
+                new ChangeGenerator(Integer.parseInt(args[2]), Integer.parseInt(args[3]), Long.parseLong(args[4]));
         long n = Long.parseLong(args[5]);
         double rowsPerSecond = Double.parseDouble(args[6]);
 
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(CHECKPOINT_INTERVAL_MILLIS));
-        config.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        config.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
+        config.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                checkpointDir.toUri().toString());
         if (args.length > 7) {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, args[7]);
         }
@@ -53,9 +56,11 @@ public final class WalSinkProcessKillJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
 
-        DataGeneratorSource<RowData> source = new DataGeneratorSource<>(changes::change, n,
-                RateLimiterStrategy.perSecond(rowsPerSecond), WalSinkMiniClusterTest.rowDataType());
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes").uid("changes").setParallelism(1)
+        DataGeneratorSource<RowData> source = new DataGeneratorSource<>(
+                changes::change, n, RateLimiterStrategy.perSecond(rowsPerSecond), WalSinkMiniClusterTest.rowDataType());
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
+                .uid("changes")
+                .setParallelism(1)
                 .sinkTo(WalSink.forRowData(ROW)
                         .path(table.toString())
                         .primaryKey("id")

@@ -37,14 +37,15 @@ class WalSinkProcessKillTest {
     /** The JVM flag the surefire argLine passes ({@code walsink.jvm.flags} in the parent pom): Arrow needs it. */
     private static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private final List<Process> children = new ArrayList<>();
 
     @Test
     void sigkilledJobsRestoredFromTheirNewestRetainedCheckpointEndWithTheModel() throws Exception {
-        long seed = FailoverTestSupport.seed("sigkilledJobsRestoredFromTheirNewestRetainedCheckpointEndWithTheModel",
-                8_201);
+        long seed = FailoverTestSupport.seed(
+                "sigkilledJobsRestoredFromTheirNewestRetainedCheckpointEndWithTheModel", 8_201);
         ChangeGenerator changes = new ChangeGenerator(200, 6, seed == 0 ? 1 : seed); // seed 0 is the unseeded stream
         SplittableRandom random = new SplittableRandom(seed);
         Path table = dir.resolve("table");
@@ -60,13 +61,20 @@ class WalSinkProcessKillTest {
                 // kill once this child completed 1 or 2 checkpoints of its own (newer than the one it restored)
                 int wanted = 1 + random.nextInt(2);
                 long first = awaitCheckpointAbove(child, k, checkpoints, 0); // its folder holds only its own
-                assertThat(first).as("child %d continues the checkpoint ids of the one it restored", k)
+                assertThat(first)
+                        .as("child %d continues the checkpoint ids of the one it restored", k)
                         .isGreaterThan(lastCheckpoint);
                 long seen = wanted == 1 ? first : awaitCheckpointAbove(child, k, checkpoints, first);
-                assertThat(child.isAlive()).as("child %d still running when killed (seed %d)", k, seed).isTrue();
+                assertThat(child.isAlive())
+                        .as("child %d still running when killed (seed %d)", k, seed)
+                        .isTrue();
                 child.destroyForcibly();
-                assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("child %d gone after SIGKILL", k).isTrue();
-                assertThat(child.exitValue()).as("child %d exit code: 128 + SIGKILL(9)", k).isEqualTo(137);
+                assertThat(child.waitFor(30, TimeUnit.SECONDS))
+                        .as("child %d gone after SIGKILL", k)
+                        .isTrue();
+                assertThat(child.exitValue())
+                        .as("child %d exit code: 128 + SIGKILL(9)", k)
+                        .isEqualTo(137);
                 Path newest = newestCheckpoint(checkpoints).orElseThrow();
                 lastCheckpoint = checkpointId(newest);
                 assertThat(lastCheckpoint).isGreaterThanOrEqualTo(seen);
@@ -76,8 +84,11 @@ class WalSinkProcessKillTest {
             }
             Process last = start(KILLS, table, changes, dir.resolve("checkpoints-" + KILLS), restore);
             assertThat(last.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS))
-                    .as("the last child ran to the end within %d s; %s", CHILD_TIMEOUT_SECONDS, logTail(KILLS)).isTrue();
-            assertThat(last.exitValue()).as("the last child's exit code; %s", logTail(KILLS)).isZero();
+                    .as("the last child ran to the end within %d s; %s", CHILD_TIMEOUT_SECONDS, logTail(KILLS))
+                    .isTrue();
+            assertThat(last.exitValue())
+                    .as("the last child's exit code; %s", logTail(KILLS))
+                    .isZero();
         } finally {
             for (Process child : children) {
                 child.destroyForcibly();
@@ -89,12 +100,19 @@ class WalSinkProcessKillTest {
         System.out.println("committed reader: " + poller);
 
         Map<Long, String> model = changes.model(N);
-        assertThat(read(table, ReadMode.COMMITTED)).as("COMMITTED, seed %d", seed).isEqualTo(model);
+        assertThat(read(table, ReadMode.COMMITTED))
+                .as("COMMITTED, seed %d", seed)
+                .isEqualTo(model);
         assertThat(read(table, ReadMode.LATEST)).as("LATEST, seed %d", seed).isEqualTo(model);
-        assertThat(poller.polls()).as("committed reads, seed %d: %s", seed, poller).isGreaterThanOrEqualTo(20);
-        assertThat(poller.changesSeen()).as("reads that saw the table change, seed %d: %s", seed, poller)
+        assertThat(poller.polls())
+                .as("committed reads, seed %d: %s", seed, poller)
+                .isGreaterThanOrEqualTo(20);
+        assertThat(poller.changesSeen())
+                .as("reads that saw the table change, seed %d: %s", seed, poller)
                 .isGreaterThanOrEqualTo(KILLS);
-        assertThat(poller.violations()).as("what the committed reader saw, seed %d", seed).isEmpty();
+        assertThat(poller.violations())
+                .as("what the committed reader saw, seed %d", seed)
+                .isEmpty();
     }
 
     private Process start(int k, Path table, ChangeGenerator changes, Path checkpoints, String restore)
@@ -107,11 +125,16 @@ class WalSinkProcessKillTest {
                 "-Xmx512m",
                 "-XX:TieredStopAtLevel=1", // a short run: start fast
                 "-Djava.io.tmpdir=" + tmp,
-                "-cp", System.getProperty("java.class.path"),
+                "-cp",
+                System.getProperty("java.class.path"),
                 WalSinkProcessKillJob.class.getName(),
-                table.toString(), checkpoints.toString(),
-                Integer.toString(changes.keys()), Integer.toString(changes.deleteEvery()), Long.toString(changes.seed()),
-                Long.toString(N), Double.toString(ROWS_PER_SECOND)));
+                table.toString(),
+                checkpoints.toString(),
+                Integer.toString(changes.keys()),
+                Integer.toString(changes.deleteEvery()),
+                Long.toString(changes.seed()),
+                Long.toString(N),
+                Double.toString(ROWS_PER_SECOND)));
         if (restore != null) {
             command.add(restore);
         }
@@ -130,7 +153,8 @@ class WalSinkProcessKillTest {
     private String logTail(int k) {
         try {
             List<String> lines = Files.readAllLines(log(k));
-            return "log of child " + k + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+            return "log of child " + k + ":\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
         } catch (IOException e) {
             return "no log of child " + k + ": " + e;
         }
@@ -169,7 +193,9 @@ class WalSinkProcessKillTest {
         try (Stream<Path> jobs = Files.list(checkpoints)) {
             for (Path job : jobs.toList()) {
                 try (Stream<Path> chks = Files.list(job)) {
-                    chks.filter(c -> CHECKPOINT.matcher(c.getFileName().toString()).matches())
+                    chks.filter(c -> CHECKPOINT
+                                    .matcher(c.getFileName().toString())
+                                    .matches())
                             .filter(c -> Files.isRegularFile(c.resolve("_metadata")))
                             .forEach(completed::add);
                 } catch (IOException | java.io.UncheckedIOException concurrentlyDeleted) {

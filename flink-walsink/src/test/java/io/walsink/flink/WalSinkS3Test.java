@@ -40,8 +40,11 @@ class WalSinkS3Test {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(300);
-        env.fromSequence(0, n - 1).setParallelism(1)
-                .map(changes::change).returns(WalSinkMiniClusterTest.rowDataType()).setParallelism(1)
+        env.fromSequence(0, n - 1)
+                .setParallelism(1)
+                .map(changes::change)
+                .returns(WalSinkMiniClusterTest.rowDataType())
+                .setParallelism(1)
                 .sinkTo(WalSink.forRowData(ROW)
                         .path(path)
                         .primaryKey("id")
@@ -55,8 +58,11 @@ class WalSinkS3Test {
 
         Map<Long, String> table = new TreeMap<>();
         Map<String, String> lance = LanceStorageOptions.of(StorageLocation.parse(path), S3.options());
-        try (ObjectStore store = ObjectStores.open(path, S3.options()); RootAllocator allocator = new RootAllocator()) {
-            new TableReader(path, lance, store, WalSchemaProfile.SPEC, allocator).read(ReadMode.COMMITTED).rows()
+        try (ObjectStore store = ObjectStores.open(path, S3.options());
+                RootAllocator allocator = new RootAllocator()) {
+            new TableReader(path, lance, store, WalSchemaProfile.SPEC, allocator)
+                    .read(ReadMode.COMMITTED)
+                    .rows()
                     .forEach(r -> table.put((Long) r.get("id"), (String) r.get("name")));
         }
         assertThat(table).isEqualTo(changes.model(n));

@@ -21,11 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
  * what earlier attempts published and replays the WAL; it never rolls back to the job's start.
  */
 class WithoutCheckpointingRestartTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private WalSink<RowData> sink() {
-        return WalSink.forRowData(ROW).path(dir.resolve("table").toString()).primaryKey("id")
-                .createTableIfMissing(2).flushInterval(Duration.ofMillis(100)).memtableMaxRows(1_000_000).build();
+        return WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(1_000_000)
+                .build();
     }
 
     @Test

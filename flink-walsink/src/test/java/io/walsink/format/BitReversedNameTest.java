@@ -65,8 +65,7 @@ class BitReversedNameTest {
         assertThatThrownBy(() -> BitReversedName.walEntryName(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("none");
-        assertThatThrownBy(() -> BitReversedName.manifestName(0))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> BitReversedName.manifestName(0)).isInstanceOf(IllegalArgumentException.class);
         assertThat(BitReversedName.parseWalEntryPosition(zeros(64) + ".arrow")).isEmpty();
     }
 

@@ -56,8 +56,14 @@ class AppendOnlyAndCompactedTest {
     void appendOnlyTableReturnsEveryRowInReadOrder() {
         String uri = dir.resolve("log").toString();
         // No primary key: LanceTables refuses such a table, so it is created with lance-core directly.
-        Dataset.create(allocator, uri, TableReaderTest.TABLE,
-                new WriteParams.Builder().withMode(WriteParams.WriteMode.CREATE).build()).close();
+        Dataset.create(
+                        allocator,
+                        uri,
+                        TableReaderTest.TABLE,
+                        new WriteParams.Builder()
+                                .withMode(WriteParams.WriteMode.CREATE)
+                                .build())
+                .close();
         LocalObjectStore store = new LocalObjectStore(Path.of(uri));
         MemWalTable table = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
         assertThat(table.storage().primaryKey()).isEmpty();
@@ -75,10 +81,19 @@ class AppendOnlyAndCompactedTest {
         TableReader reader = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
         TableRows committed = reader.read(ReadMode.COMMITTED);
         assertThat(committed.primaryKey()).isEmpty();
-        assertThat(committed.rows()).containsExactlyElementsOf(
-                new RowModel(COLUMNS, List.of()).apply(base).apply(gen1).apply(gen2).rows());
-        assertThat(reader.read(ReadMode.LATEST).rows()).containsExactlyElementsOf(
-                new RowModel(COLUMNS, List.of()).apply(base).apply(gen1).apply(gen2).apply(wal).rows());
+        assertThat(committed.rows())
+                .containsExactlyElementsOf(new RowModel(COLUMNS, List.of())
+                        .apply(base)
+                        .apply(gen1)
+                        .apply(gen2)
+                        .rows());
+        assertThat(reader.read(ReadMode.LATEST).rows())
+                .containsExactlyElementsOf(new RowModel(COLUMNS, List.of())
+                        .apply(base)
+                        .apply(gen1)
+                        .apply(gen2)
+                        .apply(wal)
+                        .rows());
     }
 
     @Test
@@ -100,18 +115,23 @@ class AppendOnlyAndCompactedTest {
             assertThat(CompactedSsTables.of(base, uri)).containsExactly(Map.entry(s.id(), 1L));
         }
         List<Map<String, Object>> rows = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator)
-                .read(ReadMode.COMMITTED).rows();
-        assertThat(rows).containsExactly(row("id", 1L, "name", "compacted", "score", 100),
-                row("id", 3L, "name", "gen2", "score", 3));
+                .read(ReadMode.COMMITTED)
+                .rows();
+        assertThat(rows)
+                .containsExactly(
+                        row("id", 1L, "name", "compacted", "score", 100), row("id", 3L, "name", "gen2", "score", 3));
 
         // lance-core's LsmScanner applies what the snapshots name: it does not drop merged
         // generations itself, so a snapshot still listing generation 1 shows its rows again.
-        List<Map<String, Object>> stale = LanceOracle.scan(allocator, uri, Map.of(),
-                LanceOracle.snapshots(store, Set.of(s.id())), COLUMNS);
-        assertThat(stale).containsExactlyInAnyOrder(row("id", 1L, "name", "gen1", "score", 1),
-                row("id", 2L, "name", "gen1", "score", 2), row("id", 3L, "name", "gen2", "score", 3));
-        List<Map<String, Object>> current = LanceOracle.scan(allocator, uri, Map.of(),
-                LanceOracle.snapshots(store, Set.of(s.id()), Map.of(s.id(), 1L)), COLUMNS);
+        List<Map<String, Object>> stale =
+                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, Set.of(s.id())), COLUMNS);
+        assertThat(stale)
+                .containsExactlyInAnyOrder(
+                        row("id", 1L, "name", "gen1", "score", 1),
+                        row("id", 2L, "name", "gen1", "score", 2),
+                        row("id", 3L, "name", "gen2", "score", 3));
+        List<Map<String, Object>> current = LanceOracle.scan(
+                allocator, uri, Map.of(), LanceOracle.snapshots(store, Set.of(s.id()), Map.of(s.id(), 1L)), COLUMNS);
         assertThat(current).containsExactlyInAnyOrderElementsOf(rows);
     }
 
@@ -122,16 +142,21 @@ class AppendOnlyAndCompactedTest {
         out.writeString(1, "/lance.index.BTreeIndexDetails");
         out.flush();
         assertThatThrownBy(() -> CompactedSsTables.decodeAny(bytes.toByteArray(), "somewhere"))
-                .isInstanceOf(FormatException.class).hasMessageContaining("somewhere").hasMessageContaining("BTree");
+                .isInstanceOf(FormatException.class)
+                .hasMessageContaining("somewhere")
+                .hasMessageContaining("BTree");
         assertThatThrownBy(() -> CompactedSsTables.decodeAny(new byte[] {0x12, 0x7f}, "truncated"))
-                .isInstanceOf(FormatException.class).hasMessageContaining("truncated");
+                .isInstanceOf(FormatException.class)
+                .hasMessageContaining("truncated");
     }
 
     private void mergeIntoBase(String uri, List<RowOp> rows, UUID shard, long generation) throws Exception {
         ByteArrayOutputStream ipc = new ByteArrayOutputStream();
         try (Dataset ds = LanceTables.openDataset(allocator, uri, Map.of())) {
-            try (VectorSchemaRoot root = ArrowRows.batch(allocator, ds.getSchema(),
-                    rows.stream().map(RowOp::values).toList());
+            try (VectorSchemaRoot root = ArrowRows.batch(
+                            allocator,
+                            ds.getSchema(),
+                            rows.stream().map(RowOp::values).toList());
                     ArrowStreamWriter writer = new ArrowStreamWriter(root, null, ipc)) {
                 writer.start();
                 writer.writeBatch();
@@ -141,7 +166,8 @@ class AppendOnlyAndCompactedTest {
                     .withMatchedUpdateAll()
                     .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
                     .markGenerationsAsMerged(List.of(new MergedGeneration(shard.toString(), generation)));
-            try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), allocator);
+            try (ArrowStreamReader reader =
+                            new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), allocator);
                     ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
                 Data.exportArrayStream(allocator, reader, stream);
                 MergeInsertResult result = ds.mergeInsert(params, stream);

@@ -42,10 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BucketReadTest {
     private static final int BUCKETS = 4;
     private static final Schema TABLE = new Schema(List.of(
-            Field.notNullable("id", new ArrowType.Int(64, true)),
-            Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+            Field.notNullable("id", new ArrowType.Int(64, true)), Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     @RegisterExtension
     final AllocatorExtension allocators = new AllocatorExtension();
 
@@ -66,12 +67,23 @@ class BucketReadTest {
         }
         new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).writeBase(base);
 
-        TableContext context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC,
-                ShardWriterConfig.builder().memtableMaxRows(40).build(), allocator);
+        TableContext context = new TableContext(
+                store,
+                table,
+                Map.of(),
+                WalSchemaProfile.SPEC,
+                ShardWriterConfig.builder().memtableMaxRows(40).build(),
+                allocator);
         Map<Integer, ShardWriter> shards = new HashMap<>();
         for (int b = 0; b < BUCKETS; b++) {
             UUID id = UUID.nameUUIDFromBytes(("bucket-" + b).getBytes(StandardCharsets.UTF_8));
-            shards.put(b, ShardOpener.open(context, id, b, ShardPlacement.bucket(table.sharding().specId(), b)));
+            shards.put(
+                    b,
+                    ShardOpener.open(
+                            context,
+                            id,
+                            b,
+                            ShardPlacement.bucket(table.sharding().specId(), b)));
         }
         try (VectorSchemaRoot rows = VectorSchemaRoot.create(TABLE, allocator)) {
             for (long i = 0; i < 500; i++) {
@@ -97,7 +109,8 @@ class BucketReadTest {
             List<Map<String, Object>> byBucket = new ArrayList<>();
             for (BucketSelection bucket : buckets) {
                 List<Map<String, Object>> part = reader.read(mode, RowValues.extractor(List.of("id", "name")), bucket);
-                assertThat(part).allSatisfy(r -> assertThat(bucketOf((Long) r.get("id"))).isEqualTo(bucket.bucket()));
+                assertThat(part).allSatisfy(r -> assertThat(bucketOf((Long) r.get("id")))
+                        .isEqualTo(bucket.bucket()));
                 byBucket.addAll(part);
             }
             assertThat(byBucket).as(mode.name()).containsExactlyInAnyOrderElementsOf(whole);

@@ -62,18 +62,24 @@ class S3TableReaderTest {
             s.publish();
             s.walEntry(wal);
 
-            assertThat(store.listAll("_mem_wal/" + s.id() + "/" + t.path() + "/_versions/")).isNotEmpty();
+            assertThat(store.listAll("_mem_wal/" + s.id() + "/" + t.path() + "/_versions/"))
+                    .isNotEmpty();
             // Forward insert order of the newest rows: (3, g1) was put before (2, g1b).
             assertThat(LanceRows.scan(allocator, uri + "/_mem_wal/" + s.id() + "/" + t.path(), lanceOptions()))
                     .extracting(r -> r.get("id"), r -> r.get("name"))
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple(3L, "g1"), org.assertj.core.groups.Tuple.tuple(2L, "g1b"));
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(3L, "g1"),
+                            org.assertj.core.groups.Tuple.tuple(2L, "g1b"));
 
             TableReader reader = new TableReader(uri, lanceOptions(), store, WalSchemaProfile.SPEC, allocator);
-            RowModel model = new RowModel(TableReaderTest.COLUMNS, List.of("id")).apply(base).apply(gen1);
+            RowModel model = new RowModel(TableReaderTest.COLUMNS, List.of("id"))
+                    .apply(base)
+                    .apply(gen1);
             assertThat(reader.read(ReadMode.COMMITTED).rows()).containsExactlyElementsOf(model.rows());
             // No LsmScanner cross-check here: lance-core 7.0.0's LsmScanner.fromSnapshots opens the
             // SSTables without the dataset's storage options ("Failed to resolve region for bucket").
-            assertThat(reader.read(ReadMode.LATEST).rows()).containsExactlyElementsOf(model.apply(wal).rows());
+            assertThat(reader.read(ReadMode.LATEST).rows())
+                    .containsExactlyElementsOf(model.apply(wal).rows());
         }
     }
 }

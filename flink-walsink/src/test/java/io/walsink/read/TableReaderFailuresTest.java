@@ -68,10 +68,11 @@ class TableReaderFailuresTest {
     @Test
     void missingTable() {
         String missing = dir.resolve("nothing-here").toString();
-        TableReader reader = new TableReader(missing, Map.of(), new LocalObjectStore(dir.resolve("nothing-here")),
-                WalSchemaProfile.SPEC, allocator);
+        TableReader reader = new TableReader(
+                missing, Map.of(), new LocalObjectStore(dir.resolve("nothing-here")), WalSchemaProfile.SPEC, allocator);
         assertThatThrownBy(() -> reader.read(ReadMode.COMMITTED))
-                .isInstanceOfSatisfying(TableNotFoundException.class, e -> assertThat(e.location()).isEqualTo(missing));
+                .isInstanceOfSatisfying(TableNotFoundException.class, e -> assertThat(e.location())
+                        .isEqualTo(missing));
     }
 
     @Test
@@ -79,8 +80,8 @@ class TableReaderFailuresTest {
         ManifestStore manifests = new ManifestStore(store, shard.id());
         store.putIfAbsent(manifests.versionKey(3), GARBAGE);
         assertThatThrownBy(() -> reader().read(ReadMode.COMMITTED))
-                .isInstanceOfSatisfying(CorruptManifestException.class,
-                        e -> assertThat(e.location()).endsWith(manifests.versionKey(3)));
+                .isInstanceOfSatisfying(CorruptManifestException.class, e -> assertThat(e.location())
+                        .endsWith(manifests.versionKey(3)));
     }
 
     @Test
@@ -91,7 +92,8 @@ class TableReaderFailuresTest {
 
         assertThat(reader().read(ReadMode.COMMITTED).rows()).hasSize(1);
         assertThatThrownBy(() -> reader().read(ReadMode.LATEST))
-                .isInstanceOfSatisfying(CorruptWalEntryException.class, e -> assertThat(e.location()).endsWith(key));
+                .isInstanceOfSatisfying(CorruptWalEntryException.class, e -> assertThat(e.location())
+                        .endsWith(key));
     }
 
     @Test
@@ -103,8 +105,8 @@ class TableReaderFailuresTest {
             }
         }
         assertThatThrownBy(() -> reader().read(ReadMode.COMMITTED))
-                .isInstanceOfSatisfying(FormatException.class,
-                        e -> assertThat(e.location()).endsWith("/_mem_wal/" + shard.id() + "/" + sstable.path()))
+                .isInstanceOfSatisfying(FormatException.class, e -> assertThat(e.location())
+                        .endsWith("/_mem_wal/" + shard.id() + "/" + sstable.path()))
                 .hasMessageContaining("missing");
     }
 }

@@ -44,8 +44,8 @@ class TableReaderListingRaceTest {
     void everyShardAndRowIsReadWhileTemporaryFilesVanish() throws IOException {
         String uri = dir.resolve("table").toString();
         LanceTables.create(uri, TableReaderTest.TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
-        MemWalTable table = new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC,
-                allocator);
+        MemWalTable table =
+                new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
         RowModel model = new RowModel(TableReaderTest.COLUMNS, List.of("id"));
         List<UUID> shards = new ArrayList<>();
         for (int s = 0; s < 3; s++) {
@@ -68,8 +68,8 @@ class TableReaderListingRaceTest {
             }
         });
         Files.write(manifests.resolve(TemporaryFileNames.next()), new byte[] {1});
-        TableReader reader = new TableReader(uri, Map.of(), new LocalObjectStore(fs.wrap(Path.of(uri))),
-                WalSchemaProfile.SPEC, allocator);
+        TableReader reader = new TableReader(
+                uri, Map.of(), new LocalObjectStore(fs.wrap(Path.of(uri))), WalSchemaProfile.SPEC, allocator);
 
         assertThat(reader.shards()).containsExactlyInAnyOrderElementsOf(shards);
         int afterShards = fs.fired();
@@ -77,6 +77,8 @@ class TableReaderListingRaceTest {
 
         assertThat(afterShards).as("the race fired while listing shards").isPositive();
         assertThat(fs.fired()).as("the race fired while reading").isGreaterThan(afterShards);
-        assertThat(budget.get()).as("the bound on new temporary files was not reached").isPositive();
+        assertThat(budget.get())
+                .as("the bound on new temporary files was not reached")
+                .isPositive();
     }
 }

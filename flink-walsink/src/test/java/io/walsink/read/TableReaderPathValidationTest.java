@@ -63,11 +63,14 @@ class TableReaderPathValidationTest {
         // A real SSTable dataset outside the table, where the traversal path leads.
         String other = dir.resolve("other").toString();
         LanceTables.create(other, TableReaderTest.TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
-        MemWalTable.Shard foreign = new MemWalTable(other, Map.of(), new LocalObjectStore(Path.of(other)),
-                WalSchemaProfile.SPEC, allocator).shard();
+        MemWalTable.Shard foreign = new MemWalTable(
+                        other, Map.of(), new LocalObjectStore(Path.of(other)), WalSchemaProfile.SPEC, allocator)
+                .shard();
         WrittenSsTable t = foreign.flush(List.of(RowOp.put(row("id", 99L, "name", "outside", "score", 9))), 4);
         Folders.copyTree(Path.of(other, "_mem_wal", foreign.id().toString(), t.path()), dir.resolve("elsewhere_gen_9"));
-        Path target = Path.of(uri, "_mem_wal", shard.id().toString()).resolve(TRAVERSAL).normalize();
+        Path target = Path.of(uri, "_mem_wal", shard.id().toString())
+                .resolve(TRAVERSAL)
+                .normalize();
         assertThat(target).isEqualTo(dir.resolve("elsewhere_gen_9"));
         assertThat(Files.isDirectory(target.resolve("_versions"))).isTrue();
     }
@@ -76,9 +79,11 @@ class TableReaderPathValidationTest {
     private String publishRaw(SsTable extra) {
         ShardManifest latest = manifests.readLatest().orElseThrow();
         long version = latest.version() + 1;
-        ShardManifest next = latest.toBuilder().version(version)
+        ShardManifest next = latest.toBuilder()
+                .version(version)
                 .currentGeneration(Math.max(latest.currentGeneration(), extra.generation() + 1))
-                .addSstable(extra).build();
+                .addSstable(extra)
+                .build();
         store.putIfAbsent(manifests.versionKey(version), ShardManifestCodec.encode(next));
         return manifests.location(manifests.versionKey(version));
     }

@@ -62,7 +62,8 @@ class TableReaderTest {
     @Test
     void baseSsTablesAndWalTailMergeNewestWinsWithDeletes() {
         String uri = createTable();
-        MemWalTable table = new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
+        MemWalTable table =
+                new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
         List<RowOp> base = List.of(put(1, "base", 1), put(2, "base", 2), put(3, "base", 3), put(4, "base", 4));
         List<RowOp> aGen1 = List.of(put(1, "a1", 10), put(5, "a1", 50), put(1, "a1b", 11), delete(3));
         List<RowOp> aGen2 = List.of(put(5, "a2", 51), put(7, "a2", 70), put(3, "a2", 30));
@@ -84,7 +85,11 @@ class TableReaderTest {
         b.publish();
         b.walEntry(bWal);
 
-        RowModel committed = new RowModel(COLUMNS, List.of("id")).apply(base).apply(aGen1).apply(aGen2).apply(bGen1);
+        RowModel committed = new RowModel(COLUMNS, List.of("id"))
+                .apply(base)
+                .apply(aGen1)
+                .apply(aGen2)
+                .apply(bGen1);
         TableRows committedRows = reader(uri).read(ReadMode.COMMITTED);
         assertThat(committedRows.rows()).containsExactlyElementsOf(committed.rows());
         assertThat(committedRows.rows()).extracting(r -> r.get("id")).containsExactly(1L, 2L, 3L, 5L, 6L, 7L);
@@ -97,10 +102,14 @@ class TableReaderTest {
         assertThat(latestRows.rowCount()).isEqualTo(7);
         assertThat(reader(uri).shards()).containsExactlyInAnyOrder(a.id(), b.id());
 
-        TableRows onlyA = new ShardReader(new LocalObjectStore(Path.of(uri)), uri, Map.of(), a.id(),
-                WalSchemaProfile.SPEC, allocator).read(ReadMode.COMMITTED);
-        assertThat(onlyA.rows()).containsExactlyElementsOf(
-                new RowModel(COLUMNS, List.of("id")).apply(aGen1).apply(aGen2).rows());
+        TableRows onlyA = new ShardReader(
+                        new LocalObjectStore(Path.of(uri)), uri, Map.of(), a.id(), WalSchemaProfile.SPEC, allocator)
+                .read(ReadMode.COMMITTED);
+        assertThat(onlyA.rows())
+                .containsExactlyElementsOf(new RowModel(COLUMNS, List.of("id"))
+                        .apply(aGen1)
+                        .apply(aGen2)
+                        .rows());
     }
 
     @Test
@@ -123,9 +132,13 @@ class TableReaderTest {
         t.publish();
 
         List<Map<String, Object>> model = new RowModel(COLUMNS, List.of("id"))
-                .apply(base).apply(gen1).apply(gen2).apply(other).rows();
-        List<Map<String, Object>> lance = LanceOracle.scan(allocator, uri, Map.of(),
-                LanceOracle.snapshots(store, Set.of(s.id(), t.id())), COLUMNS);
+                .apply(base)
+                .apply(gen1)
+                .apply(gen2)
+                .apply(other)
+                .rows();
+        List<Map<String, Object>> lance = LanceOracle.scan(
+                allocator, uri, Map.of(), LanceOracle.snapshots(store, Set.of(s.id(), t.id())), COLUMNS);
         lance.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
 
         assertThat(lance).containsExactlyElementsOf(model);
@@ -144,16 +157,18 @@ class TableReaderTest {
 
         assertThat(reader(uri).read(ReadMode.COMMITTED).rows()).containsExactly(row("id", 2L, "name", "x", "score", 2));
         // Documents lance-core 7.0.0's behaviour (format.md section 8): the tombstone reads as a live row.
-        List<Map<String, Object>> lance = LanceOracle.scan(allocator, uri, Map.of(),
-                LanceOracle.snapshots(store, Set.of(s.id())), COLUMNS);
-        assertThat(lance).containsExactlyInAnyOrder(row("id", 1L, "name", null, "score", null),
-                row("id", 2L, "name", "x", "score", 2));
+        List<Map<String, Object>> lance =
+                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, Set.of(s.id())), COLUMNS);
+        assertThat(lance)
+                .containsExactlyInAnyOrder(
+                        row("id", 1L, "name", null, "score", null), row("id", 2L, "name", "x", "score", 2));
     }
 
     @Test
     void shardWithoutPublishedSsTablesReadsOnlyItsWalInLatestMode() {
         String uri = createTable();
-        MemWalTable table = new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
+        MemWalTable table =
+                new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
         MemWalTable.Shard s = table.shard();
         s.sentinel();
         s.walEntry(List.of(put(3, "w", 3), put(1, "w", 1)));
@@ -161,10 +176,11 @@ class TableReaderTest {
         s.flush(List.of(put(2, "unpublished", 2)), 4);
 
         assertThat(reader(uri).read(ReadMode.COMMITTED).rows()).isEmpty();
-        assertThat(reader(uri).read(ReadMode.LATEST).rows()).containsExactly(
-                row("id", 1L, "name", "w", "score", 1),
-                row("id", 2L, "name", "unpublished", "score", 2),
-                row("id", 3L, "name", "w", "score", 3));
+        assertThat(reader(uri).read(ReadMode.LATEST).rows())
+                .containsExactly(
+                        row("id", 1L, "name", "w", "score", 1),
+                        row("id", 2L, "name", "unpublished", "score", 2),
+                        row("id", 3L, "name", "w", "score", 3));
     }
 
     @Test
@@ -175,7 +191,8 @@ class TableReaderTest {
                 Field.nullable("name", ArrowType.Utf8.INSTANCE)));
         String uri = dir.resolve("composite").toString();
         LanceTables.create(uri, schema, List.of("region", "id"), TableSharding.unsharded(), Map.of());
-        MemWalTable table = new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
+        MemWalTable table =
+                new MemWalTable(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
         List<RowOp> gen1 = List.of(
                 RowOp.put(row("region", "b", "id", 1L, "name", "b1")),
                 RowOp.put(row("region", "a", "id", 2L, "name", "a2")),
@@ -183,24 +200,26 @@ class TableReaderTest {
                 RowOp.put(row("region", "a", "id", 1L, "name", "a1")),
                 RowOp.put(row("region", "b", "id", 1L, "name", "b1-new")));
         List<RowOp> wal = List.of(
-                RowOp.delete(row("region", "a", "id", 2L)),
-                RowOp.put(row("region", "a", "id", -5L, "name", "a-5")));
+                RowOp.delete(row("region", "a", "id", 2L)), RowOp.put(row("region", "a", "id", -5L, "name", "a-5")));
         MemWalTable.Shard s = table.shard();
         s.flush(gen1, 2);
         s.publish();
         s.walEntry(wal);
 
         List<String> columns = List.of("region", "id", "name");
-        TableReader reader = new TableReader(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC,
-                allocator);
+        TableReader reader =
+                new TableReader(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
         assertThat(reader.read(ReadMode.COMMITTED).rows())
-                .containsExactlyElementsOf(new RowModel(columns, List.of("region", "id")).apply(gen1).rows());
+                .containsExactlyElementsOf(new RowModel(columns, List.of("region", "id"))
+                        .apply(gen1)
+                        .rows());
         TableRows latest = reader.read(ReadMode.LATEST);
         assertThat(latest.primaryKey()).containsExactly("region", "id");
-        assertThat(latest.rows()).containsExactly(
-                row("region", "a", "id", -5L, "name", "a-5"),
-                row("region", "a", "id", 1L, "name", "a1"),
-                row("region", "ab", "id", 1L, "name", "ab1"),
-                row("region", "b", "id", 1L, "name", "b1-new"));
+        assertThat(latest.rows())
+                .containsExactly(
+                        row("region", "a", "id", -5L, "name", "a-5"),
+                        row("region", "a", "id", 1L, "name", "a1"),
+                        row("region", "ab", "id", 1L, "name", "ab1"),
+                        row("region", "b", "id", 1L, "name", "b1-new"));
     }
 }

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MemtableSetTest {
-    private static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+    private static final Schema SCHEMA =
+            new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+
     @RegisterExtension
     final AllocatorExtension allocators = new AllocatorExtension();
 

@@ -21,10 +21,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MemtableTest {
-    private static final Field ID = new Field("id", new FieldType(false, new ArrowType.Int(64, true), null,
-            Map.of("lance-schema:unenforced-primary-key", "true")), null);
+    private static final Field ID = new Field(
+            "id",
+            new FieldType(
+                    false, new ArrowType.Int(64, true), null, Map.of("lance-schema:unenforced-primary-key", "true")),
+            null);
     private static final Field NAME = new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
-    private static final Field TOMBSTONE = new Field("_tombstone", FieldType.notNullable(ArrowType.Bool.INSTANCE), null);
+    private static final Field TOMBSTONE =
+            new Field("_tombstone", FieldType.notNullable(ArrowType.Bool.INSTANCE), null);
     private static final Schema TABLE = new Schema(List.of(ID, NAME));
     private static final Schema STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
 
@@ -118,7 +122,10 @@ class MemtableTest {
             m.append(in, 0, false, key(1), 8); // appending after a size query keeps working
             m.sealOpenBatch();
             assertThat(m.sealedBatches().get(0).getRowCount()).isEqualTo(3);
-            assertThat(((VarCharVector) m.sealedBatches().get(0).getVector(1)).getObject(2).toString()).isEqualTo("aaaa");
+            assertThat(((VarCharVector) m.sealedBatches().get(0).getVector(1))
+                            .getObject(2)
+                            .toString())
+                    .isEqualTo("aaaa");
         }
     }
 
@@ -127,7 +134,8 @@ class MemtableTest {
         Schema noTombstone = TABLE;
         try (Memtable m = new Memtable(allocator, noTombstone, 1, 10, -1, true);
                 VectorSchemaRoot in = input(new long[] {1}, new String[] {"a"})) {
-            assertThatThrownBy(() -> m.append(in, 0, true, key(1), 8)).hasMessageContaining("deletes are not supported");
+            assertThatThrownBy(() -> m.append(in, 0, true, key(1), 8))
+                    .hasMessageContaining("deletes are not supported");
             m.append(in, 0, false, key(1), 8);
             m.freeze();
             assertThat(m.isFrozen()).isTrue();

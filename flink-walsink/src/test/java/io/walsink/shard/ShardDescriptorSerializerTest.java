@@ -17,12 +17,24 @@ class ShardDescriptorSerializerTest {
     }
 
     private static ShardDescriptor sample(long manifestVersion) {
-        return new ShardDescriptor(SHARD, 3, 7, 10, 25, 4, 1, manifestVersion, List.of(
-                new WrittenSsTable(2, "a1b2c3d4_gen_2", 14, 1000, 64_000, 8_000),
-                new WrittenSsTable(3, "e5f6a7b8_gen_3", 21, 900, 60_000, 7_200)));
+        return new ShardDescriptor(
+                SHARD,
+                3,
+                7,
+                10,
+                25,
+                4,
+                1,
+                manifestVersion,
+                List.of(
+                        new WrittenSsTable(2, "a1b2c3d4_gen_2", 14, 1000, 64_000, 8_000),
+                        new WrittenSsTable(3, "e5f6a7b8_gen_3", 21, 900, 60_000, 7_200)));
     }
 
-    /** {@link #sample()} without the pin, as the previous release wrote it (version 1); its savepoints must still restore. */
+    /**
+     * {@link #sample()} without the pin, as the previous release wrote it (version 1); its
+     * savepoints must still restore.
+     */
     private static final String VERSION_1 = "010b6f5bd42c574e5ca0ad7a0b0f3c9a11000000030000000000000007000000"
             + "000000000a000000000000001900000000000000040000000000000001000000"
             + "020000000000000002000e61316232633364345f67656e5f3200000000000000"
@@ -30,7 +42,10 @@ class ShardDescriptorSerializerTest {
             + "03000e65356636613762385f67656e5f33000000000000001500000000000003"
             + "84000000000000ea600000000000001c20";
 
-    /** {@link #sample()} as this release writes it: version 1 plus the pinned manifest version after the published generation. */
+    /**
+     * {@link #sample()} as this release writes it: version 1 plus the pinned manifest version after
+     * the published generation.
+     */
     private static final String VERSION_2 = "020b6f5bd42c574e5ca0ad7a0b0f3c9a11000000030000000000000007000000"
             + "000000000a000000000000001900000000000000040000000000000001000000"
             + "000000000c000000020000000000000002000e61316232633364345f67656e5f"
@@ -47,15 +62,18 @@ class ShardDescriptorSerializerTest {
 
     @Test
     void writesVersion2WithThePinnedManifestVersion() {
-        assertThat(HexFormat.of().formatHex(ShardDescriptorSerializer.serialize(sample()))).isEqualTo(VERSION_2);
-        assertThat(ShardDescriptorSerializer.deserialize(HexFormat.of().parseHex(VERSION_2)).manifestVersion())
+        assertThat(HexFormat.of().formatHex(ShardDescriptorSerializer.serialize(sample())))
+                .isEqualTo(VERSION_2);
+        assertThat(ShardDescriptorSerializer.deserialize(HexFormat.of().parseHex(VERSION_2))
+                        .manifestVersion())
                 .isEqualTo(12);
     }
 
     @Test
     void roundTrips() {
         ShardDescriptor d = sample();
-        assertThat(ShardDescriptorSerializer.deserialize(ShardDescriptorSerializer.serialize(d))).isEqualTo(d);
+        assertThat(ShardDescriptorSerializer.deserialize(ShardDescriptorSerializer.serialize(d)))
+                .isEqualTo(d);
     }
 
     @Test
@@ -66,7 +84,8 @@ class ShardDescriptorSerializerTest {
 
     @Test
     void truncatedOrTrailingBytesAreRejected() {
-        for (byte[] bytes : List.of(ShardDescriptorSerializer.serialize(sample()), HexFormat.of().parseHex(VERSION_1))) {
+        for (byte[] bytes : List.of(
+                ShardDescriptorSerializer.serialize(sample()), HexFormat.of().parseHex(VERSION_1))) {
             assertThatThrownBy(() -> ShardDescriptorSerializer.deserialize(Arrays.copyOf(bytes, bytes.length - 3)))
                     .hasMessageContaining("truncated");
             assertThatThrownBy(() -> ShardDescriptorSerializer.deserialize(Arrays.copyOf(bytes, bytes.length + 2)))
@@ -85,8 +104,8 @@ class ShardDescriptorSerializerTest {
     void inconsistentStateIsRejected() {
         assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 5, 4, 1, 0, 1, List.of()))
                 .hasMessageContaining("before replay_after");
-        assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 0, 4, 3, 0, 1,
-                        List.of(new WrittenSsTable(2, "0a0b0c0d_gen_2", 9, 1, 1, 1))))
+        assertThatThrownBy(() -> new ShardDescriptor(
+                        SHARD, 0, 1, 0, 4, 3, 0, 1, List.of(new WrittenSsTable(2, "0a0b0c0d_gen_2", 9, 1, 1, 1))))
                 .hasMessageContaining("beyond the durable position");
         assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 0, 4, 3, 0, -1, List.of()))
                 .hasMessageContaining("manifest version -1");

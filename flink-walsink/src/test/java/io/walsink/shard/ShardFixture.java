@@ -14,8 +14,8 @@ import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
 import io.walsink.storage.LocalObjectStore;
-import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectStore;
 import io.walsink.storage.Sleeper;
 import io.walsink.storage.fault.FaultInjectingObjectStore;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +59,8 @@ final class ShardFixture implements AutoCloseable {
 
     ShardFixture(Path dir, WalSchemaProfile profile, ShardWriterConfig config, Sleeper sleeper) {
         this.tablePath = dir.resolve("table");
-        this.table = LanceTables.create(tablePath.toString(), SCHEMA, List.of("id"), TableSharding.bucket("id", 1), Map.of());
+        this.table = LanceTables.create(
+                tablePath.toString(), SCHEMA, List.of("id"), TableSharding.bucket("id", 1), Map.of());
         this.store = new FaultInjectingObjectStore(new LocalObjectStore(tablePath), sleeper);
         this.context = new TableContext(store, table, Map.of(), profile, config, allocator);
     }
@@ -88,8 +89,13 @@ final class ShardFixture implements AutoCloseable {
 
     /** The table as the walsink reader merges it, bypassing injected faults: id -> name. */
     Map<Long, String> read(ReadMode mode) {
-        TableRows rows = new TableReader(tablePath.toString(), Map.of(), store.delegate(), context.storage().profile(),
-                allocator).read(mode);
+        TableRows rows = new TableReader(
+                        tablePath.toString(),
+                        Map.of(),
+                        store.delegate(),
+                        context.storage().profile(),
+                        allocator)
+                .read(mode);
         Map<Long, String> byId = new TreeMap<>();
         for (Map<String, Object> row : rows.rows()) {
             byId.put((Long) row.get("id"), (String) row.get("name"));

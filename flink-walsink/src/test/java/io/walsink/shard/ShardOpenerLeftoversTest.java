@@ -49,7 +49,8 @@ class ShardOpenerLeftoversTest {
             ManifestStore manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
             assertThat(manifests.listVersions()).containsExactly(1L);
             assertThat(f.walPositions()).containsExactly(1L);
-            assertThat(f.store.delegate().listAll(WalLog.walPrefix(ShardFixture.SHARD))).hasSize(1);
+            assertThat(f.store.delegate().listAll(WalLog.walPrefix(ShardFixture.SHARD)))
+                    .hasSize(1);
 
             f.open().close();
 

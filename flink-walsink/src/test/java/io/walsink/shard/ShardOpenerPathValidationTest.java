@@ -34,7 +34,11 @@ class ShardOpenerPathValidationTest {
         f.open().close();
         ManifestStore manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
         ShardManifest v1 = manifests.read(1);
-        ShardManifest v2 = v1.toBuilder().version(2).currentGeneration(extra.generation() + 1).addSstable(extra).build();
+        ShardManifest v2 = v1.toBuilder()
+                .version(2)
+                .currentGeneration(extra.generation() + 1)
+                .addSstable(extra)
+                .build();
         f.store.delegate().putIfAbsent(manifests.versionKey(2), ShardManifestCodec.encode(v2));
         return manifests.location(manifests.versionKey(2));
     }
@@ -89,12 +93,14 @@ class ShardOpenerPathValidationTest {
         try (ShardFixture f = fixture()) {
             f.open().close();
 
-            assertThatThrownBy(() -> f.restore(new ShardDescriptor(ShardFixture.SHARD, 0, 1, 0, 1, 2, 0, 0,
-                            List.of(new WrittenSsTable(1, "..", 1, 1, 1, 1)))))
+            assertThatThrownBy(() -> f.restore(new ShardDescriptor(
+                            ShardFixture.SHARD, 0, 1, 0, 1, 2, 0, 0, List.of(new WrittenSsTable(1, "..", 1, 1, 1, 1)))))
                     .hasMessageContaining("'..'");
             ManifestStore manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
             for (long v : manifests.listVersions()) {
-                assertThat(manifests.read(v).sstables()).extracting(SsTable::path).doesNotContain("..");
+                assertThat(manifests.read(v).sstables())
+                        .extracting(SsTable::path)
+                        .doesNotContain("..");
             }
         }
     }

@@ -14,7 +14,8 @@ class ShardWriterBackpressureTest {
     private static final long MEMTABLE_BYTES = 32 << 10;
     private static final long BUDGET = 4 * MEMTABLE_BYTES;
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void overBudgetWhileUnflushedBytesExceedTheLimitAndNotAfterTheFlush() {
@@ -23,7 +24,8 @@ class ShardWriterBackpressureTest {
                 .walMaxBufferBytes(MEMTABLE_BYTES)
                 .maxUnflushedBytes(BUDGET)
                 .build();
-        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, config); ShardWriter writer = f.open()) {
+        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, config);
+                ShardWriter writer = f.open()) {
             assertThat(writer.overBudget()).isFalse();
             long id = 0;
             while (!writer.overBudget()) {
@@ -32,7 +34,9 @@ class ShardWriterBackpressureTest {
                 assertThat(id).as("the budget must be reached").isLessThan(1_000_000);
             }
             assertThat(writer.unflushedBytes()).isGreaterThan(BUDGET);
-            assertThat(writer.frozenMemtables()).as("full memtables froze on the way").isPositive();
+            assertThat(writer.frozenMemtables())
+                    .as("full memtables froze on the way")
+                    .isPositive();
 
             appendAllPending(writer);
             assertThat(writer.overBudget()).as("appending alone frees nothing").isTrue();

@@ -17,7 +17,8 @@ class ShardWriterConfigTest {
 
     @Test
     void zeroIntervalIsRefusedNamingTheOption() {
-        assertThatThrownBy(() -> ShardWriterConfig.builder().flushInterval(Duration.ZERO).build())
+        assertThatThrownBy(() ->
+                        ShardWriterConfig.builder().flushInterval(Duration.ZERO).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sink.flush-interval");
     }
@@ -25,14 +26,19 @@ class ShardWriterConfigTest {
     @Test
     void budgetSmallerThanOneMemtableIsRefused() {
         assertThatThrownBy(() -> ShardWriterConfig.builder()
-                        .memtableMaxBytes(1 << 20).maxUnflushedBytes(1 << 10).build())
+                        .memtableMaxBytes(1 << 20)
+                        .maxUnflushedBytes(1 << 10)
+                        .build())
                 .hasMessageContaining("sink.max-unflushed-bytes")
                 .hasMessageContaining("sink.memtable.max-size");
     }
 
     @Test
     void everyProblemIsReportedAtOnce() {
-        assertThatThrownBy(() -> ShardWriterConfig.builder().memtableMaxRows(0).batchMaxRows(-1).build())
+        assertThatThrownBy(() -> ShardWriterConfig.builder()
+                        .memtableMaxRows(0)
+                        .batchMaxRows(-1)
+                        .build())
                 .hasMessageContaining("sink.memtable.max-rows")
                 .hasMessageContaining("batch max rows");
     }

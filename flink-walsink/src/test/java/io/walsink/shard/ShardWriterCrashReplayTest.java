@@ -11,9 +11,9 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A crash ({@link ShardWriter#close()} drops memory without I/O) at each interesting point of a
@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the WAL (last write wins, deletes honoured), and replayed rows are never appended again.
  */
 class ShardWriterCrashReplayTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     enum CrashPoint {
         /** Rows put but never appended: they were never acknowledged, losing them is correct. */
@@ -51,7 +52,7 @@ class ShardWriterCrashReplayTest {
             f.delete(writer, 2);
             f.put(writer, 6, "b6");
             switch (point) {
-                case AFTER_PUT -> { }
+                case AFTER_PUT -> {}
                 case AFTER_APPEND -> {
                     appendAllPending(writer);
                     durable = f.modelNow();
@@ -65,7 +66,9 @@ class ShardWriterCrashReplayTest {
                     durable = f.modelNow();
                     f.put(writer, 3, "c3");
                     assertThat(appendOnce(writer)).isTrue();
-                    assertThat(writer.pendingRows()).as("only the frozen tail was appended").isEqualTo(1);
+                    assertThat(writer.pendingRows())
+                            .as("only the frozen tail was appended")
+                            .isEqualTo(1);
                 }
                 case SSTABLE_WRITTEN, PUBLISHED -> {
                     writer.freezeActive();
@@ -88,7 +91,9 @@ class ShardWriterCrashReplayTest {
             assertThat(f.walPositions()).as("only the sentinel is new").hasSize(entriesBeforeCrash + 1);
             assertThat(reopened.hasPendingRows()).isFalse();
             appendAllPending(reopened);
-            assertThat(f.walPositions()).as("replayed rows are not appended again").hasSize(entriesBeforeCrash + 1);
+            assertThat(f.walPositions())
+                    .as("replayed rows are not appended again")
+                    .hasSize(entriesBeforeCrash + 1);
 
             // the replayed memtables hold the same state: flushed and published, it is all there
             flushAndPublishAll(reopened);
@@ -96,7 +101,9 @@ class ShardWriterCrashReplayTest {
             reopened.close();
             ShardWriter third = f.open();
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(durable);
-            assertThat(third.stats().replayedRows()).as("everything is in published SSTables").isZero();
+            assertThat(third.stats().replayedRows())
+                    .as("everything is in published SSTables")
+                    .isZero();
             third.close();
         }
     }

@@ -38,7 +38,8 @@ class ShardWriterFaultsTest {
     /** Outcome per run ("clean" or a poison reason), to check that the seeds exercise every path. */
     private static final Map<String, AtomicInteger> OUTCOMES = new ConcurrentHashMap<>();
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     static LongStream seeds() {
         return LongStream.range(0, SEEDS);
@@ -47,16 +48,23 @@ class ShardWriterFaultsTest {
     @ParameterizedTest
     @MethodSource("seeds")
     void aReopenShowsEverythingReportedDurable(long seed) {
-        Sleeper noWait = duration -> { }; // backoff and latency are exercised, not waited for
+        Sleeper noWait = duration -> {}; // backoff and latency are exercised, not waited for
         ShardWriterConfig config = ShardWriterConfig.defaults();
         try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, config, noWait)) {
             // Even seeds: mild faults that retries mostly absorb; odd seeds: harsh ones that exhaust them.
             boolean harsh = seed % 2 == 1;
-            RetryingObjectStore retrying = new RetryingObjectStore(f.store,
-                    new RetryPolicy(harsh ? 2 : 3, Duration.ofMillis(1), Duration.ofMillis(4)), noWait, new Random(seed));
+            RetryingObjectStore retrying = new RetryingObjectStore(
+                    f.store,
+                    new RetryPolicy(harsh ? 2 : 3, Duration.ofMillis(1), Duration.ofMillis(4)),
+                    noWait,
+                    new Random(seed));
             ShardWriter writer = f.open(f.contextOver(retrying, config));
-            f.store.inject(Fault.on(Operation.PUT_IF_ABSENT).withProbability(0.04, seed).loseAcknowledgement());
-            f.store.inject(Fault.onAnyOperation().withProbability(harsh ? 0.3 : 0.2, seed + 1_000).failTransiently());
+            f.store.inject(Fault.on(Operation.PUT_IF_ABSENT)
+                    .withProbability(0.04, seed)
+                    .loseAcknowledgement());
+            f.store.inject(Fault.onAnyOperation()
+                    .withProbability(harsh ? 0.3 : 0.2, seed + 1_000)
+                    .failTransiently());
             f.store.latency(Duration.ofMillis(30));
 
             Random ops = new Random(seed);
@@ -88,7 +96,8 @@ class ShardWriterFaultsTest {
             }
             f.store.clearFaults();
             f.store.latency(Duration.ZERO);
-            OUTCOMES.computeIfAbsent(poisoned == null ? "clean" : poisoned.reason().name(), k -> new AtomicInteger())
+            OUTCOMES.computeIfAbsent(
+                            poisoned == null ? "clean" : poisoned.reason().name(), k -> new AtomicInteger())
                     .incrementAndGet();
 
             if (poisoned != null) {

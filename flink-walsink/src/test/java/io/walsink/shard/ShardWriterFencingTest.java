@@ -8,24 +8,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.table.TableInfo;
 import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import java.nio.file.Path;
-import io.walsink.format.table.TableInfo;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ShardWriterFencingTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void aSecondWriterFencesTheFirstAtItsNextAppend() {
@@ -41,7 +42,8 @@ class ShardWriterFencingTest {
 
             assertThatThrownBy(() -> appendAllPending(first))
                     .isInstanceOf(ShardPoisonedException.class)
-                    .satisfies(e -> assertThat(((ShardPoisonedException) e).reason()).isEqualTo(Reason.FENCED));
+                    .satisfies(e ->
+                            assertThat(((ShardPoisonedException) e).reason()).isEqualTo(Reason.FENCED));
             assertThat(f.walPositions()).isEqualTo(before);
             // poisoned for good: every later call fails the same way and writes nothing
             try (VectorSchemaRoot rows = f.rows(new long[] {3}, new String[] {"x"})) {
@@ -71,11 +73,14 @@ class ShardWriterFencingTest {
             first.freezeActive();
             flushFrozen(first);
             ShardWriter second = f.open();
-            long versions = new ManifestStore(f.store, ShardFixture.SHARD).listVersions().size();
+            long versions = new ManifestStore(f.store, ShardFixture.SHARD)
+                    .listVersions()
+                    .size();
             assertThatThrownBy(() -> publishAll(first))
                     .isInstanceOf(ShardPoisonedException.class)
                     .hasMessageContaining("FENCED");
-            assertThat(new ManifestStore(f.store, ShardFixture.SHARD).listVersions()).hasSize((int) versions);
+            assertThat(new ManifestStore(f.store, ShardFixture.SHARD).listVersions())
+                    .hasSize((int) versions);
             first.close();
             second.close();
         }
@@ -90,14 +95,24 @@ class ShardWriterFencingTest {
             long puts = f.store.calls(io.walsink.storage.fault.Operation.PUT_IF_ABSENT);
             // a float key cannot be encoded: refused while building the context, before any claim
             Schema floatKeyed = new Schema(List.of(
-                    new Field("id", FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
+                    new Field(
+                            "id",
+                            FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
+                            null),
                     new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
-            TableInfo other = new TableInfo(f.table.uri(), f.table.version(), floatKeyed, List.of("id"),
-                    f.table.fieldIds(), f.table.sharding(), f.table.memWal());
-            assertThatThrownBy(() -> new TableContext(f.store, other, Map.of(), WalSchemaProfile.SPEC,
-                    ShardWriterConfig.defaults(), f.allocator))
+            TableInfo other = new TableInfo(
+                    f.table.uri(),
+                    f.table.version(),
+                    floatKeyed,
+                    List.of("id"),
+                    f.table.fieldIds(),
+                    f.table.sharding(),
+                    f.table.memWal());
+            assertThatThrownBy(() -> new TableContext(
+                            f.store, other, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), f.allocator))
                     .hasMessageContaining("id");
-            assertThat(f.store.calls(io.walsink.storage.fault.Operation.PUT_IF_ABSENT)).isEqualTo(puts);
+            assertThat(f.store.calls(io.walsink.storage.fault.Operation.PUT_IF_ABSENT))
+                    .isEqualTo(puts);
             assertThat(manifests.readLatest().orElseThrow().writerEpoch()).isEqualTo(epoch);
         }
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Bad batches are refused whole, naming the column, before anything reaches the memtable or WAL. */
 class ShardWriterInputTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private static final Field ID = ShardFixture.SCHEMA.getFields().get(0);
     private static final Field NAME = ShardFixture.SCHEMA.getFields().get(1);
@@ -49,14 +50,18 @@ class ShardWriterInputTest {
 
     @Test
     void wrongType() {
-        assertRefused(new Schema(List.of(ID, new Field("name", FieldType.nullable(new ArrowType.Int(32, true)), null))),
-                "name", "does not match");
+        assertRefused(
+                new Schema(List.of(ID, new Field("name", FieldType.nullable(new ArrowType.Int(32, true)), null))),
+                "name",
+                "does not match");
     }
 
     @Test
     void unknownExtraColumn() {
-        assertRefused(new Schema(List.of(ID, NAME, new Field("extra", FieldType.nullable(ArrowType.Utf8.INSTANCE), null))),
-                "extra", "unknown column");
+        assertRefused(
+                new Schema(List.of(ID, NAME, new Field("extra", FieldType.nullable(ArrowType.Utf8.INSTANCE), null))),
+                "extra",
+                "unknown column");
     }
 
     @Test
@@ -65,7 +70,9 @@ class ShardWriterInputTest {
                 ShardWriter writer = f.open();
                 VectorSchemaRoot rows = f.rows(new long[] {1, 2, 3}, new String[] {"a", "b", "c"})) {
             ((BigIntVector) rows.getVector(0)).setNull(2);
-            assertThatThrownBy(() -> writer.put(rows)).hasMessageContaining("'id'").hasMessageContaining("row 2");
+            assertThatThrownBy(() -> writer.put(rows))
+                    .hasMessageContaining("'id'")
+                    .hasMessageContaining("row 2");
             assertThat(writer.pendingRows()).isZero();
         }
     }

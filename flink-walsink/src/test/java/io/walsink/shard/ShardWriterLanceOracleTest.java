@@ -34,7 +34,8 @@ class ShardWriterLanceOracleTest {
 
     // lance-core's native threads may still be closing files of the copies when JUnit deletes the
     // folder; it lives under target/tmp, so it is left for mvn clean rather than failing the test.
-    @TempDir(cleanup = CleanupMode.NEVER) Path dir;
+    @TempDir(cleanup = CleanupMode.NEVER)
+    Path dir;
 
     @Test
     void lanceCoreScansOurPublishedSsTablesAsTheModel() {
@@ -49,8 +50,12 @@ class ShardWriterLanceOracleTest {
             }
             assertThat(writer.manifest().sstables()).hasSize(4);
 
-            List<Map<String, Object>> lance = LanceOracle.scan(f.allocator, f.tablePath.toString(), Map.of(),
-                    LanceOracle.snapshots(f.store.delegate(), List.of(ShardFixture.SHARD)), COLUMNS);
+            List<Map<String, Object>> lance = LanceOracle.scan(
+                    f.allocator,
+                    f.tablePath.toString(),
+                    Map.of(),
+                    LanceOracle.snapshots(f.store.delegate(), List.of(ShardFixture.SHARD)),
+                    COLUMNS);
             assertThat(byId(lance)).containsExactlyElementsOf(modelRows(f));
         }
     }
@@ -102,8 +107,8 @@ class ShardWriterLanceOracleTest {
         Path copy = dir.resolve("copy");
         Folders.copyTree(f.tablePath, copy);
         List<Map<String, Object>> rows = new ArrayList<>();
-        org.lance.memwal.ShardWriterConfig durable = new org.lance.memwal.ShardWriterConfig()
-                .withDurableWrite(true).withMaxWalFlushIntervalMs(10);
+        org.lance.memwal.ShardWriterConfig durable =
+                new org.lance.memwal.ShardWriterConfig().withDurableWrite(true).withMaxWalFlushIntervalMs(10);
         try (Dataset ds = LanceTables.openDataset(f.allocator, copy.toString(), Map.of());
                 org.lance.memwal.ShardWriter lance = ds.memWalWriter(ShardFixture.SHARD.toString(), durable);
                 LsmScanner scanner = lance.lsmScanner().project(COLUMNS);

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * frozen one's tail (older rows) must reach the WAL first, or replay lets an old value win.
  */
 class ShardWriterOldestFirstTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void aFrozenTailIsAppendedBeforeTheActiveMemtableSoReplayKeepsTheNewestValue() {

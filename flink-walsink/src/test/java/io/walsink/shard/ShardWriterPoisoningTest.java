@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * nothing, and the only way back is a reopen, which loses nothing that was durable.
  */
 class ShardWriterPoisoningTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private ShardFixture fixture() {
         return new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
@@ -47,7 +48,8 @@ class ShardWriterPoisoningTest {
             ShardWriter first = f.open();
             f.put(first, 1, "a");
             ShardWriter second = f.open();
-            ShardPoisonedException fenced = catchThrowableOfType(ShardPoisonedException.class, () -> appendAllPending(first));
+            ShardPoisonedException fenced =
+                    catchThrowableOfType(ShardPoisonedException.class, () -> appendAllPending(first));
             assertThat(fenced.reason()).isEqualTo(Reason.FENCED);
             assertEveryCallThrows(f, first, fenced);
             first.close();
@@ -58,12 +60,13 @@ class ShardWriterPoisoningTest {
     @Test
     void anAmbiguousAppendStaysPoisonedAndItsEntryIsReplayedAfterReopen() {
         try (ShardFixture f = fixture()) {
-            RetryingObjectStore retrying = new RetryingObjectStore(f.store,
-                    new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(1)), d -> { }, new Random(1));
+            RetryingObjectStore retrying = new RetryingObjectStore(
+                    f.store, new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(1)), d -> {}, new Random(1));
             ShardWriter writer = f.open(f.contextOver(retrying, ShardWriterConfig.defaults()));
             f.put(writer, 1, "landed, acknowledgement lost");
             f.store.inject(Fault.on(Operation.PUT_IF_ABSENT).nthCall(1).loseAcknowledgement());
-            ShardPoisonedException ambiguous = catchThrowableOfType(ShardPoisonedException.class, () -> appendAllPending(writer));
+            ShardPoisonedException ambiguous =
+                    catchThrowableOfType(ShardPoisonedException.class, () -> appendAllPending(writer));
             assertThat(ambiguous.reason()).isEqualTo(Reason.AMBIGUOUS_APPEND);
             assertEveryCallThrows(f, writer, ambiguous);
             writer.close();
@@ -79,8 +82,8 @@ class ShardWriterPoisoningTest {
             // lance-core cannot create a dataset under a regular file; WAL and manifests still work
             Path blocker = Files.writeString(dir.resolve("not-a-directory"), "x");
             TableInfo unwritable = withUri(f.table, blocker.resolve("table").toString());
-            TableContext broken = new TableContext(f.store, unwritable, Map.of(), WalSchemaProfile.SPEC,
-                    ShardWriterConfig.defaults(), f.allocator);
+            TableContext broken = new TableContext(
+                    f.store, unwritable, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), f.allocator);
             ShardWriter writer = f.open(broken);
             f.put(writer, 1, "a");
             f.put(writer, 2, "b");
@@ -88,7 +91,8 @@ class ShardWriterPoisoningTest {
             appendAllPending(writer);
             long unflushed = writer.unflushedBytes();
 
-            ShardPoisonedException failed = catchThrowableOfType(ShardPoisonedException.class, () -> flushFrozen(writer));
+            ShardPoisonedException failed =
+                    catchThrowableOfType(ShardPoisonedException.class, () -> flushFrozen(writer));
             assertThat(failed.reason()).isEqualTo(Reason.FLUSH_FAILED);
             assertThat(failed).hasCauseInstanceOf(SsTableWriteException.class);
             assertThat(writer.frozenMemtables()).isEqualTo(1);
@@ -109,7 +113,8 @@ class ShardWriterPoisoningTest {
             appendAllPending(writer);
             flushFrozen(writer);
             f.store.inject(Fault.on(Operation.PUT_IF_ABSENT).everyCall().failPermanently());
-            ShardPoisonedException failed = catchThrowableOfType(ShardPoisonedException.class, () -> publishAll(writer));
+            ShardPoisonedException failed =
+                    catchThrowableOfType(ShardPoisonedException.class, () -> publishAll(writer));
             f.store.clearFaults();
             assertThat(failed.reason()).isEqualTo(Reason.PERSISTENCE_FAILURE);
             assertThat(writer.unpublished()).hasSize(1);

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * come back, neither in this writer nor in any later plain open.
  */
 class ShardWriterRestoreTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private ShardFixture fixture() {
         ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
@@ -47,7 +48,9 @@ class ShardWriterRestoreTest {
     private ManifestStore manifests;
 
     private ShardManifest latestManifest(ShardFixture f) {
-        return new ManifestStore(f.store.delegate(), ShardFixture.SHARD).readLatest().orElseThrow();
+        return new ManifestStore(f.store.delegate(), ShardFixture.SHARD)
+                .readLatest()
+                .orElseThrow();
     }
 
     @Test
@@ -147,7 +150,8 @@ class ShardWriterRestoreTest {
             writer.close();
 
             ShardWriter restored = f.restore(checkpoint);
-            assertThat(latestManifest(f).sstables()).extracting(SsTable::path)
+            assertThat(latestManifest(f).sstables())
+                    .extracting(SsTable::path)
                     .containsExactly(checkpoint.unpublished().get(0).path());
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1"));
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
@@ -176,7 +180,9 @@ class ShardWriterRestoreTest {
             writer.close();
 
             ShardWriter restored = f.restore(older);
-            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation).containsExactly(1L);
+            assertThat(latestManifest(f).sstables())
+                    .extracting(SsTable::generation)
+                    .containsExactly(1L);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1", 2L, "gen1"));
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(atOlder);
             f.model.clear();
@@ -184,8 +190,11 @@ class ShardWriterRestoreTest {
             f.put(restored, 6, "after restore");
             flushAndPublishAll(restored);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.model);
-            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation)
-                    .as("the rolled-back generation 2 names no other SSTable").hasSize(2).doesNotContain(2L);
+            assertThat(latestManifest(f).sstables())
+                    .extracting(SsTable::generation)
+                    .as("the rolled-back generation 2 names no other SSTable")
+                    .hasSize(2)
+                    .doesNotContain(2L);
             restored.close();
             f.open().close();
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.model);
@@ -219,7 +228,8 @@ class ShardWriterRestoreTest {
             appendAllPending(writer);
             ShardDescriptor s2 = writer.snapshot();
             Map<Long, String> atS2 = f.modelNow();
-            List<String> publishedPaths = latestManifest(f).sstables().stream().map(SsTable::path).toList();
+            List<String> publishedPaths =
+                    latestManifest(f).sstables().stream().map(SsTable::path).toList();
             assertThat(publishedPaths).hasSize(2);
             writer.close();
 
@@ -235,9 +245,14 @@ class ShardWriterRestoreTest {
 
             // Back to the original job's latest checkpoint.
             ShardWriter fromS2 = f.restore(s2);
-            assertThat(f.read(ReadMode.COMMITTED)).as("published at S2: G1 + G2").isEqualTo(publishedAtS2);
-            assertThat(f.read(ReadMode.LATEST)).as("S2: G1 + G2 + S2's WAL range").isEqualTo(atS2);
-            assertThat(latestManifest(f).sstables()).extracting(SsTable::path)
+            assertThat(f.read(ReadMode.COMMITTED))
+                    .as("published at S2: G1 + G2")
+                    .isEqualTo(publishedAtS2);
+            assertThat(f.read(ReadMode.LATEST))
+                    .as("S2: G1 + G2 + S2's WAL range")
+                    .isEqualTo(atS2);
+            assertThat(latestManifest(f).sstables())
+                    .extracting(SsTable::path)
                     .containsExactlyElementsOf(publishedPaths);
             fromS2.close();
 
@@ -267,7 +282,9 @@ class ShardWriterRestoreTest {
                     .hasMessageContaining(ShardFixture.SHARD.toString())
                     .hasMessageContaining(lost)
                     .hasMessageContaining("missing");
-            assertThat(latestManifest(f).writerEpoch()).as("failed before claiming the shard").isEqualTo(epochBefore);
+            assertThat(latestManifest(f).writerEpoch())
+                    .as("failed before claiming the shard")
+                    .isEqualTo(epochBefore);
         }
     }
 
@@ -279,8 +296,16 @@ class ShardWriterRestoreTest {
             flushAndPublishAll(writer);
             ShardDescriptor d = writer.snapshot();
             writer.close();
-            ShardDescriptor pinsAbsentVersion = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
-                    d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 999, d.unpublished());
+            ShardDescriptor pinsAbsentVersion = new ShardDescriptor(
+                    d.shardId(),
+                    d.bucket(),
+                    d.epoch(),
+                    d.replayAfter(),
+                    d.durablePosition(),
+                    d.currentGeneration(),
+                    d.publishedGeneration(),
+                    999,
+                    d.unpublished());
             long version = latestManifest(f).version();
 
             assertThatThrownBy(() -> f.restore(pinsAbsentVersion))
@@ -301,8 +326,16 @@ class ShardWriterRestoreTest {
             f.put(writer, 3, "durable at the checkpoint");
             appendAllPending(writer);
             ShardDescriptor d = writer.snapshot();
-            ShardDescriptor unpinned = new ShardDescriptor(d.shardId(), d.bucket(), d.epoch(), d.replayAfter(),
-                    d.durablePosition(), d.currentGeneration(), d.publishedGeneration(), 0, d.unpublished());
+            ShardDescriptor unpinned = new ShardDescriptor(
+                    d.shardId(),
+                    d.bucket(),
+                    d.epoch(),
+                    d.replayAfter(),
+                    d.durablePosition(),
+                    d.currentGeneration(),
+                    d.publishedGeneration(),
+                    0,
+                    d.unpublished());
             Map<Long, String> atCheckpoint = f.modelNow();
             f.put(writer, 1, "later");
             flushAndPublishAll(writer);
@@ -311,7 +344,9 @@ class ShardWriterRestoreTest {
             writer.close();
 
             ShardWriter restored = f.restore(unpinned);
-            assertThat(latestManifest(f).sstables()).extracting(SsTable::generation).containsExactly(1L);
+            assertThat(latestManifest(f).sstables())
+                    .extracting(SsTable::generation)
+                    .containsExactly(1L);
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(Map.of(1L, "gen1", 2L, "gen1"));
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(atCheckpoint);
             restored.close();

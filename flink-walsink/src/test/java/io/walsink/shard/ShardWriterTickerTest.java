@@ -14,13 +14,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** WAL PUTs are bounded by the ticker, not by the row rate (simulated time, no sleeping). */
 class ShardWriterTickerTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private final AtomicLong clock = new AtomicLong(1_000_000);
 
     private ShardFixture fixture() {
         // Latency injected into the store advances the simulated clock instead of sleeping.
-        return new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults(),
+        return new ShardFixture(
+                dir,
+                WalSchemaProfile.SPEC,
+                ShardWriterConfig.defaults(),
                 duration -> clock.addAndGet(duration.toMillis()));
     }
 
@@ -33,7 +37,8 @@ class ShardWriterTickerTest {
 
     @Test
     void tenThousandPutsOverOneSecondMakeAboutTenEntries() {
-        try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
+        try (ShardFixture f = fixture();
+                ShardWriter writer = f.open()) {
             long appendsBefore = f.store.completed(Operation.PUT_IF_ABSENT);
             long start = clock.get();
             for (int i = 0; i < 10_000; i++) {
@@ -55,7 +60,8 @@ class ShardWriterTickerTest {
     }
 
     private long appendsFor(int rows) {
-        try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
+        try (ShardFixture f = fixture();
+                ShardWriter writer = f.open()) {
             long start = clock.get();
             for (int i = 0; i < rows; i++) {
                 clock.set(start + (long) i * 1_000 / rows);
@@ -71,7 +77,8 @@ class ShardWriterTickerTest {
     /** Writes are counted as they start, at the store; the appends run inline, so the counts are exact. */
     @Test
     void noEntriesWhileIdle() {
-        try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
+        try (ShardFixture f = fixture();
+                ShardWriter writer = f.open()) {
             f.put(writer, 1, "a");
             long putsBefore = startedPuts(f);
             tick(writer, clock.get());
@@ -95,7 +102,8 @@ class ShardWriterTickerTest {
 
     @Test
     void aSlowPutIsFollowedByOneAppendNotABurst() {
-        try (ShardFixture f = fixture(); ShardWriter writer = f.open()) {
+        try (ShardFixture f = fixture();
+                ShardWriter writer = f.open()) {
             f.put(writer, 1, "a");
             f.store.latency(Duration.ofMillis(450)); // 4.5 intervals
             tick(writer, clock.get());
@@ -114,8 +122,10 @@ class ShardWriterTickerTest {
 
     @Test
     void pendingBytesOverTheBufferLimitAskForAnEarlyAppend() {
-        ShardWriterConfig small = ShardWriterConfig.builder().walMaxBufferBytes(4_096).build();
-        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, small); ShardWriter writer = f.open()) {
+        ShardWriterConfig small =
+                ShardWriterConfig.builder().walMaxBufferBytes(4_096).build();
+        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, small);
+                ShardWriter writer = f.open()) {
             f.put(writer, 1, "a");
             assertThat(writer.wantsEarlyAppend()).isFalse();
             for (int i = 0; i < 2_000 && !writer.wantsEarlyAppend(); i++) {

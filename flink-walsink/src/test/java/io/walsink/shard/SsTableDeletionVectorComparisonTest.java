@@ -53,7 +53,8 @@ class SsTableDeletionVectorComparisonTest {
     @Test
     void deletionVectorReadsLikeNewestOnly() throws Exception {
         String uri = dir.resolve("table").toString();
-        TableInfo table = LanceTables.create(uri, SsTableWriterTest.TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
+        TableInfo table =
+                LanceTables.create(uri, SsTableWriterTest.TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
         WalStorageSchema storage = WalStorageSchema.of(table, WalSchemaProfile.SPEC);
         List<RowOp> ops = new ArrayList<>(ROWS);
         for (int i = 0; i < ROWS; i++) {
@@ -71,24 +72,40 @@ class SsTableDeletionVectorComparisonTest {
             long t1 = System.nanoTime();
             long written;
             try (NewestRowsReader all = new NewestRowsReader(root, frozen, storage.schema(), null);
-                    Dataset ds = Dataset.write().allocator(root).reader(all).uri(dvUri)
-                            .maxRowsPerFile(Integer.MAX_VALUE).execute()) {
+                    Dataset ds = Dataset.write()
+                            .allocator(root)
+                            .reader(all)
+                            .uri(dvUri)
+                            .maxRowsPerFile(Integer.MAX_VALUE)
+                            .execute()) {
                 written = all.rowsRead();
                 long t2 = System.nanoTime();
                 FragmentMetadata updated = new Fragment(ds, 0).deleteRows(supersededRows(frozen, storage));
-                Transaction delete = new Transaction.Builder().readVersion(ds.version())
-                        .operation(Delete.builder().updatedFragments(List.of(updated)).predicate("superseded rows").build())
+                Transaction delete = new Transaction.Builder()
+                        .readVersion(ds.version())
+                        .operation(Delete.builder()
+                                .updatedFragments(List.of(updated))
+                                .predicate("superseded rows")
+                                .build())
                         .build();
                 new CommitBuilder(ds).execute(delete).close();
                 delete.close();
                 long t3 = System.nanoTime();
-                System.out.printf("SSTABLE-TIMING rows=%d keys=%d newestOnly=%d ms (%d rows); allRows=%d ms (%d rows)"
-                        + " + deletionVector=%d ms%n", ROWS, KEYS, newestOnlyNanos / 1_000_000, newestOnly.physicalRows(),
-                        (t2 - t1) / 1_000_000, written, (t3 - t2) / 1_000_000);
+                System.out.printf(
+                        "SSTABLE-TIMING rows=%d keys=%d newestOnly=%d ms (%d rows); allRows=%d ms (%d rows)"
+                                + " + deletionVector=%d ms%n",
+                        ROWS,
+                        KEYS,
+                        newestOnlyNanos / 1_000_000,
+                        newestOnly.physicalRows(),
+                        (t2 - t1) / 1_000_000,
+                        written,
+                        (t3 - t2) / 1_000_000);
             }
             assertThat(written).isEqualTo(ROWS);
             List<Map<String, Object>> viaDeletionVector = LanceRows.scan(root, dvUri, Map.of());
-            List<Map<String, Object>> viaNewestOnly = LanceRows.scan(root, SsTableFolder.uri(uri, shard, newestOnly.path()), Map.of());
+            List<Map<String, Object>> viaNewestOnly =
+                    LanceRows.scan(root, SsTableFolder.uri(uri, shard, newestOnly.path()), Map.of());
             assertThat(viaDeletionVector).hasSize(KEYS).isEqualTo(viaNewestOnly);
         }
     }

@@ -79,15 +79,18 @@ class SsTableWriterTest {
             assertThat(written.lastWalPosition()).isEqualTo(7);
             assertThat(written.physicalRows()).isEqualTo(4);
             assertThat(written.inMemoryBytes()).isEqualTo(frozen.payloadBytes()).isPositive();
-            assertThat(written.primaryKeyBytes()).isEqualTo(frozen.primaryKeyIndexBytes()).isPositive();
+            assertThat(written.primaryKeyBytes())
+                    .isEqualTo(frozen.primaryKeyIndexBytes())
+                    .isPositive();
         }
         Path folder = dir.resolve("table/_mem_wal/" + shard + "/" + written.path());
         assertThat(folder).isDirectory();
-        assertThat(LanceRows.scan(root, folder.toString(), Map.of())).containsExactly(
-                row("id", 1L, "name", "a2", "score", 10, "_tombstone", false),
-                row("id", 2L, "name", null, "score", null, "_tombstone", true),
-                row("id", 4L, "name", "d", "score", null, "_tombstone", false),
-                row("id", 3L, "name", "c2", "score", 30, "_tombstone", false));
+        assertThat(LanceRows.scan(root, folder.toString(), Map.of()))
+                .containsExactly(
+                        row("id", 1L, "name", "a2", "score", 10, "_tombstone", false),
+                        row("id", 2L, "name", null, "score", null, "_tombstone", true),
+                        row("id", 4L, "name", "d", "score", null, "_tombstone", false),
+                        row("id", 3L, "name", "c2", "score", 30, "_tombstone", false));
     }
 
     @Test
@@ -129,7 +132,8 @@ class SsTableWriterTest {
 
     @Test
     void appendOnlyTableKeepsEveryRow() {
-        WalStorageSchema appendOnly = WalStorageSchema.derive(TABLE, List.of(), table.fieldIds(), WalSchemaProfile.SPEC);
+        WalStorageSchema appendOnly =
+                WalStorageSchema.derive(TABLE, List.of(), table.fieldIds(), WalSchemaProfile.SPEC);
         List<RowOp> ops = List.of(
                 RowOp.put(row("id", 5L, "name", "x", "score", 1)),
                 RowOp.put(row("id", 5L, "name", "x", "score", 1)),
@@ -139,18 +143,18 @@ class SsTableWriterTest {
             written = new SsTableWriter(uri, Map.of(), shard, appendOnly, root).write(frozen);
         }
         assertThat(written.physicalRows()).isEqualTo(3);
-        assertThat(LanceRows.scan(root, sstableUri(written), Map.of())).containsExactly(
-                row("id", 5L, "name", "x", "score", 1, "_tombstone", false),
-                row("id", 5L, "name", "x", "score", 1, "_tombstone", false),
-                row("id", 1L, "name", "y", "score", 2, "_tombstone", false));
+        assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
+                .containsExactly(
+                        row("id", 5L, "name", "x", "score", 1, "_tombstone", false),
+                        row("id", 5L, "name", "x", "score", 1, "_tombstone", false),
+                        row("id", 1L, "name", "y", "score", 2, "_tombstone", false));
     }
 
     @Test
     void lanceJava70ProfileWritesTheTableSchemaWithoutTombstones() {
         WalStorageSchema lance70 = WalStorageSchema.of(table, WalSchemaProfile.LANCE_JAVA_7_0);
         List<RowOp> ops = List.of(
-                RowOp.put(row("id", 1L, "name", "a", "score", 1)),
-                RowOp.put(row("id", 1L, "name", "b", "score", 2)));
+                RowOp.put(row("id", 1L, "name", "a", "score", 1)), RowOp.put(row("id", 1L, "name", "b", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(lance70, root).frozen(1, 8, ops, 1)) {
             written = new SsTableWriter(uri, Map.of(), shard, lance70, root).write(frozen);
@@ -164,10 +168,12 @@ class SsTableWriterTest {
         SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
         try (Memtable open = new Memtables(storage, root).build(1, 4, updatesAndADelete());
                 Memtable empty = new Memtables(storage, root).build(2, 4, List.of())) {
-            assertThatThrownBy(() -> writer.write(open)).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> writer.write(open))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("frozen");
             empty.freeze();
-            assertThatThrownBy(() -> writer.write(empty)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> writer.write(empty))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("empty");
         }
         assertThat(dir.resolve("table/_mem_wal")).doesNotExist();

@@ -32,9 +32,11 @@ class LocalObjectStoreLeftoversTest {
     @Test
     void onlyTemporaryFilesOlderThanTheAgeUnderThePrefixAreRemoved() throws IOException {
         LocalObjectStore store = new LocalObjectStore(root, AGE, Clock.fixed(NOW, ZoneOffset.UTC));
-        Path old = file("shard/manifest/" + TemporaryFileNames.next(), NOW.minus(AGE).minusSeconds(1));
+        Path old = file(
+                "shard/manifest/" + TemporaryFileNames.next(), NOW.minus(AGE).minusSeconds(1));
         Path oldDeeper = file("shard/wal/" + TemporaryFileNames.next(), NOW.minus(Duration.ofDays(3)));
-        Path young = file("shard/manifest/" + TemporaryFileNames.next(), NOW.minus(AGE).plusSeconds(1));
+        Path young = file(
+                "shard/manifest/" + TemporaryFileNames.next(), NOW.minus(AGE).plusSeconds(1));
         Path oldObject = file("shard/manifest/version_hint.json", NOW.minus(Duration.ofDays(3)));
         Path otherShard = file("other/manifest/" + TemporaryFileNames.next(), NOW.minus(Duration.ofDays(3)));
 
@@ -56,7 +58,8 @@ class LocalObjectStoreLeftoversTest {
 
     @Test
     void theStoreAPathOpensForwardsTheCleanup() throws IOException {
-        Path old = file("shard/manifest/" + TemporaryFileNames.next(), Instant.now().minus(Duration.ofDays(1)));
+        Path old = file(
+                "shard/manifest/" + TemporaryFileNames.next(), Instant.now().minus(Duration.ofDays(1)));
         try (ObjectStore store = ObjectStores.open(root.toString(), null)) {
             assertThat(store).isInstanceOf(RetryingObjectStore.class);
             assertThat(store.removeLeftovers("shard/")).isEqualTo(1);

@@ -112,6 +112,8 @@ class LocalObjectStoreListingRaceTest {
 
         assertThat(listed).containsExactlyElementsOf(stable);
         assertThat(pages).isEqualTo(7); // 27 objects, 4 per page
-        assertThat(budget.get()).as("the bound on new temporary files was not reached").isPositive();
+        assertThat(budget.get())
+                .as("the bound on new temporary files was not reached")
+                .isPositive();
     }
 }

@@ -29,7 +29,8 @@ class LocalObjectStoreTest {
             assertThat(name).doesNotMatch(WAL_OR_MANIFEST);
             assertThat(TemporaryFileNames.isTemporary(name)).isTrue();
         }
-        assertThat(TemporaryFileNames.isTemporary("1" + "0".repeat(63) + ".arrow")).isFalse();
+        assertThat(TemporaryFileNames.isTemporary("1" + "0".repeat(63) + ".arrow"))
+                .isFalse();
     }
 
     @Test
@@ -46,12 +47,14 @@ class LocalObjectStoreTest {
     void putsLeaveNoTemporaryFilesBehind() throws IOException {
         LocalObjectStore store = new LocalObjectStore(root);
         store.putIfAbsent("wal/a", new byte[] {1});
-        assertThatThrownBy(() -> store.putIfAbsent("wal/a", new byte[] {2})).isInstanceOf(ObjectAlreadyExistsException.class);
+        assertThatThrownBy(() -> store.putIfAbsent("wal/a", new byte[] {2}))
+                .isInstanceOf(ObjectAlreadyExistsException.class);
         store.put("manifest/version_hint.json", new byte[] {3});
         store.put("manifest/version_hint.json", new byte[] {4});
 
         try (Stream<Path> files = Files.walk(root)) {
-            assertThat(files.filter(Files::isRegularFile).map(p -> root.relativize(p).toString()))
+            assertThat(files.filter(Files::isRegularFile)
+                            .map(p -> root.relativize(p).toString()))
                     .containsExactlyInAnyOrder("wal/a", "manifest/version_hint.json");
         }
     }

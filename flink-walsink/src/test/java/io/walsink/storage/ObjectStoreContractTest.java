@@ -73,7 +73,8 @@ abstract class ObjectStoreContractTest {
 
     @Test
     void missingKeyIsNotFound() {
-        assertThatThrownBy(() -> store.get("missing/key")).isInstanceOf(ObjectNotFoundException.class)
+        assertThatThrownBy(() -> store.get("missing/key"))
+                .isInstanceOf(ObjectNotFoundException.class)
                 .hasMessageContaining("missing/key");
         assertThatThrownBy(() -> store.getRange("missing/key", 0, 10)).isInstanceOf(ObjectNotFoundException.class);
         assertThat(store.head("missing/key")).isEmpty();
@@ -104,7 +105,9 @@ abstract class ObjectStoreContractTest {
     void listingFollowsContinuationsToEveryKeyInOrder() {
         int count = listingKeyCount();
         int pageSize = count / 10;
-        List<String> expected = IntStream.range(0, count).mapToObj(i -> String.format("wal/%05d.arrow", i)).toList();
+        List<String> expected = IntStream.range(0, count)
+                .mapToObj(i -> String.format("wal/%05d.arrow", i))
+                .toList();
         writeAll(expected);
 
         List<String> listed = new ArrayList<>();
@@ -128,7 +131,8 @@ abstract class ObjectStoreContractTest {
         store.putIfAbsent("sized/one", bytes("1"));
         store.putIfAbsent("sized/three", bytes("333"));
 
-        assertThat(store.listAll("sized/")).containsExactly(new ObjectMeta("sized/one", 1), new ObjectMeta("sized/three", 3));
+        assertThat(store.listAll("sized/"))
+                .containsExactly(new ObjectMeta("sized/one", 1), new ObjectMeta("sized/three", 3));
     }
 
     @Test

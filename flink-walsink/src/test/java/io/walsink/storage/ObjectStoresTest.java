@@ -31,8 +31,11 @@ class ObjectStoresTest {
 
     @Test
     void s3PathOpensAnS3Store() {
-        S3Options options = S3Options.builder().endpoint("http://localhost:1").region("us-east-1")
-                .staticCredentials("k", "s").build();
+        S3Options options = S3Options.builder()
+                .endpoint("http://localhost:1")
+                .region("us-east-1")
+                .staticCredentials("k", "s")
+                .build();
         try (ObjectStore store = ObjectStores.open("s3://bucket/tables/t1", options)) {
             assertThat(((RetryingObjectStore) store).delegate()).isInstanceOf(S3ObjectStore.class);
             assertThat(store.describe()).isEqualTo("s3://bucket/tables/t1/");

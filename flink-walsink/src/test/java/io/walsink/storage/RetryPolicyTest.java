@@ -50,7 +50,8 @@ class RetryPolicyTest {
 
     @Test
     void rejectsNonsense() {
-        assertThatThrownBy(() -> RetryPolicy.DEFAULT.withMaxAttempts(0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> RetryPolicy.DEFAULT.withMaxAttempts(0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxAttempts");
         assertThatThrownBy(() -> new RetryPolicy(3, Duration.ofMillis(-1), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -16,7 +16,8 @@ class RetryingObjectStoreTest {
     private final InMemoryObjectStore memory = new InMemoryObjectStore("memory://t/");
     private final FaultInjectingObjectStore faulty = new FaultInjectingObjectStore(memory);
     private final RecordingSleeper sleeper = new RecordingSleeper();
-    private final RetryingObjectStore store = new RetryingObjectStore(faulty, RetryPolicy.DEFAULT, sleeper, new Random(7));
+    private final RetryingObjectStore store =
+            new RetryingObjectStore(faulty, RetryPolicy.DEFAULT, sleeper, new Random(7));
 
     @AfterEach
     void noInterruptLeaks() {
@@ -43,7 +44,8 @@ class RetryingObjectStoreTest {
                 .hasMessageContaining("gave up after 4 attempts")
                 .hasMessageContaining("memory://t/wal/x")
                 .satisfies(e -> assertThat(((StorageException) e).isTransient()).isFalse())
-                .cause().hasMessageContaining("injected failure of HEAD call 4");
+                .cause()
+                .hasMessageContaining("injected failure of HEAD call 4");
         assertThat(faulty.calls(Operation.HEAD)).isEqualTo(4);
         assertThat(sleeper.waits()).hasSize(3);
         assertThat(sleeper.waits().get(0)).isLessThanOrEqualTo(Duration.ofMillis(50));
@@ -53,7 +55,8 @@ class RetryingObjectStoreTest {
 
     @Test
     void configuredAttemptsAreHonoured() {
-        RetryingObjectStore twice = new RetryingObjectStore(faulty, RetryPolicy.DEFAULT.withMaxAttempts(2), sleeper, new Random(1));
+        RetryingObjectStore twice =
+                new RetryingObjectStore(faulty, RetryPolicy.DEFAULT.withMaxAttempts(2), sleeper, new Random(1));
         faulty.inject(Fault.on(Operation.LIST).everyCall().failTransiently());
 
         assertThatThrownBy(() -> twice.list("", null, 10)).hasMessageContaining("gave up after 2 attempts");
@@ -64,7 +67,8 @@ class RetryingObjectStoreTest {
     void nonTransientFailureIsNotRetried() {
         faulty.inject(Fault.on(Operation.PUT).nthCall(1).failPermanently());
 
-        assertThatThrownBy(() -> store.put("hint", bytes("1"))).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> store.put("hint", bytes("1")))
+                .isInstanceOf(StorageException.class)
                 .hasMessageContaining("injected failure of PUT call 1");
         assertThat(faulty.calls(Operation.PUT)).isEqualTo(1);
         assertThat(sleeper.waits()).isEmpty();
@@ -75,8 +79,10 @@ class RetryingObjectStoreTest {
         memory.put("taken", bytes("x"));
 
         assertThatThrownBy(() -> store.get("absent")).isInstanceOf(ObjectNotFoundException.class);
-        assertThatThrownBy(() -> store.putIfAbsent("taken", bytes("y"))).isExactlyInstanceOf(ObjectAlreadyExistsException.class);
-        assertThat(faulty.calls(Operation.GET) + faulty.calls(Operation.PUT_IF_ABSENT)).isEqualTo(2);
+        assertThatThrownBy(() -> store.putIfAbsent("taken", bytes("y")))
+                .isExactlyInstanceOf(ObjectAlreadyExistsException.class);
+        assertThat(faulty.calls(Operation.GET) + faulty.calls(Operation.PUT_IF_ABSENT))
+                .isEqualTo(2);
     }
 
     @Test
@@ -93,8 +99,8 @@ class RetryingObjectStoreTest {
 
     @Test
     void unknownOutcomeThatDidNotLandIsResolvedByTheRetry() {
-        RetryingObjectStore retrying = new RetryingObjectStore(new FailsOnceBeforeWriting(memory), RetryPolicy.DEFAULT,
-                sleeper, new Random(3));
+        RetryingObjectStore retrying = new RetryingObjectStore(
+                new FailsOnceBeforeWriting(memory), RetryPolicy.DEFAULT, sleeper, new Random(3));
 
         retrying.putIfAbsent("wal/2.arrow", bytes("entry"));
 
@@ -122,12 +128,17 @@ class RetryingObjectStoreTest {
 
     @Test
     void interruptionStopsRetrying() {
-        RetryingObjectStore interrupted = new RetryingObjectStore(faulty, RetryPolicy.DEFAULT, d -> {
-            throw new InterruptedException();
-        }, new Random(1));
+        RetryingObjectStore interrupted = new RetryingObjectStore(
+                faulty,
+                RetryPolicy.DEFAULT,
+                d -> {
+                    throw new InterruptedException();
+                },
+                new Random(1));
         faulty.inject(Fault.on(Operation.GET).everyCall().failTransiently());
 
-        assertThatThrownBy(() -> interrupted.get("k")).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> interrupted.get("k"))
+                .isInstanceOf(StorageException.class)
                 .hasMessageContaining("interrupted")
                 .satisfies(e -> assertThat(((StorageException) e).isTransient()).isFalse());
         assertThat(Thread.interrupted()).isTrue();

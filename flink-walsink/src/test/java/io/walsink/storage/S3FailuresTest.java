@@ -22,14 +22,21 @@ class S3FailuresTest {
         StorageException e = S3Failures.map(serviceError(status, code), LOCATION, "bucket", true);
 
         assertThat(e.isTransient()).isFalse();
-        assertThat(e).isNotInstanceOf(OutcomeUnknownException.class)
+        assertThat(e)
+                .isNotInstanceOf(OutcomeUnknownException.class)
                 .hasMessageContaining("access denied (check credentials)")
                 .hasMessageContaining(code)
                 .hasMessageStartingWith(LOCATION);
     }
 
     @ParameterizedTest
-    @CsvSource({"503, SlowDown", "500, InternalError", "503, ServiceUnavailable", "429, TooManyRequests", "400, RequestTimeout"})
+    @CsvSource({
+        "503, SlowDown",
+        "500, InternalError",
+        "503, ServiceUnavailable",
+        "429, TooManyRequests",
+        "400, RequestTimeout"
+    })
     void serverTroubleIsTransientAndLeavesWritesUndecided(int status, String code) {
         StorageException onWrite = S3Failures.map(serviceError(status, code), LOCATION, "bucket", true);
         StorageException onRead = S3Failures.map(serviceError(status, code), LOCATION, "bucket", false);
@@ -52,7 +59,9 @@ class S3FailuresTest {
     void missingBucketNamesTheBucket() {
         StorageException e = S3Failures.map(serviceError(404, "NoSuchBucket"), LOCATION, "bucket", false);
 
-        assertThat(e).isNotInstanceOf(ObjectNotFoundException.class).hasMessageContaining("bucket 'bucket' does not exist");
+        assertThat(e)
+                .isNotInstanceOf(ObjectNotFoundException.class)
+                .hasMessageContaining("bucket 'bucket' does not exist");
         assertThat(e.isTransient()).isFalse();
     }
 
@@ -65,17 +74,19 @@ class S3FailuresTest {
     @Test
     void timeoutsAfterSendingLeaveWritesUndecided() {
         ApiCallTimeoutException timeout = ApiCallTimeoutException.create(1000);
-        SdkClientException readTimeout = SdkClientException.create("read timed out", new SocketTimeoutException("Read timed out"));
+        SdkClientException readTimeout =
+                SdkClientException.create("read timed out", new SocketTimeoutException("Read timed out"));
 
         assertThat(S3Failures.map(timeout, LOCATION, "bucket", true)).isInstanceOf(OutcomeUnknownException.class);
         assertThat(S3Failures.map(readTimeout, LOCATION, "bucket", true)).isInstanceOf(OutcomeUnknownException.class);
-        assertThat(S3Failures.map(readTimeout, LOCATION, "bucket", false).isTransient()).isTrue();
+        assertThat(S3Failures.map(readTimeout, LOCATION, "bucket", false).isTransient())
+                .isTrue();
     }
 
     @Test
     void connectionRefusedIsTransientAndNothingWasSent() {
-        SdkClientException refused = SdkClientException.create("Unable to execute HTTP request",
-                new ConnectException("Connection refused"));
+        SdkClientException refused =
+                SdkClientException.create("Unable to execute HTTP request", new ConnectException("Connection refused"));
 
         StorageException e = S3Failures.map(refused, LOCATION, "bucket", true);
 
@@ -85,8 +96,8 @@ class S3FailuresTest {
 
     @Test
     void missingCredentialsAreFinal() {
-        SdkClientException noCredentials = SdkClientException.create(
-                "Unable to load credentials from any of the providers in the chain");
+        SdkClientException noCredentials =
+                SdkClientException.create("Unable to load credentials from any of the providers in the chain");
 
         StorageException e = S3Failures.map(noCredentials, LOCATION, "bucket", true);
 
@@ -97,7 +108,10 @@ class S3FailuresTest {
     private static S3Exception serviceError(int status, String code) {
         return (S3Exception) S3Exception.builder()
                 .statusCode(status)
-                .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).errorMessage(code + " from test").build())
+                .awsErrorDetails(AwsErrorDetails.builder()
+                        .errorCode(code)
+                        .errorMessage(code + " from test")
+                        .build())
                 .message(code)
                 .build();
     }

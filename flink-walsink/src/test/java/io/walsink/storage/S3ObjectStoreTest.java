@@ -29,8 +29,10 @@ class S3ObjectStoreTest {
                     .isInstanceOf(StorageException.class)
                     .isNotInstanceOf(OutcomeUnknownException.class)
                     .hasMessageContaining("bucket 'no-such-bucket-walsink' does not exist")
-                    .satisfies(e -> assertThat(((StorageException) e).isTransient()).isFalse());
-            assertThatThrownBy(() -> store.get("x")).hasMessageContaining("bucket 'no-such-bucket-walsink' does not exist");
+                    .satisfies(e ->
+                            assertThat(((StorageException) e).isTransient()).isFalse());
+            assertThatThrownBy(() -> store.get("x"))
+                    .hasMessageContaining("bucket 'no-such-bucket-walsink' does not exist");
             assertThatThrownBy(() -> store.list("", null, 10)).hasMessageContaining("no-such-bucket-walsink");
         }
     }
@@ -38,8 +40,11 @@ class S3ObjectStoreTest {
     @Test
     void retryingStoreGivesUpOnAMissingBucketAtOnce() {
         RecordingSleeper sleeper = new RecordingSleeper();
-        try (ObjectStore store = new RetryingObjectStore(S3ObjectStore.open("no-such-bucket-walsink", "", S3.options()),
-                RetryPolicy.DEFAULT, sleeper, new Random(1))) {
+        try (ObjectStore store = new RetryingObjectStore(
+                S3ObjectStore.open("no-such-bucket-walsink", "", S3.options()),
+                RetryPolicy.DEFAULT,
+                sleeper,
+                new Random(1))) {
             assertThatThrownBy(() -> store.get("x")).hasMessageContaining("does not exist");
         }
         assertThat(sleeper.waits()).isEmpty();
@@ -51,15 +56,21 @@ class S3ObjectStoreTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
-        S3Options options = S3Options.builder().endpoint("http://localhost:" + closedPort).region("us-east-1")
-                .pathStyleAccess(true).staticCredentials("k", "s").build();
+        S3Options options = S3Options.builder()
+                .endpoint("http://localhost:" + closedPort)
+                .region("us-east-1")
+                .pathStyleAccess(true)
+                .staticCredentials("k", "s")
+                .build();
         RecordingSleeper sleeper = new RecordingSleeper();
-        try (ObjectStore store = new RetryingObjectStore(S3ObjectStore.open("bucket", "", options), RetryPolicy.DEFAULT,
-                sleeper, new Random(1))) {
+        try (ObjectStore store = new RetryingObjectStore(
+                S3ObjectStore.open("bucket", "", options), RetryPolicy.DEFAULT, sleeper, new Random(1))) {
             assertThatThrownBy(() -> store.putIfAbsent("wal/1.arrow", new byte[] {1}))
                     .isNotInstanceOf(AmbiguousWriteException.class)
                     .hasMessageContaining("gave up after 4 attempts")
-                    .cause().isNotInstanceOf(OutcomeUnknownException.class).hasMessageContaining("cannot connect");
+                    .cause()
+                    .isNotInstanceOf(OutcomeUnknownException.class)
+                    .hasMessageContaining("cannot connect");
         }
         assertThat(sleeper.waits()).hasSize(3);
     }
@@ -73,16 +84,23 @@ class S3ObjectStoreTest {
             requests.incrementAndGet();
             exchange.getRequestBody().readAllBytes();
             byte[] body = ("<?xml version=\"1.0\"?><Error><Code>InternalError</Code>"
-                    + "<Message>We encountered an internal error.</Message></Error>").getBytes(StandardCharsets.UTF_8);
+                            + "<Message>We encountered an internal error.</Message></Error>")
+                    .getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/xml");
             exchange.sendResponseHeaders(500, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
         });
         server.start();
-        try (S3ObjectStore store = S3ObjectStore.open("bucket", "t", S3Options.builder()
-                .endpoint("http://localhost:" + server.getAddress().getPort()).region("us-east-1").pathStyleAccess(true)
-                .staticCredentials("k", "s").build())) {
+        try (S3ObjectStore store = S3ObjectStore.open(
+                "bucket",
+                "t",
+                S3Options.builder()
+                        .endpoint("http://localhost:" + server.getAddress().getPort())
+                        .region("us-east-1")
+                        .pathStyleAccess(true)
+                        .staticCredentials("k", "s")
+                        .build())) {
             assertThatThrownBy(() -> store.putIfAbsent("wal/1.arrow", new byte[] {1}))
                     .isInstanceOf(OutcomeUnknownException.class)
                     .hasMessageContaining("InternalError");
@@ -98,23 +116,32 @@ class S3ObjectStoreTest {
      */
     @Test
     void missingCredentialsAreAFinalError(@TempDir Path empty) {
-        assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null && System.getenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") == null
-                && System.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == null, "AWS credentials are set in the environment");
+        assumeTrue(
+                System.getenv("AWS_ACCESS_KEY_ID") == null
+                        && System.getenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") == null
+                        && System.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == null,
+                "AWS credentials are set in the environment");
         String[] properties = {"aws.sharedCredentialsFile", "aws.configFile", "aws.disableEc2Metadata", "aws.profile"};
         String[] saved = new String[properties.length];
         for (int i = 0; i < properties.length; i++) {
             saved[i] = System.getProperty(properties[i]);
         }
-        System.setProperty("aws.sharedCredentialsFile", empty.resolve("credentials").toString());
+        System.setProperty(
+                "aws.sharedCredentialsFile", empty.resolve("credentials").toString());
         System.setProperty("aws.configFile", empty.resolve("config").toString());
         System.setProperty("aws.disableEc2Metadata", "true");
         System.setProperty("aws.profile", "walsink-absent-profile");
-        S3Options options = S3Options.builder().endpoint(S3.endpoint()).region("us-east-1").pathStyleAccess(true).build();
+        S3Options options = S3Options.builder()
+                .endpoint(S3.endpoint())
+                .region("us-east-1")
+                .pathStyleAccess(true)
+                .build();
         try (S3ObjectStore store = S3ObjectStore.open(S3MockServer.BUCKET, "t", options)) {
             assertThatThrownBy(() -> store.get("x"))
                     .isInstanceOf(StorageException.class)
                     .hasMessageContaining("no S3 credentials found")
-                    .satisfies(e -> assertThat(((StorageException) e).isTransient()).isFalse());
+                    .satisfies(e ->
+                            assertThat(((StorageException) e).isTransient()).isFalse());
         } finally {
             for (int i = 0; i < properties.length; i++) {
                 if (saved[i] == null) {
@@ -128,10 +155,13 @@ class S3ObjectStoreTest {
 
     @Test
     void optionsNeverShowTheSecret() {
-        S3Options options = S3Options.builder().staticCredentials("AKIDEXAMPLE", "wJalrXUtnFEMI-secret").build();
+        S3Options options = S3Options.builder()
+                .staticCredentials("AKIDEXAMPLE", "wJalrXUtnFEMI-secret")
+                .build();
 
         assertThat(options.toString()).contains("AKIDEXAMPLE").doesNotContain("wJalrXUtnFEMI-secret");
-        assertThatThrownBy(() -> S3Options.builder().staticCredentials("only-key", null).build())
+        assertThatThrownBy(() ->
+                        S3Options.builder().staticCredentials("only-key", null).build())
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

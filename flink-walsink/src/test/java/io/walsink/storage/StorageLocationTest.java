@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class StorageLocationTest {
 
@@ -16,7 +16,8 @@ class StorageLocationTest {
     void fileUriIsALocalDirectory() {
         assertThat(StorageLocation.parse("file:///data/tables/orders"))
                 .isEqualTo(new StorageLocation.Local(Path.of("/data/tables/orders")));
-        assertThat(StorageLocation.parse("file://localhost/data/t")).isEqualTo(new StorageLocation.Local(Path.of("/data/t")));
+        assertThat(StorageLocation.parse("file://localhost/data/t"))
+                .isEqualTo(new StorageLocation.Local(Path.of("/data/t")));
     }
 
     @Test
@@ -38,17 +39,19 @@ class StorageLocationTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "s3://|has no bucket",
-        "s3:///x|has no bucket",
-        "s3:bucket/x|must look like s3://bucket/prefix",
-        "s3://Bad_Bucket/x|invalid bucket name",
-        "s3://bucket//x|empty segment",
-        "hdfs://namenode/tables|unsupported scheme 'hdfs'",
-        "gs://bucket/x|unsupported scheme 'gs'",
-        "file://host/tables|a file URI needs three slashes",
-        "file:relative|not an absolute file URI",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "s3://|has no bucket",
+                "s3:///x|has no bucket",
+                "s3:bucket/x|must look like s3://bucket/prefix",
+                "s3://Bad_Bucket/x|invalid bucket name",
+                "s3://bucket//x|empty segment",
+                "hdfs://namenode/tables|unsupported scheme 'hdfs'",
+                "gs://bucket/x|unsupported scheme 'gs'",
+                "file://host/tables|a file URI needs three slashes",
+                "file:relative|not an absolute file URI",
+            })
     void malformedPathsAreRejectedWithTheReason(String path, String reason) {
         assertThatThrownBy(() -> StorageLocation.parse(path))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -60,7 +63,8 @@ class StorageLocationTest {
     @NullAndEmptySource
     @ValueSource(strings = {"   "})
     void emptyPathIsRejected(String path) {
-        assertThatThrownBy(() -> StorageLocation.parse(path)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> StorageLocation.parse(path))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("storage path is empty");
     }
 }

@@ -30,7 +30,8 @@ class CheckpointingAtRunTimeTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private static final String COLUMNS = "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED";
 
@@ -48,10 +49,14 @@ class CheckpointingAtRunTimeTest {
         sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
         sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
                 + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
-        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen").getJobClient().orElseThrow();
+        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen")
+                .getJobClient()
+                .orElseThrow();
         try {
             awaitSsTablesWritten(table, 4);
-            assertThat(SqlTables.read(table, ReadMode.COMMITTED)).as("published before any checkpoint").isEmpty();
+            assertThat(SqlTables.read(table, ReadMode.COMMITTED))
+                    .as("published before any checkpoint")
+                    .isEmpty();
             assertThat(SqlTables.read(table, ReadMode.LATEST)).isNotEmpty();
         } finally {
             cancelAndAwait(job);
@@ -67,7 +72,9 @@ class CheckpointingAtRunTimeTest {
         sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
         sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
                 + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
-        sql.createStatementSet().addInsertSql("INSERT INTO t SELECT id, name FROM gen").attachAsDataStream();
+        sql.createStatementSet()
+                .addInsertSql("INSERT INTO t SELECT id, name FROM gen")
+                .attachAsDataStream();
         // As a cluster's or a submitter's configuration would, after the graph was built.
         Configuration later = new Configuration();
         later.setString("execution.checkpointing.interval", "1h");
@@ -75,7 +82,9 @@ class CheckpointingAtRunTimeTest {
         JobClient job = env.executeAsync("walsink, checkpointing configured late");
         try {
             awaitSsTablesWritten(table, 4);
-            assertThat(SqlTables.read(table, ReadMode.COMMITTED)).as("published before any checkpoint").isEmpty();
+            assertThat(SqlTables.read(table, ReadMode.COMMITTED))
+                    .as("published before any checkpoint")
+                    .isEmpty();
         } finally {
             cancelAndAwait(job);
         }
@@ -89,13 +98,17 @@ class CheckpointingAtRunTimeTest {
         sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
         sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
                 + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
-        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen").getJobClient().orElseThrow();
+        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen")
+                .getJobClient()
+                .orElseThrow();
         try {
             long deadline = System.nanoTime() + 60_000_000_000L;
             int polls = 0;
             while (SqlTables.read(table, ReadMode.COMMITTED).isEmpty()) {
                 polls++;
-                assertThat(System.nanoTime()).as("nothing published within 60 s").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("nothing published within 60 s")
+                        .isLessThan(deadline);
                 Thread.sleep(20);
             }
             assertThat(ssTableFolders(table)).isPositive();
@@ -116,7 +129,9 @@ class CheckpointingAtRunTimeTest {
     private static void awaitSsTablesWritten(Path table, int count) throws Exception {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (ssTableFolders(table) < count) {
-            assertThat(System.nanoTime()).as("fewer than " + count + " SSTables written within 60 s").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("fewer than " + count + " SSTables written within 60 s")
+                    .isLessThan(deadline);
             Thread.sleep(20);
         }
     }
@@ -128,7 +143,8 @@ class CheckpointingAtRunTimeTest {
             return 0;
         }
         try (Stream<Path> paths = Files.walk(shards, 2)) {
-            return paths.filter(Files::isDirectory).filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
+            return paths.filter(Files::isDirectory)
+                    .filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
                     .count();
         }
     }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class ConfigurationDocTest {
     private static final Path DOC = Path.of("..", "docs", "configuration.md");
-    private static final String BEGIN = "<!-- options:begin (rendered from WalSinkTableOptions; ConfigurationDocTest checks it) -->";
+    private static final String BEGIN =
+            "<!-- options:begin (rendered from WalSinkTableOptions; ConfigurationDocTest checks it) -->";
     private static final String END = "<!-- options:end -->";
 
     @Test
@@ -36,7 +37,9 @@ class ConfigurationDocTest {
         if (!rendered.equals(doc)) {
             Files.writeString(Path.of("target", "configuration.md"), rendered, StandardCharsets.UTF_8);
         }
-        assertThat(doc).as("docs/configuration.md is out of date; see target/configuration.md").isEqualTo(rendered);
+        assertThat(doc)
+                .as("docs/configuration.md is out of date; see target/configuration.md")
+                .isEqualTo(rendered);
     }
 
     static String table() throws ReflectiveOperationException {
@@ -55,8 +58,8 @@ class ConfigurationDocTest {
     private static String row(ConfigOption<?> option, String defaultValue) throws ReflectiveOperationException {
         // withDescription(String) makes one text block holding the sentence as given.
         String description = ((TextElement) option.description().getBlocks().get(0)).getFormat();
-        return "| `" + option.key() + "` | " + type(option) + " | " + defaultValue + " | " + description.replace("|", "\\|")
-                + " |";
+        return "| `" + option.key() + "` | " + type(option) + " | " + defaultValue + " | "
+                + description.replace("|", "\\|") + " |";
     }
 
     /** ConfigOption keeps its value class package-private; the doc needs it. */

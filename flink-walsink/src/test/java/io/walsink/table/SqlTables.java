@@ -32,7 +32,11 @@ final class SqlTables {
     static String walsinkTable(String name, String columns, Path path, String... options) {
         StringBuilder with = new StringBuilder("'connector' = 'walsink', 'path' = '" + path + "'");
         for (int i = 0; i < options.length; i += 2) {
-            with.append(", '").append(options[i]).append("' = '").append(options[i + 1]).append("'");
+            with.append(", '")
+                    .append(options[i])
+                    .append("' = '")
+                    .append(options[i + 1])
+                    .append("'");
         }
         return "CREATE TABLE " + name + " (" + columns + ") WITH (" + with + ")";
     }
@@ -49,8 +53,10 @@ final class SqlTables {
     /** The table as walsink's own reader (outside Flink) sees it. */
     static List<Map<String, Object>> read(Path path, ReadMode mode) {
         try (RootAllocator allocator = new RootAllocator()) {
-            return new TableReader(path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC,
-                    allocator).read(mode).rows();
+            return new TableReader(
+                            path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC, allocator)
+                    .read(mode)
+                    .rows();
         }
     }
 }

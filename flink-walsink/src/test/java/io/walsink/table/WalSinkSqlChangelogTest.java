@@ -41,7 +41,8 @@ class WalSinkSqlChangelogTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void deletesFromAChangelogStreamLeaveTheModelsTable() throws Exception {
@@ -63,10 +64,19 @@ class WalSinkSqlChangelogTest {
 
         assertThat(selectAll(sql)).isEqualTo(changes.model(n));
         try (RootAllocator allocator = new RootAllocator()) {
-            List<UUID> shards = new io.walsink.read.TableReader(path.toString(), Map.of(), new LocalObjectStore(path),
-                    io.walsink.format.wal.WalSchemaProfile.SPEC, allocator).shards().stream().toList();
-            List<Map<String, Object>> lance = LanceOracle.scan(allocator, path.toString(), Map.of(),
-                    LanceOracle.snapshots(new LocalObjectStore(path), shards), List.of("id", "name"));
+            List<UUID> shards = new io.walsink.read.TableReader(
+                            path.toString(),
+                            Map.of(),
+                            new LocalObjectStore(path),
+                            io.walsink.format.wal.WalSchemaProfile.SPEC,
+                            allocator)
+                    .shards().stream().toList();
+            List<Map<String, Object>> lance = LanceOracle.scan(
+                    allocator,
+                    path.toString(),
+                    Map.of(),
+                    LanceOracle.snapshots(new LocalObjectStore(path), shards),
+                    List.of("id", "name"));
             assertThat(asModel(lance)).isEqualTo(changes.model(n));
         }
     }
@@ -77,8 +87,8 @@ class WalSinkSqlChangelogTest {
         long n = 20_000;
         Path path = dir.resolve("t");
         FailoverTestSupport.reset(0);
-        StreamTableEnvironment sql = write(changes, n, path, new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5),
-                150);
+        StreamTableEnvironment sql =
+                write(changes, n, path, new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5), 150);
 
         assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
         assertThat(selectAll(sql)).isEqualTo(changes.model(n));
@@ -89,8 +99,9 @@ class WalSinkSqlChangelogTest {
      * Changes {@code 0 .. n-1} as an upsert changelog into a walsink table through INSERT INTO.
      * The source side runs at parallelism 1 (one ordered changelog); the writer at 2.
      */
-    private static StreamTableEnvironment write(ChangeGenerator changes, long n, Path path,
-            MapFunction<Long, Long> failures, long checkpointMillis) throws Exception {
+    private static StreamTableEnvironment write(
+            ChangeGenerator changes, long n, Path path, MapFunction<Long, Long> failures, long checkpointMillis)
+            throws Exception {
         Configuration config = new Configuration();
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
@@ -99,8 +110,17 @@ class WalSinkSqlChangelogTest {
         env.setParallelism(1);
         env.enableCheckpointing(checkpointMillis);
         StreamTableEnvironment sql = StreamTableEnvironment.create(env);
-        sql.executeSql(SqlTables.walsinkTable("t", "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED", path,
-                "buckets", "4", "sink.parallelism", "2", "sink.flush-interval", "20ms", "sink.memtable.max-rows",
+        sql.executeSql(SqlTables.walsinkTable(
+                "t",
+                "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED",
+                path,
+                "buckets",
+                "4",
+                "sink.parallelism",
+                "2",
+                "sink.flush-interval",
+                "20ms",
+                "sink.memtable.max-rows",
                 "1000"));
         DataStream<Row> rows = env.fromSequence(0, n - 1)
                 .map(failures)
@@ -111,7 +131,9 @@ class WalSinkSqlChangelogTest {
                 .column("name", DataTypes.STRING())
                 .primaryKey("id")
                 .build();
-        sql.fromChangelogStream(rows, schema, ChangelogMode.upsert()).executeInsert("t").await();
+        sql.fromChangelogStream(rows, schema, ChangelogMode.upsert())
+                .executeInsert("t")
+                .await();
         return sql;
     }
 

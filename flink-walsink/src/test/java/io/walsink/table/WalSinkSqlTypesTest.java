@@ -18,12 +18,34 @@ class WalSinkSqlTypesTest {
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
     private static final String[][] COLUMNS = {
-        {"id", "BIGINT"}, {"b", "BOOLEAN"}, {"ti", "TINYINT"}, {"si", "SMALLINT"}, {"i", "INT"}, {"f", "FLOAT"},
-        {"d", "DOUBLE"}, {"dec", "DECIMAL(20, 4)"}, {"wide", "DECIMAL(38, 10)"}, {"c", "CHAR(3)"},
-        {"vc", "VARCHAR(10)"}, {"s", "STRING"}, {"bin", "BINARY(2)"}, {"vb", "VARBINARY(5)"}, {"bs", "BYTES"},
-        {"dt", "DATE"}, {"t0", "TIME(0)"}, {"t3", "TIME(3)"}, {"ts0", "TIMESTAMP(0)"}, {"ts3", "TIMESTAMP(3)"},
-        {"ts6", "TIMESTAMP(6)"}, {"ts9", "TIMESTAMP(9)"}, {"ltz3", "TIMESTAMP_LTZ(3)"}, {"ltz6", "TIMESTAMP_LTZ(6)"},
-        {"ints", "ARRAY<INT>"}, {"strs", "ARRAY<STRING>"}, {"dbls", "ARRAY<DOUBLE>"}, {"nested", "ARRAY<ARRAY<BIGINT>>"},
+        {"id", "BIGINT"},
+        {"b", "BOOLEAN"},
+        {"ti", "TINYINT"},
+        {"si", "SMALLINT"},
+        {"i", "INT"},
+        {"f", "FLOAT"},
+        {"d", "DOUBLE"},
+        {"dec", "DECIMAL(20, 4)"},
+        {"wide", "DECIMAL(38, 10)"},
+        {"c", "CHAR(3)"},
+        {"vc", "VARCHAR(10)"},
+        {"s", "STRING"},
+        {"bin", "BINARY(2)"},
+        {"vb", "VARBINARY(5)"},
+        {"bs", "BYTES"},
+        {"dt", "DATE"},
+        {"t0", "TIME(0)"},
+        {"t3", "TIME(3)"},
+        {"ts0", "TIMESTAMP(0)"},
+        {"ts3", "TIMESTAMP(3)"},
+        {"ts6", "TIMESTAMP(6)"},
+        {"ts9", "TIMESTAMP(9)"},
+        {"ltz3", "TIMESTAMP_LTZ(3)"},
+        {"ltz6", "TIMESTAMP_LTZ(6)"},
+        {"ints", "ARRAY<INT>"},
+        {"strs", "ARRAY<STRING>"},
+        {"dbls", "ARRAY<DOUBLE>"},
+        {"nested", "ARRAY<ARRAY<BIGINT>>"},
         {"stamps", "ARRAY<TIMESTAMP(6)>"},
     };
 
@@ -35,7 +57,8 @@ class WalSinkSqlTypesTest {
             + " ARRAY[1, CAST(NULL AS INT), 3], ARRAY['x', 'y'], ARRAY[-0.5, 1e300], ARRAY[ARRAY[1, 2], ARRAY[3]],"
             + " ARRAY[TIMESTAMP '2000-01-01 00:00:00.000001'])";
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void everySupportedTypeRoundTripsThroughSql() throws Exception {
@@ -57,7 +80,11 @@ class WalSinkSqlTypesTest {
     private static String ddl() {
         StringBuilder b = new StringBuilder();
         for (String[] c : COLUMNS) {
-            b.append(b.length() == 0 ? "" : ", ").append('`').append(c[0]).append("` ").append(c[1]);
+            b.append(b.length() == 0 ? "" : ", ")
+                    .append('`')
+                    .append(c[0])
+                    .append("` ")
+                    .append(c[1]);
         }
         return b.toString();
     }
@@ -65,8 +92,14 @@ class WalSinkSqlTypesTest {
     private static String casts() {
         StringBuilder b = new StringBuilder();
         for (String[] c : COLUMNS) {
-            b.append(b.length() == 0 ? "" : ", ").append("CAST(`").append(c[0]).append("` AS ").append(c[1])
-                    .append(") AS `").append(c[0]).append('`');
+            b.append(b.length() == 0 ? "" : ", ")
+                    .append("CAST(`")
+                    .append(c[0])
+                    .append("` AS ")
+                    .append(c[1])
+                    .append(") AS `")
+                    .append(c[0])
+                    .append('`');
         }
         return b.toString();
     }

@@ -20,7 +20,9 @@ class WalSinkSqlValidationTest {
 
     private static final String COLUMNS = "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED";
 
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     private StreamTableEnvironment sql;
 
     @BeforeEach
@@ -29,30 +31,31 @@ class WalSinkSqlValidationTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "buckets|0|'buckets': must be in [1, 1024], was 0",
-        "buckets|1025|'buckets': must be in [1, 1024], was 1025",
-        "buckets|many|buckets",
-        "sink.flush-interval|0 ms|'sink.flush-interval': must be positive",
-        "sink.memtable.max-rows|0|'sink.memtable.max-rows': must be positive",
-        "sink.wal.max-buffer-size|0 b|'sink.wal.max-buffer-size': must be positive",
-        "sink.max-unflushed-bytes|1 mb|sink.max-unflushed-bytes (1048576) must be at least sink.memtable.max-size",
-        "sink.parallelism|0|'sink.parallelism': must be positive",
-        "sink.io-threads|-1|'sink.io-threads': must be positive",
-        "s3.checksum-mode|sometimes|'s3.checksum-mode': must be when_supported or when_required",
-        "s3.endpoint|not a url|'s3.endpoint'",
-        "s3.access-key|AKIA|'s3.access-key' and 's3.secret-key' go together",
-        "wal.schema-profile|lance-9|'wal.schema-profile': unknown WAL schema profile 'lance-9'",
-        "scan.mode|newest|'scan.mode': must be committed or latest",
-        "no.such-option|1|no.such-option",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "buckets|0|'buckets': must be in [1, 1024], was 0",
+                "buckets|1025|'buckets': must be in [1, 1024], was 1025",
+                "buckets|many|buckets",
+                "sink.flush-interval|0 ms|'sink.flush-interval': must be positive",
+                "sink.memtable.max-rows|0|'sink.memtable.max-rows': must be positive",
+                "sink.wal.max-buffer-size|0 b|'sink.wal.max-buffer-size': must be positive",
+                "sink.max-unflushed-bytes|1 mb|sink.max-unflushed-bytes (1048576) must be at least sink.memtable.max-size",
+                "sink.parallelism|0|'sink.parallelism': must be positive",
+                "sink.io-threads|-1|'sink.io-threads': must be positive",
+                "s3.checksum-mode|sometimes|'s3.checksum-mode': must be when_supported or when_required",
+                "s3.endpoint|not a url|'s3.endpoint'",
+                "s3.access-key|AKIA|'s3.access-key' and 's3.secret-key' go together",
+                "wal.schema-profile|lance-9|'wal.schema-profile': unknown WAL schema profile 'lance-9'",
+                "scan.mode|newest|'scan.mode': must be committed or latest",
+                "no.such-option|1|no.such-option",
+            })
     void anInvalidOptionFailsNamingIt(String option, String value, String message) {
         sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, dir.resolve("t"), "buckets", "4", option, value)
                 .replace("'buckets' = '4', 'buckets'", "'buckets'"));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO t VALUES (1, 'a')"))
                 .hasStackTraceContaining(message);
-        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t"))
-                .hasStackTraceContaining(message);
+        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t")).hasStackTraceContaining(message);
     }
 
     @Test
@@ -84,11 +87,11 @@ class WalSinkSqlValidationTest {
         sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, path, "buckets", "2"));
         sql.executeSql("INSERT INTO t VALUES (1, 'a')").await();
 
-        sql.executeSql(SqlTables.walsinkTable("renamed", "id BIGINT, title STRING, PRIMARY KEY (id) NOT ENFORCED", path));
+        sql.executeSql(
+                SqlTables.walsinkTable("renamed", "id BIGINT, title STRING, PRIMARY KEY (id) NOT ENFORCED", path));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO renamed VALUES (1, 'a')"))
                 .hasStackTraceContaining("column 'name'");
-        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM renamed"))
-                .hasStackTraceContaining("Column 'title'");
+        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM renamed")).hasStackTraceContaining("Column 'title'");
 
         sql.executeSql(SqlTables.walsinkTable("retyped", "id BIGINT, name INT, PRIMARY KEY (id) NOT ENFORCED", path));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO retyped VALUES (1, 2)"))
@@ -96,8 +99,8 @@ class WalSinkSqlValidationTest {
         assertThatThrownBy(() -> sql.executeSql("SELECT * FROM retyped"))
                 .hasStackTraceContaining("Column 'name' is declared INT");
 
-        sql.executeSql(SqlTables.walsinkTable("rekeyed", "id BIGINT NOT NULL, name STRING NOT NULL,"
-                + " PRIMARY KEY (name) NOT ENFORCED", path));
+        sql.executeSql(SqlTables.walsinkTable(
+                "rekeyed", "id BIGINT NOT NULL, name STRING NOT NULL," + " PRIMARY KEY (name) NOT ENFORCED", path));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO rekeyed VALUES (1, 'a')"))
                 .hasStackTraceContaining("primary key [name] does not match the primary key [id]");
         assertThatThrownBy(() -> sql.executeSql("SELECT * FROM rekeyed"))

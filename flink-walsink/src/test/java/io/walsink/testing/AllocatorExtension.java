@@ -30,8 +30,10 @@ public final class AllocatorExtension implements AfterEachCallback {
         try {
             allocator.close(); // throws if memory is still allocated
         } catch (IllegalStateException leak) {
-            throw new AssertionError("Arrow memory leaked by " + context.getDisplayName() + " (" + held
-                    + " bytes still allocated): " + leak.getMessage(), leak);
+            throw new AssertionError(
+                    "Arrow memory leaked by " + context.getDisplayName() + " (" + held + " bytes still allocated): "
+                            + leak.getMessage(),
+                    leak);
         }
     }
 }

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 class AllocatorExtensionTest {
     private static final ExtensionContext CONTEXT = (ExtensionContext) Proxy.newProxyInstance(
-            AllocatorExtensionTest.class.getClassLoader(), new Class<?>[] {ExtensionContext.class},
+            AllocatorExtensionTest.class.getClassLoader(),
+            new Class<?>[] {ExtensionContext.class},
             (proxy, method, args) -> {
                 if (method.getName().equals("getDisplayName")) {
                     return "someTest()";
@@ -28,7 +29,9 @@ class AllocatorExtensionTest {
     void failsTheTestWhenABufferIsStillHeld() {
         AllocatorExtension extension = new AllocatorExtension();
         extension.allocator().buffer(64); // never released: the closed allocator refuses it afterwards
-        assertThatThrownBy(() -> extension.afterEach(CONTEXT)).isInstanceOf(AssertionError.class)
-                .hasMessageContaining("someTest()").hasMessageContaining("64 bytes still allocated");
+        assertThatThrownBy(() -> extension.afterEach(CONTEXT))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("someTest()")
+                .hasMessageContaining("64 bytes still allocated");
     }
 }

@@ -49,8 +49,10 @@ public final class CountingObjectStore extends ForwardingObjectStore {
 
     public static boolean isWalEntry(String key) {
         int slash = key.lastIndexOf('/');
-        return key.startsWith("_mem_wal/") && key.substring(0, slash + 1).endsWith("/wal/")
-                && BitReversedName.parseWalEntryPosition(key.substring(slash + 1)).isPresent();
+        return key.startsWith("_mem_wal/")
+                && key.substring(0, slash + 1).endsWith("/wal/")
+                && BitReversedName.parseWalEntryPosition(key.substring(slash + 1))
+                        .isPresent();
     }
 
     @Override

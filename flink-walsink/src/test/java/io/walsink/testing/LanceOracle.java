@@ -55,10 +55,17 @@ public final class LanceOracle {
     }
 
     /** The table's rows as lance-core merges them, {@code columns} only, in lance-core's order. */
-    public static List<Map<String, Object>> scan(BufferAllocator allocator, String uri, Map<String, String> options,
-            List<ShardSnapshot> snapshots, List<String> columns) {
+    public static List<Map<String, Object>> scan(
+            BufferAllocator allocator,
+            String uri,
+            Map<String, String> options,
+            List<ShardSnapshot> snapshots,
+            List<String> columns) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        try (Dataset ds = Dataset.open(allocator, uri, new ReadOptions.Builder().setStorageOptions(options).build());
+        try (Dataset ds = Dataset.open(
+                        allocator,
+                        uri,
+                        new ReadOptions.Builder().setStorageOptions(options).build());
                 LsmScanner scanner = LsmScanner.fromSnapshots(ds, snapshots).project(columns);
                 ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {

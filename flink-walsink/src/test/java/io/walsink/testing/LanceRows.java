@@ -18,14 +18,18 @@ public final class LanceRows {
     private LanceRows() {}
 
     public static List<Map<String, Object>> scan(BufferAllocator allocator, String uri, Map<String, String> options) {
-        try (Dataset ds = Dataset.open(allocator, uri, new ReadOptions.Builder().setStorageOptions(options).build())) {
+        try (Dataset ds = Dataset.open(
+                allocator,
+                uri,
+                new ReadOptions.Builder().setStorageOptions(options).build())) {
             return scan(ds);
         }
     }
 
     public static List<Map<String, Object>> scan(Dataset ds) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        try (LanceScanner scanner = ds.newScan(); ArrowReader reader = scanner.scanBatches()) {
+        try (LanceScanner scanner = ds.newScan();
+                ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 rows.addAll(all(reader.getVectorSchemaRoot()));
             }
@@ -39,7 +43,8 @@ public final class LanceRows {
 
     /** Every row of {@code batch} with every column, as plain values. */
     public static List<Map<String, Object>> all(VectorSchemaRoot batch) {
-        List<String> columns = batch.getSchema().getFields().stream().map(f -> f.getName()).toList();
+        List<String> columns =
+                batch.getSchema().getFields().stream().map(f -> f.getName()).toList();
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int r = 0; r < batch.getRowCount(); r++) {
             rows.add(RowValues.row(batch, columns, r));

@@ -47,7 +47,11 @@ public final class MemWalTable {
     private final Schema schema;
     private final WalStorageSchema storage;
 
-    public MemWalTable(String uri, Map<String, String> options, ObjectStore store, WalSchemaProfile profile,
+    public MemWalTable(
+            String uri,
+            Map<String, String> options,
+            ObjectStore store,
+            WalSchemaProfile profile,
             BufferAllocator allocator) {
         this.uri = uri;
         this.options = Map.copyOf(options);
@@ -80,7 +84,8 @@ public final class MemWalTable {
     /** Appends {@code rows} to the base table (generation 0) with lance-core. */
     public void writeBase(List<RowOp> rows) {
         java.io.ByteArrayOutputStream ipc = new java.io.ByteArrayOutputStream();
-        try (VectorSchemaRoot root = ArrowRows.batch(allocator, schema, rows.stream().map(RowOp::values).toList());
+        try (VectorSchemaRoot root = ArrowRows.batch(
+                        allocator, schema, rows.stream().map(RowOp::values).toList());
                 ArrowStreamWriter writer = new ArrowStreamWriter(root, null, ipc)) {
             writer.start();
             writer.writeBatch();
@@ -89,8 +94,13 @@ public final class MemWalTable {
             throw new UncheckedIOException(e);
         }
         try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), allocator);
-                Dataset ignored = Dataset.write().allocator(allocator).reader(reader).uri(uri)
-                        .mode(WriteParams.WriteMode.APPEND).storageOptions(options).execute()) {
+                Dataset ignored = Dataset.write()
+                        .allocator(allocator)
+                        .reader(reader)
+                        .uri(uri)
+                        .mode(WriteParams.WriteMode.APPEND)
+                        .storageOptions(options)
+                        .execute()) {
             // appended
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -155,8 +165,10 @@ public final class MemWalTable {
                     .walEntryPositionLastSeen(nextPosition - 1)
                     .sstables(List.of());
             for (WrittenSsTable t : written) {
-                next.addSstable(SsTable.of(t.generation(), t.path()).withInMemoryBytes(t.inMemoryBytes())
-                        .withPhysicalRows(t.physicalRows()).withPrimaryKeyBytes(t.primaryKeyBytes()));
+                next.addSstable(SsTable.of(t.generation(), t.path())
+                        .withInMemoryBytes(t.inMemoryBytes())
+                        .withPhysicalRows(t.physicalRows())
+                        .withPrimaryKeyBytes(t.primaryKeyBytes()));
                 next.replayAfterWalEntryPosition(t.lastWalPosition());
             }
             current = manifests.writeNext(current, next.build());

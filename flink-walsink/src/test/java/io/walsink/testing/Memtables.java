@@ -26,16 +26,22 @@ public final class Memtables {
         this.storage = storage;
         this.allocator = allocator;
         List<Field> fields = storage.schema().getFields();
-        this.input = new Schema(fields.stream().filter(f -> !f.getName().equals(WalStorageSchema.TOMBSTONE)).toList());
-        this.keys = storage.primaryKey().isEmpty() ? null
-                : new PrimaryKeyEncoder(storage.primaryKey().stream().map(k -> storage.schema().findField(k)).toList());
+        this.input = new Schema(fields.stream()
+                .filter(f -> !f.getName().equals(WalStorageSchema.TOMBSTONE))
+                .toList());
+        this.keys = storage.primaryKey().isEmpty()
+                ? null
+                : new PrimaryKeyEncoder(storage.primaryKey().stream()
+                        .map(k -> storage.schema().findField(k))
+                        .toList());
         this.tombstoneColumn = storage.hasTombstone() ? fields.size() - 1 : -1;
     }
 
     /** A memtable holding {@code ops} in order, every batch sealed, not frozen, nothing durable. */
     public Memtable build(long generation, int batchMaxRows, List<RowOp> ops) {
         Memtable m = new Memtable(allocator, storage.schema(), generation, batchMaxRows, tombstoneColumn, keys != null);
-        try (VectorSchemaRoot in = ArrowRows.batch(allocator, input, ops.stream().map(RowOp::values).toList())) {
+        try (VectorSchemaRoot in = ArrowRows.batch(
+                allocator, input, ops.stream().map(RowOp::values).toList())) {
             FieldVector[] keyColumns = keys == null ? null : keys.keyColumns(in);
             KeyBuffer key = new KeyBuffer();
             for (int r = 0; r < ops.size(); r++) {

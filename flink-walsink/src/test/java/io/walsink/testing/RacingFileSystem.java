@@ -310,8 +310,8 @@ public final class RacingFileSystem extends FileSystem {
         }
 
         @Override
-        public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options,
-                FileAttribute<?>... attrs) throws IOException {
+        public SeekableByteChannel newByteChannel(
+                Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
             return Files.newByteChannel(unwrap(path), options, attrs);
         }
 
@@ -437,8 +437,7 @@ public final class RacingFileSystem extends FileSystem {
         }
 
         @Override
-        public void setAttribute(Path path, String attribute, Object value, LinkOption... options)
-                throws IOException {
+        public void setAttribute(Path path, String attribute, Object value, LinkOption... options) throws IOException {
             Files.setAttribute(unwrap(path), attribute, value, options);
         }
     }

@@ -81,8 +81,11 @@ public final class S3MockServer implements BeforeAllCallback {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + tmp,
-                "-jar", jar.toString(),
+                "-Xmx384m",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.io.tmpdir=" + tmp,
+                "-jar",
+                jar.toString(),
                 "--server.port=0",
                 "--com.adobe.testing.s3mock.httpPort=" + port,
                 "--com.adobe.testing.s3mock.store.initialBuckets=" + BUCKET,
@@ -104,9 +107,11 @@ public final class S3MockServer implements BeforeAllCallback {
     }
 
     private static void awaitReady(Process process, int port, Path log) throws InterruptedException, IOException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         HttpRequest probe = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/"))
-                .timeout(Duration.ofSeconds(2)).build();
+                .timeout(Duration.ofSeconds(2))
+                .build();
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -121,7 +126,8 @@ public final class S3MockServer implements BeforeAllCallback {
             }
             Thread.sleep(200); // polling for readiness, not a timing assertion
         }
-        throw new IllegalStateException("s3mock did not answer on port " + port + " within " + STARTUP_TIMEOUT + "; see " + log);
+        throw new IllegalStateException(
+                "s3mock did not answer on port " + port + " within " + STARTUP_TIMEOUT + "; see " + log);
     }
 
     private static int freePort() throws IOException {

@@ -39,8 +39,9 @@ public final class ArrowRowDataReader {
     /** Row {@code index} of {@code source} (whose columns are this reader's schema, in order), as an INSERT. */
     public GenericRowData read(VectorSchemaRoot source, int index) {
         if (source.getFieldVectors().size() != readers.length) {
-            throw new IllegalArgumentException("the source has " + source.getFieldVectors().size()
-                    + " columns, this reader's schema " + schema + " has " + readers.length);
+            throw new IllegalArgumentException(
+                    "the source has " + source.getFieldVectors().size() + " columns, this reader's schema " + schema
+                            + " has " + readers.length);
         }
         GenericRowData row = new GenericRowData(readers.length);
         for (int c = 0; c < readers.length; c++) {

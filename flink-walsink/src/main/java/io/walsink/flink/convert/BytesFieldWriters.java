@@ -65,8 +65,8 @@ final class BytesFieldWriters {
 
         private void set(FixedSizeBinaryVector v, int index, byte[] value) {
             if (value.length != width) {
-                throw new ColumnValueException(column, "value has " + value.length
-                        + " bytes, the column is FixedSizeBinary(" + width + ")");
+                throw new ColumnValueException(
+                        column, "value has " + value.length + " bytes, the column is FixedSizeBinary(" + width + ")");
             }
             v.setSafe(index, value);
         }

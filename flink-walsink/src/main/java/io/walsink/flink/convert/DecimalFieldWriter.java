@@ -64,12 +64,15 @@ final class DecimalFieldWriter extends FieldWriter {
         try {
             rescaled = value.setScale(scale, RoundingMode.UNNECESSARY);
         } catch (ArithmeticException e) {
-            throw new ColumnValueException(column, "value " + value.toPlainString() + " has more than " + scale
-                    + " fractional digits and would be rounded in DECIMAL(" + precision + ", " + scale + ")");
+            throw new ColumnValueException(
+                    column,
+                    "value " + value.toPlainString() + " has more than " + scale
+                            + " fractional digits and would be rounded in DECIMAL(" + precision + ", " + scale + ")");
         }
         if (rescaled.precision() > precision) {
-            throw new ColumnValueException(column, "value " + value.toPlainString() + " does not fit DECIMAL("
-                    + precision + ", " + scale + ")");
+            throw new ColumnValueException(
+                    column,
+                    "value " + value.toPlainString() + " does not fit DECIMAL(" + precision + ", " + scale + ")");
         }
         return rescaled;
     }

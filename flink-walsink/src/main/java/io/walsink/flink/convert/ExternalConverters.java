@@ -47,14 +47,19 @@ final class ExternalConverters {
         Function<Object, Object> convert = scalarConversion(column, type);
         return value -> {
             if (!external.isInstance(value)) {
-                throw new ColumnValueException(column, "expected " + external.getName() + " for " + type
-                        + ", got " + value.getClass().getName() + " (" + value + ")");
+                throw new ColumnValueException(
+                        column,
+                        "expected " + external.getName() + " for " + type + ", got "
+                                + value.getClass().getName() + " (" + value + ")");
             }
             return convert.apply(value);
         };
     }
 
-    /** Whether a field of Java type {@code javaType} can hold values of {@code type}, checked when a POJO converter is built. */
+    /**
+     * Whether a field of Java type {@code javaType} can hold values of {@code type}, checked when a
+     * POJO converter is built.
+     */
     static boolean accepts(LogicalType type, Type javaType) {
         if (type instanceof ArrayType array) {
             LogicalType element = array.getElementType();
@@ -66,7 +71,8 @@ final class ExternalConverters {
             if (javaType instanceof GenericArrayType g) {
                 return accepts(element, g.getGenericComponentType());
             }
-            if (javaType instanceof ParameterizedType p && p.getRawType() instanceof Class<?> raw
+            if (javaType instanceof ParameterizedType p
+                    && p.getRawType() instanceof Class<?> raw
                     && List.class.isAssignableFrom(raw)) {
                 return accepts(element, p.getActualTypeArguments()[0]);
             }
@@ -80,7 +86,8 @@ final class ExternalConverters {
         if (type instanceof ArrayType array) {
             Class<?> primitive = primitiveArrayClass(array.getElementType());
             return (primitive != null ? primitive.getSimpleName() + ", " : "")
-                    + expectedJavaType(array.getElementType()) + "[] or List<" + expectedJavaType(array.getElementType()) + ">";
+                    + expectedJavaType(array.getElementType()) + "[] or List<"
+                    + expectedJavaType(array.getElementType()) + ">";
         }
         return externalClass(type).getName();
     }
@@ -171,8 +178,10 @@ final class ExternalConverters {
             if (value instanceof List<?> list) {
                 return convertElements(list.toArray(), element);
             }
-            throw new ColumnValueException(column, "expected " + expectedJavaType(type) + " for " + type
-                    + ", got " + value.getClass().getName());
+            throw new ColumnValueException(
+                    column,
+                    "expected " + expectedJavaType(type) + " for " + type + ", got "
+                            + value.getClass().getName());
         };
     }
 

@@ -61,7 +61,8 @@ final class FieldReaders {
                         : (v, i) -> ((Float8Vector) v).get(i);
             case Decimal: {
                 DecimalType d = (DecimalType) FlinkArrowTypes.toLogicalType(field);
-                return (v, i) -> DecimalData.fromBigDecimal(((DecimalVector) v).getObject(i), d.getPrecision(), d.getScale());
+                return (v, i) ->
+                        DecimalData.fromBigDecimal(((DecimalVector) v).getObject(i), d.getPrecision(), d.getScale());
             }
             case Utf8:
             case LargeUtf8:

@@ -13,6 +13,7 @@ import org.apache.flink.table.data.RowData;
 abstract class FieldWriter {
     /** The column path used in errors: {@code vec} or {@code vec[]} for its elements. */
     final String column;
+
     private final boolean nullable;
 
     FieldWriter(String column, boolean nullable) {

@@ -58,7 +58,11 @@ final class FieldWriterFactory {
                 if (type instanceof ArrowType.FixedSizeBinary fixed) {
                     return new BytesFieldWriters.FixedBinaryWriter(column, nullable, fixed.getByteWidth());
                 }
-                require(column, flink, arrow, type instanceof ArrowType.Binary || type instanceof ArrowType.LargeBinary);
+                require(
+                        column,
+                        flink,
+                        arrow,
+                        type instanceof ArrowType.Binary || type instanceof ArrowType.LargeBinary);
                 return new BytesFieldWriters.BinaryWriter(column, nullable);
             case DATE:
                 require(column, flink, arrow, type instanceof ArrowType.Date);
@@ -90,16 +94,23 @@ final class FieldWriterFactory {
         boolean widening = flink.getScale() <= d.getScale()
                 && flink.getPrecision() - flink.getScale() <= d.getPrecision() - d.getScale();
         if (!widening) {
-            throw new SchemaMismatchException(column, "Flink type " + flink + " does not fit the table's " + d
-                    + " without rounding or overflow; cast it to DECIMAL(" + d.getPrecision() + ", " + d.getScale() + ")");
+            throw new SchemaMismatchException(
+                    column,
+                    "Flink type " + flink + " does not fit the table's " + d
+                            + " without rounding or overflow; cast it to DECIMAL(" + d.getPrecision() + ", "
+                            + d.getScale() + ")");
         }
-        return new DecimalFieldWriter(column, arrow.isNullable(), d.getPrecision(), d.getScale(),
-                flink.getPrecision(), flink.getScale());
+        return new DecimalFieldWriter(
+                column, arrow.isNullable(), d.getPrecision(), d.getScale(), flink.getPrecision(), flink.getScale());
     }
 
-    private static FieldWriter timestamp(String column, LogicalType flink, Field arrow, int precision, boolean instant) {
-        require(column, flink, arrow, arrow.getType() instanceof ArrowType.Timestamp t
-                && (t.getTimezone() != null) == instant);
+    private static FieldWriter timestamp(
+            String column, LogicalType flink, Field arrow, int precision, boolean instant) {
+        require(
+                column,
+                flink,
+                arrow,
+                arrow.getType() instanceof ArrowType.Timestamp t && (t.getTimezone() != null) == instant);
         TemporalUnit unit = TemporalUnit.of(((ArrowType.Timestamp) arrow.getType()).getUnit());
         requirePrecision(column, flink, arrow, precision, unit);
         return new TemporalFieldWriters.TimestampWriter(column, arrow.isNullable(), unit, precision);
@@ -108,7 +119,8 @@ final class FieldWriterFactory {
     private static FieldWriter array(String column, ArrayType flink, Field arrow) {
         ArrowType type = arrow.getType();
         require(column, flink, arrow, type instanceof ArrowType.List || type instanceof ArrowType.FixedSizeList);
-        FieldWriter element = create(column + "[]", flink.getElementType(), arrow.getChildren().get(0));
+        FieldWriter element = create(
+                column + "[]", flink.getElementType(), arrow.getChildren().get(0));
         if (type instanceof ArrowType.FixedSizeList fixed) {
             return new FixedSizeListFieldWriter(column, arrow.isNullable(), element, fixed.getListSize());
         }
@@ -125,16 +137,22 @@ final class FieldWriterFactory {
 
     private static void require(String column, LogicalType flink, Field arrow, boolean compatible) {
         if (!compatible) {
-            throw new SchemaMismatchException(column, "Flink type " + flink + " cannot be written to the table's Arrow type "
-                    + arrow.getType() + " (it maps to " + FlinkArrowTypes.toArrowField(column, flink).getType() + ")");
+            throw new SchemaMismatchException(
+                    column,
+                    "Flink type " + flink + " cannot be written to the table's Arrow type " + arrow.getType()
+                            + " (it maps to "
+                            + FlinkArrowTypes.toArrowField(column, flink).getType() + ")");
         }
     }
 
-    private static void requirePrecision(String column, LogicalType flink, Field arrow, int precision, TemporalUnit unit) {
+    private static void requirePrecision(
+            String column, LogicalType flink, Field arrow, int precision, TemporalUnit unit) {
         if (precision > unit.precision()) {
-            throw new SchemaMismatchException(column, "Flink type " + flink + " has " + precision
-                    + " fractional digits, the table's " + arrow.getType() + " keeps " + unit.precision()
-                    + "; cast it to a precision of at most " + unit.precision());
+            throw new SchemaMismatchException(
+                    column,
+                    "Flink type " + flink + " has " + precision
+                            + " fractional digits, the table's " + arrow.getType() + " keeps " + unit.precision()
+                            + "; cast it to a precision of at most " + unit.precision());
         }
     }
 }

@@ -32,8 +32,8 @@ final class FixedSizeListFieldWriter extends FieldWriter {
     private void set(FixedSizeListVector v, int index, ArrayData array) {
         int size = array.size();
         if (size != listSize) {
-            throw new ColumnValueException(column, "array has " + size + " elements, the column is a fixed-size list of "
-                    + listSize);
+            throw new ColumnValueException(
+                    column, "array has " + size + " elements, the column is a fixed-size list of " + listSize);
         }
         int start = v.startNewValue(index);
         FieldVector child = v.getDataVector();

@@ -107,11 +107,12 @@ public final class FlinkArrowTypes {
 
     public static Field toFixedSizeListField(String name, ArrayType type, int listSize) {
         if (listSize <= 0) {
-            throw new IllegalArgumentException("column '" + name + "': fixed-size list length must be positive, got " + listSize);
+            throw new IllegalArgumentException(
+                    "column '" + name + "': fixed-size list length must be positive, got " + listSize);
         }
         Field element = toArrowField(LIST_ELEMENT_NAME, type.getElementType(), name + "[]");
-        return new Field(name, new FieldType(type.isNullable(), new ArrowType.FixedSizeList(listSize), null),
-                List.of(element));
+        return new Field(
+                name, new FieldType(type.isNullable(), new ArrowType.FixedSizeList(listSize), null), List.of(element));
     }
 
     /** @param column the column path used in errors ({@code tags[]} for an array element) */
@@ -157,19 +158,28 @@ public final class FlinkArrowTypes {
             }
             case TIMESTAMP_WITHOUT_TIME_ZONE:
                 return new ArrowType.Timestamp(
-                        TemporalUnit.forPrecision(((TimestampType) type).getPrecision()).arrow(), null);
+                        TemporalUnit.forPrecision(((TimestampType) type).getPrecision())
+                                .arrow(),
+                        null);
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return new ArrowType.Timestamp(
-                        TemporalUnit.forPrecision(((LocalZonedTimestampType) type).getPrecision()).arrow(), UTC);
+                        TemporalUnit.forPrecision(((LocalZonedTimestampType) type).getPrecision())
+                                .arrow(),
+                        UTC);
             case ROW:
             case STRUCTURED_TYPE:
-                throw new UnsupportedColumnTypeException(column, type, "nested rows are not supported; flatten them into columns");
+                throw new UnsupportedColumnTypeException(
+                        column, type, "nested rows are not supported; flatten them into columns");
             case TIMESTAMP_WITH_TIME_ZONE:
                 throw new UnsupportedColumnTypeException(column, type, "Arrow stores instants only; use TIMESTAMP_LTZ");
             default:
-                throw new UnsupportedColumnTypeException(column, type, "supported are BOOLEAN, TINYINT, SMALLINT, INT,"
-                        + " BIGINT, FLOAT, DOUBLE, DECIMAL, CHAR, VARCHAR, BINARY, VARBINARY, DATE, TIME, TIMESTAMP,"
-                        + " TIMESTAMP_LTZ and ARRAY of those");
+                throw new UnsupportedColumnTypeException(
+                        column,
+                        type,
+                        "supported are BOOLEAN, TINYINT, SMALLINT, INT,"
+                                + " BIGINT, FLOAT, DOUBLE, DECIMAL, CHAR, VARCHAR, BINARY, VARBINARY,"
+                                + " DATE, TIME, TIMESTAMP,"
+                                + " TIMESTAMP_LTZ and ARRAY of those");
         }
     }
 
@@ -223,7 +233,9 @@ public final class FlinkArrowTypes {
             case Decimal: {
                 ArrowType.Decimal d = (ArrowType.Decimal) type;
                 if (d.getBitWidth() != 128 || d.getPrecision() > DecimalType.MAX_PRECISION || d.getScale() < 0) {
-                    throw new UnsupportedColumnTypeException(column, type,
+                    throw new UnsupportedColumnTypeException(
+                            column,
+                            type,
                             "Flink decimals are 128-bit with precision up to 38 and a non-negative scale");
                 }
                 return new DecimalType(nullable, d.getPrecision(), d.getScale());
@@ -239,7 +251,9 @@ public final class FlinkArrowTypes {
             case Date:
                 return new DateType(nullable);
             case Time:
-                return new TimeType(nullable, TemporalUnit.of(((ArrowType.Time) type).getUnit()).precision());
+                return new TimeType(
+                        nullable,
+                        TemporalUnit.of(((ArrowType.Time) type).getUnit()).precision());
             case Timestamp: {
                 ArrowType.Timestamp t = (ArrowType.Timestamp) type;
                 int precision = TemporalUnit.of(t.getUnit()).precision();
@@ -251,9 +265,13 @@ public final class FlinkArrowTypes {
             case FixedSizeList:
                 return new ArrayType(nullable, toLogicalType(field.getChildren().get(0), column + "[]"));
             default:
-                throw new UnsupportedColumnTypeException(column, type, "supported are Bool, signed Int, Float32,"
-                        + " Float64, Decimal128, Utf8, LargeUtf8, Binary, LargeBinary, FixedSizeBinary, Date, Time,"
-                        + " Timestamp, List and FixedSizeList of those");
+                throw new UnsupportedColumnTypeException(
+                        column,
+                        type,
+                        "supported are Bool, signed Int, Float32,"
+                                + " Float64, Decimal128, Utf8, LargeUtf8, Binary, LargeBinary, FixedSizeBinary,"
+                                + " Date, Time,"
+                                + " Timestamp, List and FixedSizeList of those");
         }
     }
 }

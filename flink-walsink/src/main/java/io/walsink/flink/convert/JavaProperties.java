@@ -56,7 +56,9 @@ final class JavaProperties {
     }
 
     private static String getterProperty(Method m) {
-        if (Modifier.isStatic(m.getModifiers()) || m.getParameterCount() != 0 || m.getDeclaringClass() == Object.class) {
+        if (Modifier.isStatic(m.getModifiers())
+                || m.getParameterCount() != 0
+                || m.getDeclaringClass() == Object.class) {
             return null;
         }
         String n = m.getName();

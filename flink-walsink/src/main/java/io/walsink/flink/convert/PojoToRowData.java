@@ -26,8 +26,8 @@ public final class PojoToRowData<T> {
     private final JavaProperties.Property[] properties;
     private final ExternalConverter[] converters;
 
-    private PojoToRowData(Class<T> type, RowType rowType, JavaProperties.Property[] properties,
-            ExternalConverter[] converters) {
+    private PojoToRowData(
+            Class<T> type, RowType rowType, JavaProperties.Property[] properties, ExternalConverter[] converters) {
         this.type = type;
         this.rowType = rowType;
         this.properties = properties;
@@ -49,8 +49,10 @@ public final class PojoToRowData<T> {
             LogicalType columnType = rowType.getTypeAt(i);
             JavaProperties.Property p = find(type, column, available);
             if (!ExternalConverters.accepts(columnType, p.type())) {
-                throw new SchemaMismatchException(column, p.declaration() + " has Java type " + p.type().getTypeName()
-                        + ", the column is " + columnType + ", which takes " + ExternalConverters.expectedJavaType(columnType));
+                throw new SchemaMismatchException(
+                        column,
+                        p.declaration() + " has Java type " + p.type().getTypeName() + ", the column is " + columnType
+                                + ", which takes " + ExternalConverters.expectedJavaType(columnType));
             }
             properties[i] = p;
             converters[i] = ExternalConverters.create(column, columnType);
@@ -79,7 +81,8 @@ public final class PojoToRowData<T> {
         return type;
     }
 
-    private static JavaProperties.Property find(Class<?> type, String column, Map<String, JavaProperties.Property> available) {
+    private static JavaProperties.Property find(
+            Class<?> type, String column, Map<String, JavaProperties.Property> available) {
         JavaProperties.Property exact = available.get(column);
         if (exact != null) {
             return exact;
@@ -93,9 +96,14 @@ public final class PojoToRowData<T> {
         if (loose.size() == 1) {
             return loose.get(0);
         }
-        throw new SchemaMismatchException(column, loose.isEmpty()
-                ? "no field or getter of that name in " + type.getName() + ", which has " + available.keySet()
-                : "several properties of " + type.getName() + " match it: " + loose.stream().map(JavaProperties.Property::name).toList());
+        throw new SchemaMismatchException(
+                column,
+                loose.isEmpty()
+                        ? "no field or getter of that name in " + type.getName() + ", which has " + available.keySet()
+                        : "several properties of " + type.getName() + " match it: "
+                                + loose.stream()
+                                        .map(JavaProperties.Property::name)
+                                        .toList());
     }
 
     private static String normalize(String name) {

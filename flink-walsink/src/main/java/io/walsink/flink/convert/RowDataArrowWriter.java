@@ -53,16 +53,17 @@ public final class RowDataArrowWriter {
             tableNames.add(column.getName());
             Integer position = positions.remove(column.getName());
             if (position == null) {
-                throw new SchemaMismatchException(column.getName(), "is in the table but missing from the Flink row type "
-                        + names);
+                throw new SchemaMismatchException(
+                        column.getName(), "is in the table but missing from the Flink row type " + names);
             }
             rowPositions[c] = position;
             writers[c] = FieldWriterFactory.create(column.getName(), rowType.getTypeAt(position), column);
         }
         if (!positions.isEmpty()) {
-            String extra = names.stream().filter(positions::containsKey).findFirst().orElseThrow();
-            throw new SchemaMismatchException(extra, "is in the Flink row type but not in the table, whose columns are "
-                    + tableNames);
+            String extra =
+                    names.stream().filter(positions::containsKey).findFirst().orElseThrow();
+            throw new SchemaMismatchException(
+                    extra, "is in the Flink row type but not in the table, whose columns are " + tableNames);
         }
         return new RowDataArrowWriter(rowType, tableSchema, writers, rowPositions);
     }

@@ -36,8 +36,8 @@ public final class RowToRowData {
     public GenericRowData convert(Row row) {
         Set<String> rowNames = row.getFieldNames(false);
         if (rowNames == null && row.getArity() != converters.length) {
-            throw new IllegalArgumentException("the row has " + row.getArity() + " fields, the row type "
-                    + rowType + " has " + converters.length);
+            throw new IllegalArgumentException(
+                    "the row has " + row.getArity() + " fields, the row type " + rowType + " has " + converters.length);
         }
         if (rowNames != null) {
             checkNames(rowNames);
@@ -57,7 +57,10 @@ public final class RowToRowData {
             }
         }
         if (rowNames.size() != names.size()) {
-            String extra = rowNames.stream().filter(n -> !names.contains(n)).findFirst().orElseThrow();
+            String extra = rowNames.stream()
+                    .filter(n -> !names.contains(n))
+                    .findFirst()
+                    .orElseThrow();
             throw new ColumnValueException(extra, "the named row has this field, the row type " + names + " does not");
         }
     }

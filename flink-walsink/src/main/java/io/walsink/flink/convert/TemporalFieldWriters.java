@@ -120,8 +120,9 @@ final class TemporalFieldWriters {
             try {
                 ticks = unit.fromTimestamp(value);
             } catch (ArithmeticException e) {
-                throw new ColumnValueException(column, "timestamp " + value + " is outside the range of "
-                        + unit.arrow() + " since 1970 in 64 bits");
+                throw new ColumnValueException(
+                        column,
+                        "timestamp " + value + " is outside the range of " + unit.arrow() + " since 1970 in 64 bits");
             }
             v.setSafe(index, ticks);
         }

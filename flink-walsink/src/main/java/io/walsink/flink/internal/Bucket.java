@@ -20,6 +20,7 @@ final class Bucket {
     Long oldestPendingSince;
     /** {@link ShardWriter#heldBytes()} when {@link SubtaskMemory} last measured it. */
     long measuredBytes;
+
     private int rowsSinceBudgetCheck;
 
     Bucket(int id, ShardWriter shard) {

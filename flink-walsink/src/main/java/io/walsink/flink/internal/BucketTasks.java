@@ -29,17 +29,20 @@ final class BucketTasks {
         shard.beginAppend().ifPresent(append -> {
             Long since = b.oldestPendingSince;
             b.oldestPendingSince = null;
-            io.submit(append, () -> {
-                shard.completeAppend(append);
-                metrics.appended(append.bytes(), since == null ? 0 : clock.getAsLong() - since);
-                if (shard.hasPendingRows() && b.oldestPendingSince == null) {
-                    b.oldestPendingSince = clock.getAsLong();
-                }
-                if (shard.wantsEarlyAppend()) {
-                    startAppend(b);
-                }
-                startFlush(b);
-            }, "walsink WAL append");
+            io.submit(
+                    append,
+                    () -> {
+                        shard.completeAppend(append);
+                        metrics.appended(append.bytes(), since == null ? 0 : clock.getAsLong() - since);
+                        if (shard.hasPendingRows() && b.oldestPendingSince == null) {
+                            b.oldestPendingSince = clock.getAsLong();
+                        }
+                        if (shard.wantsEarlyAppend()) {
+                            startAppend(b);
+                        }
+                        startFlush(b);
+                    },
+                    "walsink WAL append");
         });
     }
 
@@ -48,14 +51,18 @@ final class BucketTasks {
         if (!shard.hasFlushableMemtable()) {
             return;
         }
-        shard.beginFlush().ifPresent(flush -> io.submit(flush, () -> {
-            shard.completeFlush(flush);
-            metrics.sstableWritten();
-            if (publishWhenWritten) {
-                requestPublication(b, Long.MAX_VALUE);
-            }
-            startFlush(b);
-        }, "walsink SSTable write"));
+        shard.beginFlush()
+                .ifPresent(flush -> io.submit(
+                        flush,
+                        () -> {
+                            shard.completeFlush(flush);
+                            metrics.sstableWritten();
+                            if (publishWhenWritten) {
+                                requestPublication(b, Long.MAX_VALUE);
+                            }
+                            startFlush(b);
+                        },
+                        "walsink SSTable write"));
     }
 
     void requestPublication(Bucket b, long upToGeneration) {
@@ -73,11 +80,15 @@ final class BucketTasks {
             b.publishUpTo = null;
             return;
         }
-        shard.beginPublish(upTo).ifPresent(update -> io.submit(update, () -> {
-            shard.completeManifestUpdate(update);
-            metrics.sstablesPublished(update.publishing().size());
-            startPublication(b);
-        }, "walsink manifest update"));
+        shard.beginPublish(upTo)
+                .ifPresent(update -> io.submit(
+                        update,
+                        () -> {
+                            shard.completeManifestUpdate(update);
+                            metrics.sstablesPublished(update.publishing().size());
+                            startPublication(b);
+                        },
+                        "walsink manifest update"));
     }
 
     /** Appends every pending row of every shard and waits until all of it is durable. */

@@ -45,14 +45,16 @@ final class IoDriver {
                 task.run();
             } finally {
                 try {
-                    mailbox.execute(() -> {
-                        inFlight.decrementAndGet();
-                        try {
-                            completion.run();
-                        } finally {
-                            afterEachCompletion.run();
-                        }
-                    }, name);
+                    mailbox.execute(
+                            () -> {
+                                inFlight.decrementAndGet();
+                                try {
+                                    completion.run();
+                                } finally {
+                                    afterEachCompletion.run();
+                                }
+                            },
+                            name);
                 } catch (RuntimeException closed) {
                     // The task is shutting down; the shard's state dies with it.
                     LOG.debug("{} completion dropped: mailbox closed", name, closed);

@@ -43,7 +43,8 @@ final class JobLineage {
         restored.forEach(e -> jobs.add(e.getKey()));
         if (store.getRegisteredStateNames().contains(UNION_STATE_NAME)) {
             // A checkpoint of an earlier release: its list comes first, it is older than anything here.
-            ListState<String> union = store.getUnionListState(new ListStateDescriptor<>(UNION_STATE_NAME, Types.STRING));
+            ListState<String> union =
+                    store.getUnionListState(new ListStateDescriptor<>(UNION_STATE_NAME, Types.STRING));
             List<String> older = new ArrayList<>();
             for (String id : union.get()) {
                 if (!older.contains(id) && !jobs.contains(id)) {

@@ -77,8 +77,8 @@ final class JobStartDescriptors {
             throw new FormatException(location(key(bucket)), "not a valid job-start record: " + e.getMessage(), e);
         }
         if (d.bucket() != bucket) {
-            throw new FormatException(location(key(bucket)), "record of bucket " + bucket + " describes bucket "
-                    + d.bucket(), null);
+            throw new FormatException(
+                    location(key(bucket)), "record of bucket " + bucket + " describes bucket " + d.bucket(), null);
         }
         return Optional.of(d);
     }

@@ -22,7 +22,8 @@ final class PublicationLedger {
      */
     Map<Integer, Long> completed(long checkpointId) {
         Map<Integer, Long> publish = new HashMap<>();
-        Iterator<Map<Integer, Long>> it = byCheckpoint.headMap(checkpointId, true).values().iterator();
+        Iterator<Map<Integer, Long>> it =
+                byCheckpoint.headMap(checkpointId, true).values().iterator();
         while (it.hasNext()) {
             it.next().forEach((bucket, generation) -> publish.merge(bucket, generation, Math::max));
             it.remove();

@@ -77,6 +77,7 @@ final class ShardIds {
     }
 
     static UUID derived(int specId, int bucket) {
-        return UUID.nameUUIDFromBytes(("flink-walsink/spec-" + specId + "/bucket-" + bucket).getBytes(StandardCharsets.UTF_8));
+        return UUID.nameUUIDFromBytes(
+                ("flink-walsink/spec-" + specId + "/bucket-" + bucket).getBytes(StandardCharsets.UTF_8));
     }
 }

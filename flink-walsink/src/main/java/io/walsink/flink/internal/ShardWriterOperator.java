@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  *   <li>The ticker: a processing-time timer per shard with pending rows. Every mailbox yield may
  *       run another bucket's timer, which leaves Flink's current key set to that bucket, so timers
  *       are registered under an explicitly set key.
- *   <li>{@link BucketTasks} over an {@link IoDriver}: appends, SSTable writes and manifest updates run on I/O threads, one of
+ *   <li>{@link BucketTasks} over an {@link IoDriver}: appends, SSTable writes and manifest updates
+ *       run on I/O threads, one of
  *       each in flight per shard; completions come back through the mailbox.
  *   <li>{@link SubtaskMemory} and each shard's budget: Flink backpressure instead of an OOM.
  *   <li>{@link PublicationLedger}: SSTables a checkpoint covers are published when it completes.
@@ -100,7 +101,10 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient long stoppingAtCheckpoint = -1;
 
     /** Emits nothing: its output only exists because a pre-write topology must return a stream. */
-    public ShardWriterOperator(StreamOperatorParameters<IN> parameters, WalSinkOptions options, RowType rowType,
+    public ShardWriterOperator(
+            StreamOperatorParameters<IN> parameters,
+            WalSinkOptions options,
+            RowType rowType,
             InputConversion<IN> conversion) {
         super(parameters);
         this.options = options;
@@ -115,7 +119,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         restored = context.isRestored();
-        lineage = JobLineage.restore(context.getOperatorStateStore(),
+        lineage = JobLineage.restore(
+                context.getOperatorStateStore(),
                 getRuntimeContext().getJobInfo().getJobId().toHexString());
     }
 
@@ -124,28 +129,44 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         super.open();
         // The running job's configuration, wherever the interval was set (SQL SET, a config file, the
         // environment): what the graph builder saw may differ.
-        checkpointing = CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
-        descriptorState = getRuntimeContext().getState(
-                new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        checkpointing =
+                CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
+        descriptorState = getRuntimeContext()
+                .getState(
+                        new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         timers = getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this);
         allocator = new RootAllocator();
         store = options.openStore();
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
-        tableContext = new TableContext(store, table, options.lanceStorageOptions(), options.schemaProfile(),
-                options.shardWriterConfig(), allocator);
-        io = new IoDriver(mailbox, options.ioThreads(), "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+        tableContext = new TableContext(
+                store,
+                table,
+                options.lanceStorageOptions(),
+                options.schemaProfile(),
+                options.shardWriterConfig(),
+                allocator);
+        io = new IoDriver(
+                mailbox,
+                options.ioThreads(),
+                "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                 this::refreshMetrics);
         converter = conversion.open(rowType);
         staging = new RowStaging(rowType, tableContext, allocator);
-        buckets = new Buckets(tableContext, ShardIds.discover(store, table.sharding().specId()),
+        buckets = new Buckets(
+                tableContext,
+                ShardIds.discover(store, table.sharding().specId()),
                 checkpointing ? new JobStartDescriptors(store, lineage.current()) : null);
         ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask());
         restoreShards();
-        LOG.info("walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
-                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(), options.path(), buckets.size(), checkpointing);
+        LOG.info(
+                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
+                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
+                options.path(),
+                buckets.size(),
+                checkpointing);
     }
 
     /**
@@ -157,8 +178,11 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
      */
     private void restoreShards() throws Exception {
         if (restored) {
-            List<Integer> withState = getKeyedStateBackend().<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
-                    .map(k -> (Integer) k).sorted().toList();
+            List<Integer> withState = getKeyedStateBackend()
+                    .<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
+                    .map(k -> (Integer) k)
+                    .sorted()
+                    .toList();
             for (int id : withState) {
                 setCurrentKey(id);
                 buckets.restore(id, ShardDescriptorSerializer.deserialize(descriptorState.value()));
@@ -177,8 +201,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private boolean owns(int bucket) {
         var task = getRuntimeContext().getTaskInfo();
         int maxParallelism = task.getMaxNumberOfParallelSubtasks();
-        return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(maxParallelism,
-                        task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask())
+        return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask())
                 .contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
     }
 
@@ -301,8 +325,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     }
 
     @Override
-    public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
-            CheckpointStreamFactory storageLocation) throws Exception {
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId, long timestamp, CheckpointOptions options, CheckpointStreamFactory storageLocation)
+            throws Exception {
         if (options.getCheckpointType() instanceof SavepointType savepoint && savepoint.isSynchronous()) {
             stoppingAtCheckpoint = checkpointId;
         }
@@ -371,7 +396,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
             tasks.awaitPublications(buckets.all());
         }
-        LOG.info("walsink writer {} finished: {}", getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
+        LOG.info(
+                "walsink writer {} finished: {}",
+                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
                 buckets.summary());
         super.finish();
     }
@@ -383,7 +410,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             // buffers): let it end before freeing them.
             boolean ioEnded = io == null || io.close(CLOSE_WAIT_SECONDS);
             if (!ioEnded) {
-                LOG.warn("walsink I/O did not end within {} s; its memtables are left to the garbage collector",
+                LOG.warn(
+                        "walsink I/O did not end within {} s; its memtables are left to the garbage collector",
                         CLOSE_WAIT_SECONDS);
             }
             if (buckets != null && ioEnded) {

@@ -124,8 +124,7 @@ enum KeyColumnType {
                 }
             }
             case Date:
-                return ((ArrowType.Date) type).getUnit() == DateUnit.DAY
-                        ? INT32 : INT64;
+                return ((ArrowType.Date) type).getUnit() == DateUnit.DAY ? INT32 : INT64;
             case Time:
                 return ((ArrowType.Time) type).getBitWidth() == 32 ? INT32 : INT64;
             case Timestamp:
@@ -139,10 +138,11 @@ enum KeyColumnType {
             case FixedSizeBinary:
                 return FIXED_BYTES;
             case FloatingPoint:
-                throw new UnsupportedKeyTypeException(field,
-                        "floating point has two zeros and NaN, so key equality would be ambiguous");
+                throw new UnsupportedKeyTypeException(
+                        field, "floating point has two zeros and NaN, so key equality would be ambiguous");
             default:
-                throw new UnsupportedKeyTypeException(field,
+                throw new UnsupportedKeyTypeException(
+                        field,
                         "supported key types are bool, signed and unsigned integers, date, time,"
                                 + " timestamp, utf8, large utf8, binary, large binary and fixed-size"
                                 + " binary");

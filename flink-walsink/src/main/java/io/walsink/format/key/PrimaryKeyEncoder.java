@@ -43,8 +43,7 @@ public final class PrimaryKeyEncoder {
      */
     public KeyBuffer encode(FieldVector[] keyColumns, int row, KeyBuffer out) {
         if (keyColumns.length != types.length) {
-            throw new IllegalArgumentException(
-                    "expected " + types.length + " key columns, got " + keyColumns.length);
+            throw new IllegalArgumentException("expected " + types.length + " key columns, got " + keyColumns.length);
         }
         out.clear();
         for (int i = 0; i < types.length; i++) {
@@ -68,8 +67,8 @@ public final class PrimaryKeyEncoder {
         for (int i = 0; i < fields.length; i++) {
             FieldVector v = batch.getVector(fields[i].getName());
             if (v == null || !v.getField().getType().equals(fields[i].getType())) {
-                throw new IllegalArgumentException("batch lacks key column " + fields[i]
-                        + (v == null ? "" : "; it has " + v.getField()));
+                throw new IllegalArgumentException(
+                        "batch lacks key column " + fields[i] + (v == null ? "" : "; it has " + v.getField()));
             }
             columns[i] = v;
         }

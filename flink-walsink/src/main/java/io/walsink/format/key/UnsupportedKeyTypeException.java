@@ -11,7 +11,7 @@ public final class UnsupportedKeyTypeException extends InputException {
     private static final long serialVersionUID = 1L;
 
     public UnsupportedKeyTypeException(Field field, String reason) {
-        super("primary-key column '" + field.getName() + "' has type " + field.getType()
-                + ", which cannot be a key: " + reason);
+        super("primary-key column '" + field.getName() + "' has type " + field.getType() + ", which cannot be a key: "
+                + reason);
     }
 }

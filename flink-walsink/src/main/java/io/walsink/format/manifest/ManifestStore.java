@@ -97,8 +97,10 @@ public final class ManifestStore {
             return Optional.of(missingStart(start, hint.isPresent(), present));
         }
         if (start > 1 && !store.exists(versionKey(start - 1))) {
-            throw new ManifestGapException(location(versionKey(start - 1)), "manifest gap: version "
-                    + (start - 1) + " is missing below version " + start + " named by " + VersionHint.FILE_NAME);
+            throw new ManifestGapException(
+                    location(versionKey(start - 1)),
+                    "manifest gap: version " + (start - 1) + " is missing below version " + start + " named by "
+                            + VersionHint.FILE_NAME);
         }
         long latest = start;
         while (store.exists(versionKey(latest + 1))) {
@@ -118,8 +120,8 @@ public final class ManifestStore {
         String why = fromHint
                 ? VersionHint.FILE_NAME + " names version " + start + " but it is missing"
                 : "version 1 is missing";
-        throw new ManifestGapException(location(versionKey(start)),
-                "manifest gap: " + why + "; versions present: " + summarize(present));
+        throw new ManifestGapException(
+                location(versionKey(start)), "manifest gap: " + why + "; versions present: " + summarize(present));
     }
 
     /**

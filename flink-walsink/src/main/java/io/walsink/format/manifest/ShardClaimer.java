@@ -38,8 +38,11 @@ public final class ShardClaimer {
                 ShardManifest claimed = latest.isEmpty()
                         ? manifests.writeFirst(firstManifest(placement))
                         : manifests.writeNext(latest.get(), reclaimed(latest.get(), placement, epoch));
-                LOG.info("Claimed shard {} with writer epoch {} (manifest version {})",
-                        manifests.shardId(), epoch, claimed.version());
+                LOG.info(
+                        "Claimed shard {} with writer epoch {} (manifest version {})",
+                        manifests.shardId(),
+                        epoch,
+                        claimed.version());
                 return claimed;
             } catch (ManifestVersionTakenException lost) {
                 latest = manifests.readLatest();
@@ -51,8 +54,10 @@ public final class ShardClaimer {
                     throw lost;
                 }
                 // The old writer published something (same epoch): claim on top of it.
-                LOG.debug("Shard {} moved to version {} during claim; retrying",
-                        manifests.shardId(), latest.map(ShardManifest::version).orElse(0L));
+                LOG.debug(
+                        "Shard {} moved to version {} during claim; retrying",
+                        manifests.shardId(),
+                        latest.map(ShardManifest::version).orElse(0L));
             }
         }
     }
@@ -73,21 +78,27 @@ public final class ShardClaimer {
         if (current.isSealed()) {
             throw new ShardSealedException(where);
         }
-        boolean storedHasPlacement = current.shardSpecId() != 0 || !current.shardFieldEntries().isEmpty();
-        boolean claimHasPlacement = placement.specId() != 0 || !placement.fieldEntries().isEmpty();
+        boolean storedHasPlacement =
+                current.shardSpecId() != 0 || !current.shardFieldEntries().isEmpty();
+        boolean claimHasPlacement =
+                placement.specId() != 0 || !placement.fieldEntries().isEmpty();
         // A mismatch means the caller routes other keys here than the shard was made for; rows
         // would become invisible to readers that prune by placement.
-        if (storedHasPlacement && claimHasPlacement
+        if (storedHasPlacement
+                && claimHasPlacement
                 && (current.shardSpecId() != placement.specId()
                         || !current.shardFieldEntries().equals(placement.fieldEntries()))) {
-            throw new ShardClaimException(where, "shard records spec " + current.shardSpecId() + " "
-                    + current.shardFieldEntries() + " but is claimed for spec " + placement.specId()
-                    + " " + placement.fieldEntries());
+            throw new ShardClaimException(
+                    where,
+                    "shard records spec " + current.shardSpecId() + " "
+                            + current.shardFieldEntries() + " but is claimed for spec " + placement.specId()
+                            + " " + placement.fieldEntries());
         }
         return current.withWriterEpoch(epoch);
     }
 
     private String latestLocation(Optional<ShardManifest> latest) {
-        return manifests.location(manifests.versionKey(latest.map(ShardManifest::version).orElse(1L)));
+        return manifests.location(
+                manifests.versionKey(latest.map(ShardManifest::version).orElse(1L)));
     }
 }

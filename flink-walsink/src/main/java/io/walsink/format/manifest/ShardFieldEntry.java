@@ -38,19 +38,21 @@ public record ShardFieldEntry(String fieldId, byte[] value) {
         if (value.length != Integer.BYTES) {
             return OptionalInt.empty();
         }
-        return OptionalInt.of(ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getInt());
+        return OptionalInt.of(
+                ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getInt());
     }
 
     private static byte[] int32LittleEndian(int v) {
-        return ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(v).array();
+        return ByteBuffer.allocate(Integer.BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(v)
+                .array();
     }
 
     // byte[] components compare by identity in a record; entries are values.
     @Override
     public boolean equals(Object o) {
-        return o instanceof ShardFieldEntry other
-                && fieldId.equals(other.fieldId)
-                && Arrays.equals(value, other.value);
+        return o instanceof ShardFieldEntry other && fieldId.equals(other.fieldId) && Arrays.equals(value, other.value);
     }
 
     @Override

@@ -155,9 +155,17 @@ public record ShardManifest(
         }
 
         public ShardManifest build() {
-            return new ShardManifest(version, writerEpoch, replayAfterWalEntryPosition,
-                    walEntryPositionLastSeen, currentGeneration, sstables, shardSpecId, shardId,
-                    shardFieldEntries, status);
+            return new ShardManifest(
+                    version,
+                    writerEpoch,
+                    replayAfterWalEntryPosition,
+                    walEntryPositionLastSeen,
+                    currentGeneration,
+                    sstables,
+                    shardSpecId,
+                    shardId,
+                    shardFieldEntries,
+                    status);
         }
     }
 }

@@ -231,8 +231,10 @@ public final class ShardManifestCodec {
     // A known field with another wire type is not a schema evolution Lance allows: corruption.
     private static void expectWireType(int tag, int wireType, String location) {
         if (WireFormat.getTagWireType(tag) != wireType) {
-            throw new CorruptManifestException(location, "field " + WireFormat.getTagFieldNumber(tag)
-                    + " has wire type " + WireFormat.getTagWireType(tag) + ", expected " + wireType);
+            throw new CorruptManifestException(
+                    location,
+                    "field " + WireFormat.getTagFieldNumber(tag) + " has wire type " + WireFormat.getTagWireType(tag)
+                            + ", expected " + wireType);
         }
     }
 

@@ -67,8 +67,8 @@ public final class BucketAssigner {
     /** Writes the bucket of every row of {@code vector} to {@code out[0 .. valueCount)}. */
     public void assign(FieldVector vector, int[] out) {
         if (BucketSourceType.of(vector.getField().getType()) != sourceType) {
-            throw new IllegalArgumentException("vector " + vector.getField()
-                    + " is not hashed as " + sourceType + " like this assigner's column");
+            throw new IllegalArgumentException(
+                    "vector " + vector.getField() + " is not hashed as " + sourceType + " like this assigner's column");
         }
         int rows = vector.getValueCount();
         if (out.length < rows) {

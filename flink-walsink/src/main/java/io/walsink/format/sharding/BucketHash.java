@@ -37,8 +37,7 @@ public final class BucketHash {
     public static int checkNumBuckets(int numBuckets) {
         if (numBuckets < MIN_BUCKETS || numBuckets > MAX_BUCKETS) {
             throw new IllegalArgumentException(
-                    "num_buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got "
-                            + numBuckets);
+                    "num_buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + numBuckets);
         }
         return numBuckets;
     }
@@ -91,10 +90,8 @@ public final class BucketHash {
         int wordsEnd = offset + (length & ~3);
         int i = offset;
         for (; i < wordsEnd; i += 4) {
-            int word = (bytes[i] & 0xff)
-                    | (bytes[i + 1] & 0xff) << 8
-                    | (bytes[i + 2] & 0xff) << 16
-                    | bytes[i + 3] << 24;
+            int word =
+                    (bytes[i] & 0xff) | (bytes[i + 1] & 0xff) << 8 | (bytes[i + 2] & 0xff) << 16 | bytes[i + 3] << 24;
             h = mixH(h, mixK(word));
         }
         for (; i < end; i++) {

@@ -19,14 +19,18 @@ import java.util.regex.Pattern;
 public final class LanceFailures {
     private static final Pattern RUST_LOCATION = Pattern.compile(",\\s*/\\S+\\.rs:\\d+:\\d+");
     private static final List<String> MISSING_BUCKET = List.of("nosuchbucket", "bucket does not exist");
-    private static final List<String> DENIED = List.of("accessdenied", "invalidaccesskeyid", "signaturedoesnotmatch",
-            "expiredtoken", "403 forbidden");
-    private static final List<String> UNREACHABLE = List.of("error sending request", "connection refused",
-            "dns error", "tcp connect", "connect error");
-    private static final List<String> WRONG_REGION = List.of("permanentredirect", "301 moved",
-            "authorizationheadermalformed", "failed to resolve region", "incorrect region");
-    private static final List<String> UNAVAILABLE = List.of("slowdown", "503 service unavailable",
-            "500 internal server error", "throttl");
+    private static final List<String> DENIED =
+            List.of("accessdenied", "invalidaccesskeyid", "signaturedoesnotmatch", "expiredtoken", "403 forbidden");
+    private static final List<String> UNREACHABLE =
+            List.of("error sending request", "connection refused", "dns error", "tcp connect", "connect error");
+    private static final List<String> WRONG_REGION = List.of(
+            "permanentredirect",
+            "301 moved",
+            "authorizationheadermalformed",
+            "failed to resolve region",
+            "incorrect region");
+    private static final List<String> UNAVAILABLE =
+            List.of("slowdown", "503 service unavailable", "500 internal server error", "throttl");
 
     private LanceFailures() {}
 
@@ -46,8 +50,8 @@ public final class LanceFailures {
     public static StorageException wrap(String uri, String operation, Map<String, String> storageOptions, Throwable e) {
         String text = lower(e);
         boolean transientFailure = containsAny(text, UNREACHABLE) || containsAny(text, UNAVAILABLE);
-        return new StorageException(uri, operation + " through lance-core failed: " + explain(uri, storageOptions, e),
-                transientFailure, e);
+        return new StorageException(
+                uri, operation + " through lance-core failed: " + explain(uri, storageOptions, e), transientFailure, e);
     }
 
     /** "{likely cause}; lance-core said: {its message without Rust source locations}". */
@@ -68,7 +72,8 @@ public final class LanceFailures {
             String endpoint = storageOptions.get("aws_endpoint");
             return endpoint == null
                     ? "cannot connect to S3 (no endpoint set: lance-core used AWS for the region)"
-                    : "cannot connect to the S3 endpoint " + endpoint + " (check the endpoint and that the server is up)";
+                    : "cannot connect to the S3 endpoint " + endpoint
+                            + " (check the endpoint and that the server is up)";
         }
         if (containsAny(text, WRONG_REGION)) {
             return "bucket '" + bucket + "' is in another region or needs another endpoint";

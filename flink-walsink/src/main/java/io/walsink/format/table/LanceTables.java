@@ -39,7 +39,11 @@ public final class LanceTables {
      * non-nullable) and initialises its MemWAL index with {@code sharding}. An empty key makes an
      * append-only table, which must be unsharded.
      */
-    public static TableInfo create(String uri, Schema schema, List<String> primaryKey, TableSharding sharding,
+    public static TableInfo create(
+            String uri,
+            Schema schema,
+            List<String> primaryKey,
+            TableSharding sharding,
             Map<String, String> storageOptions) {
         Schema keyed = withPrimaryKey(schema, primaryKey);
         requireShardingOnKey(sharding, primaryKey);
@@ -50,7 +54,10 @@ public final class LanceTables {
         try (BufferAllocator allocator = new RootAllocator()) {
             try (Dataset ds = createDataset(allocator, uri, keyed, params, storageOptions)) {
                 initializeMemWal(uri, ds, sharding, storageOptions);
-                LOG.info("Created table {} with primary key {} and {} sharding", uri, primaryKey,
+                LOG.info(
+                        "Created table {} with primary key {} and {} sharding",
+                        uri,
+                        primaryKey,
                         sharding.transform().lanceName());
             }
             return open(uri, storageOptions, primaryKey.isEmpty());
@@ -75,7 +82,8 @@ public final class LanceTables {
 
     /** Opens the lance-core dataset; the caller closes it before {@code allocator}. */
     public static Dataset openDataset(BufferAllocator allocator, String uri, Map<String, String> storageOptions) {
-        ReadOptions options = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+        ReadOptions options =
+                new ReadOptions.Builder().setStorageOptions(storageOptions).build();
         try {
             return Dataset.open(allocator, uri, options);
         } catch (Exception e) { // lance-core's JNI also throws undeclared IOExceptions
@@ -103,10 +111,14 @@ public final class LanceTables {
             namesById.put(f.getId(), f.getName());
         }
         List<String> primaryKey = primaryKeyOf(uri, fields, appendOnlyAllowed);
-        MemWalIndexDetails details = ds.memWalIndexDetails().orElseThrow(() -> new MissingMemWalIndexException(uri,
-                "table at " + uri + " has no MemWAL index; create it with LanceTables.create(...) or lance-core "
-                        + "Dataset.initializeMemWal(new InitializeMemWalParams().withBucketSharding(column, n))",
-                null));
+        MemWalIndexDetails details = ds.memWalIndexDetails()
+                .orElseThrow(() -> new MissingMemWalIndexException(
+                        uri,
+                        "table at " + uri
+                                + " has no MemWAL index; create it with LanceTables.create(...) or lance-core "
+                                + "Dataset.initializeMemWal(new InitializeMemWalParams()"
+                                + ".withBucketSharding(column, n))",
+                        null));
         ShardingSpec spec = ShardingSpecs.newest(uri, details, namesById);
         return new TableInfo(uri, ds.version(), ds.getSchema(), primaryKey, fieldIds, spec, details);
     }
@@ -119,11 +131,15 @@ public final class LanceTables {
             }
         }
         if (key.isEmpty() && !appendOnlyAllowed) {
-            throw new MissingPrimaryKeyException(uri, "table at " + uri + " has no primary key; mark key columns "
-                    + "non-nullable with field metadata " + PrimaryKeyMetadata.PRIMARY_KEY + "=true", null);
+            throw new MissingPrimaryKeyException(
+                    uri,
+                    "table at " + uri + " has no primary key; mark key columns " + "non-nullable with field metadata "
+                            + PrimaryKeyMetadata.PRIMARY_KEY + "=true",
+                    null);
         }
         // Lance reports no position for a single-column key; composite keys are ordered by it.
-        key.sort(Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
+        key.sort(
+                Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
         return key.stream().map(LanceField::getName).toList();
     }
 
@@ -150,8 +166,8 @@ public final class LanceTables {
             int index = primaryKey.indexOf(f.getName());
             if (index >= 0) {
                 if (!f.getChildren().isEmpty()) {
-                    throw new IllegalArgumentException("primary key column '" + f.getName()
-                            + "' must be a primitive type, got " + f.getType());
+                    throw new IllegalArgumentException(
+                            "primary key column '" + f.getName() + "' must be a primitive type, got " + f.getType());
                 }
                 fields.add(PrimaryKeyMetadata.markKey(f, index + 1, composite));
             } else {
@@ -174,13 +190,17 @@ public final class LanceTables {
         InitializeMemWalParams params = new InitializeMemWalParams();
         return switch (sharding.transform()) {
             case UNSHARDED -> params.withUnsharded();
-            case BUCKET -> params.withBucketSharding(sharding.sourceColumn().orElseThrow(),
-                    sharding.numBuckets().orElseThrow());
+            case BUCKET -> params.withBucketSharding(
+                    sharding.sourceColumn().orElseThrow(), sharding.numBuckets().orElseThrow());
             case IDENTITY -> params.withIdentitySharding(sharding.sourceColumn().orElseThrow());
         };
     }
 
-    private static Dataset createDataset(BufferAllocator allocator, String uri, Schema schema, WriteParams params,
+    private static Dataset createDataset(
+            BufferAllocator allocator,
+            String uri,
+            Schema schema,
+            WriteParams params,
             Map<String, String> storageOptions) {
         try {
             return Dataset.create(allocator, uri, schema, params);
@@ -192,8 +212,8 @@ public final class LanceTables {
         }
     }
 
-    private static void initializeMemWal(String uri, Dataset ds, TableSharding sharding,
-            Map<String, String> storageOptions) {
+    private static void initializeMemWal(
+            String uri, Dataset ds, TableSharding sharding, Map<String, String> storageOptions) {
         try {
             ds.initializeMemWal(toLance(sharding));
         } catch (Exception e) {

@@ -23,36 +23,51 @@ final class ShardingSpecs {
             return new ShardingSpec(spec.specId(), "", "int32", TableSharding.unsharded());
         }
         if (spec.fields().size() > 1) {
-            throw new FormatException(uri, "sharding spec " + spec.specId() + " has " + spec.fields().size()
-                    + " fields; only single-field sharding is supported", null);
+            throw new FormatException(
+                    uri,
+                    "sharding spec " + spec.specId() + " has " + spec.fields().size()
+                            + " fields; only single-field sharding is supported",
+                    null);
         }
         ShardingField field = spec.fields().get(0);
-        String transformName = field.transform().orElseThrow(() -> new FormatException(uri,
-                "sharding field '" + field.fieldId() + "' has an expression, not a transform; not supported", null));
+        String transformName = field.transform()
+                .orElseThrow(() -> new FormatException(
+                        uri,
+                        "sharding field '" + field.fieldId() + "' has an expression, not a transform; not supported",
+                        null));
         ShardTransform transform;
         try {
             transform = ShardTransform.fromLanceName(transformName);
         } catch (IllegalArgumentException e) {
             throw new FormatException(uri, e.getMessage(), e);
         }
-        TableSharding sharding = switch (transform) {
-            case UNSHARDED -> TableSharding.unsharded();
-            case BUCKET -> TableSharding.bucket(sourceColumn(uri, field, columnsById), numBuckets(uri, field));
-            case IDENTITY -> new TableSharding(ShardTransform.IDENTITY,
-                    Optional.of(sourceColumn(uri, field, columnsById)), OptionalInt.empty());
-        };
+        TableSharding sharding =
+                switch (transform) {
+                    case UNSHARDED -> TableSharding.unsharded();
+                    case BUCKET -> TableSharding.bucket(sourceColumn(uri, field, columnsById), numBuckets(uri, field));
+                    case IDENTITY -> new TableSharding(
+                            ShardTransform.IDENTITY,
+                            Optional.of(sourceColumn(uri, field, columnsById)),
+                            OptionalInt.empty());
+                };
         return new ShardingSpec(spec.specId(), field.fieldId(), field.resultType(), sharding);
     }
 
     private static String sourceColumn(String uri, ShardingField field, Map<Integer, String> columnsById) {
         if (field.sourceIds().size() != 1) {
-            throw new FormatException(uri, "sharding field '" + field.fieldId() + "' has source ids "
-                    + field.sourceIds() + "; exactly one is supported", null);
+            throw new FormatException(
+                    uri,
+                    "sharding field '" + field.fieldId() + "' has source ids " + field.sourceIds()
+                            + "; exactly one is supported",
+                    null);
         }
         String column = columnsById.get(field.sourceIds().get(0));
         if (column == null) {
-            throw new FormatException(uri, "sharding field '" + field.fieldId() + "' refers to field id "
-                    + field.sourceIds().get(0) + ", which is not a top-level column", null);
+            throw new FormatException(
+                    uri,
+                    "sharding field '" + field.fieldId() + "' refers to field id "
+                            + field.sourceIds().get(0) + ", which is not a top-level column",
+                    null);
         }
         return column;
     }
@@ -62,8 +77,11 @@ final class ShardingSpecs {
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new FormatException(uri, "bucket sharding field '" + field.fieldId() + "' has "
-                    + NUM_BUCKETS + "=" + value + ", not an integer", e);
+            throw new FormatException(
+                    uri,
+                    "bucket sharding field '" + field.fieldId() + "' has " + NUM_BUCKETS + "=" + value
+                            + ", not an integer",
+                    e);
         }
     }
 }

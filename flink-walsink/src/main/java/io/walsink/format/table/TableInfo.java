@@ -43,8 +43,8 @@ public record TableInfo(
     public int fieldId(String column) {
         Integer id = fieldIds.get(column);
         if (id == null) {
-            throw new IllegalArgumentException("table at " + uri + " has no column '" + column + "'; columns: "
-                    + fieldIds.keySet());
+            throw new IllegalArgumentException(
+                    "table at " + uri + " has no column '" + column + "'; columns: " + fieldIds.keySet());
         }
         return id;
     }

@@ -25,8 +25,8 @@ public record TableSharding(ShardTransform transform, Optional<String> sourceCol
             }
             int n = numBuckets.getAsInt();
             if (n < MIN_BUCKETS || n > MAX_BUCKETS) {
-                throw new IllegalArgumentException("bucket count must be in [" + MIN_BUCKETS + ", "
-                        + MAX_BUCKETS + "], got " + n);
+                throw new IllegalArgumentException(
+                        "bucket count must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + n);
             }
         }
     }

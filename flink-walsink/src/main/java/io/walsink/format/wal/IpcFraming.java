@@ -30,8 +30,11 @@ final class IpcFraming {
                 return; // end of stream; trailing bytes are judged by the decoder
             }
             if (length < 0 || length > in.remaining()) {
-                throw corrupt(location, start, "message metadata of " + Integer.toUnsignedString(length)
-                        + " bytes, but only " + in.remaining() + " bytes follow");
+                throw corrupt(
+                        location,
+                        start,
+                        "message metadata of " + Integer.toUnsignedString(length) + " bytes, but only " + in.remaining()
+                                + " bytes follow");
             }
             ByteBuffer metadata = in.slice(in.position(), length).order(ByteOrder.LITTLE_ENDIAN);
             long body;
@@ -42,14 +45,17 @@ final class IpcFraming {
             }
             in.position(in.position() + length);
             if (body < 0 || body > in.remaining()) {
-                throw corrupt(location, start, "message body of " + body + " bytes, but only " + in.remaining()
-                        + " bytes follow");
+                throw corrupt(
+                        location,
+                        start,
+                        "message body of " + body + " bytes, but only " + in.remaining() + " bytes follow");
             }
             in.position(in.position() + (int) body);
         }
     }
 
     private static CorruptWalEntryException corrupt(String location, int offset, String why) {
-        return new CorruptWalEntryException(location, "not a complete Arrow IPC stream: at byte " + offset + ", " + why, null);
+        return new CorruptWalEntryException(
+                location, "not a complete Arrow IPC stream: at byte " + offset + ", " + why, null);
     }
 }

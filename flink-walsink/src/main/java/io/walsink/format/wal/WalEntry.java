@@ -16,8 +16,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * @param batches the entry's record batches in append order, none empty
  */
 @Internal
-public record WalEntry(long position, long writerEpoch, OptionalLong generation, boolean sentinel,
-        List<VectorSchemaRoot> batches) implements AutoCloseable {
+public record WalEntry(
+        long position, long writerEpoch, OptionalLong generation, boolean sentinel, List<VectorSchemaRoot> batches)
+        implements AutoCloseable {
 
     public WalEntry {
         batches = List.copyOf(batches);

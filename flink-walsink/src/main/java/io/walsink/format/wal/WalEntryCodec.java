@@ -60,8 +60,9 @@ public final class WalEntryCodec {
         for (int i = 0; i < batches.size(); i++) {
             VectorSchemaRoot batch = batches.get(i);
             Schema batchSchema = batch.getSchema();
-            if (!storage.hasTombstone() && batchSchema.getFields().stream()
-                    .anyMatch(f -> f.getName().equals(WalStorageSchema.TOMBSTONE))) {
+            if (!storage.hasTombstone()
+                    && batchSchema.getFields().stream()
+                            .anyMatch(f -> f.getName().equals(WalStorageSchema.TOMBSTONE))) {
                 storage.requireDeletes();
             }
             WalSchemaCheck.requireMatch("batch " + i + " of a new WAL entry", storage.schema(), batchSchema);
@@ -101,8 +102,8 @@ public final class WalEntryCodec {
     private void requireNoNullsInNonNullableColumns(int index, VectorSchemaRoot batch) {
         for (FieldVector vector : batch.getFieldVectors()) {
             if (!vector.getField().isNullable() && vector.getNullCount() > 0) {
-                throw new IllegalArgumentException("batch " + index + " of a new WAL entry: column '"
-                        + vector.getName() + "' is NOT NULL but holds " + vector.getNullCount() + " nulls");
+                throw new IllegalArgumentException("batch " + index + " of a new WAL entry: column '" + vector.getName()
+                        + "' is NOT NULL but holds " + vector.getNullCount() + " nulls");
             }
         }
     }
@@ -141,8 +142,8 @@ public final class WalEntryCodec {
             Schema schema = root.getSchema();
             Map<String, String> metadata = schema.getCustomMetadata();
             long epoch = parseCounter(location, metadata, WalEntryMetadata.WRITER_EPOCH)
-                    .orElseThrow(() -> new CorruptWalEntryException(location,
-                            "no " + WalEntryMetadata.WRITER_EPOCH + " in the entry's schema metadata", null));
+                    .orElseThrow(() -> new CorruptWalEntryException(
+                            location, "no " + WalEntryMetadata.WRITER_EPOCH + " in the entry's schema metadata", null));
             OptionalLong generation = parseCounter(location, metadata, WalEntryMetadata.GENERATION);
             boolean sentinel = "true".equals(metadata.get(WalEntryMetadata.FENCE_SENTINEL));
             if (sentinel && !schema.getFields().isEmpty()) {
@@ -170,8 +171,8 @@ public final class WalEntryCodec {
             throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly(batches, e);
-            throw new CorruptWalEntryException(location, "not a complete Arrow IPC stream (" + bytes.length
-                    + " bytes): " + e, e);
+            throw new CorruptWalEntryException(
+                    location, "not a complete Arrow IPC stream (" + bytes.length + " bytes): " + e, e);
         }
     }
 
@@ -195,8 +196,10 @@ public final class WalEntryCodec {
     private static void requireEndOfStream(String location, byte[] bytes, int remaining) {
         byte[] tail = Arrays.copyOfRange(bytes, bytes.length - remaining, bytes.length);
         if (!Arrays.equals(tail, END_OF_STREAM) && !Arrays.equals(tail, LEGACY_END_OF_STREAM)) {
-            throw new CorruptWalEntryException(location, "truncated: no end-of-stream marker after the last "
-                    + "message (" + remaining + " trailing bytes)", null);
+            throw new CorruptWalEntryException(
+                    location,
+                    "truncated: no end-of-stream marker after the last " + "message (" + remaining + " trailing bytes)",
+                    null);
         }
     }
 

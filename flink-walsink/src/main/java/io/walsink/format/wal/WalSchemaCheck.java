@@ -28,25 +28,27 @@ final class WalSchemaCheck {
         }
         for (Field g : got) {
             if (want.stream().noneMatch(w -> w.getName().equals(g.getName()))) {
-                throw new WalSchemaMismatchException(location, g.getName(), "not in the storage schema "
-                        + names(want));
+                throw new WalSchemaMismatchException(location, g.getName(), "not in the storage schema " + names(want));
             }
         }
         for (int i = 0; i < want.size(); i++) {
             Field w = want.get(i);
             Field g = got.get(i);
             if (!w.getName().equals(g.getName())) {
-                throw new WalSchemaMismatchException(location, g.getName(), "at position " + i + ", expected '"
-                        + w.getName() + "' there; column order is " + names(want));
+                throw new WalSchemaMismatchException(
+                        location,
+                        g.getName(),
+                        "at position " + i + ", expected '" + w.getName() + "' there; column order is " + names(want));
             }
             requireSameField(location, w.getName(), w, g);
         }
     }
 
     private static void requireSameField(String location, String path, Field want, Field got) {
-        if (!Objects.equals(want.getType(), got.getType()) || want.getChildren().size() != got.getChildren().size()) {
-            throw new WalSchemaMismatchException(location, path, "expected " + describe(want) + ", got "
-                    + describe(got));
+        if (!Objects.equals(want.getType(), got.getType())
+                || want.getChildren().size() != got.getChildren().size()) {
+            throw new WalSchemaMismatchException(
+                    location, path, "expected " + describe(want) + ", got " + describe(got));
         }
         if (!want.isNullable() && got.isNullable()) {
             throw new WalSchemaMismatchException(location, path, "is nullable, expected NOT NULL");
@@ -60,7 +62,8 @@ final class WalSchemaCheck {
     }
 
     private static String describe(Field f) {
-        return f.getType() + (f.getChildren().isEmpty() ? "" : f.getChildren().toString())
+        return f.getType()
+                + (f.getChildren().isEmpty() ? "" : f.getChildren().toString())
                 + (f.isNullable() ? "" : " NOT NULL");
     }
 

@@ -39,8 +39,8 @@ public record WalStorageSchema(Schema schema, List<String> primaryKey, WalSchema
     /**
      * @param fieldIds Lance field id of every top-level column (used by the SPEC profile only)
      */
-    public static WalStorageSchema derive(Schema table, List<String> primaryKey, Map<String, Integer> fieldIds,
-            WalSchemaProfile profile) {
+    public static WalStorageSchema derive(
+            Schema table, List<String> primaryKey, Map<String, Integer> fieldIds, WalSchemaProfile profile) {
         boolean composite = primaryKey.size() > 1;
         List<Field> fields = new ArrayList<>();
         for (Field f : table.getFields()) {

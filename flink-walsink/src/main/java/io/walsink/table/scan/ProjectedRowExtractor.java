@@ -36,8 +36,8 @@ final class ProjectedRowExtractor implements RowExtractor<RowData> {
         for (String column : columns) {
             FieldVector vector = source.getVector(column);
             if (vector == null) {
-                throw new IllegalStateException("a batch of the table has no column '" + column + "': "
-                        + source.getSchema());
+                throw new IllegalStateException(
+                        "a batch of the table has no column '" + column + "': " + source.getSchema());
             }
             vectors.add(vector);
         }

@@ -26,11 +26,19 @@ import org.apache.flink.table.data.RowData;
  * @param limit the most rows to emit, or -1 for all
  */
 @Internal
-public record TableScan(String path, S3Options s3, Map<String, String> lanceStorageOptions,
-        WalSchemaProfile profile, ReadMode mode, List<String> columns, long limit) implements Serializable {
+public record TableScan(
+        String path,
+        S3Options s3,
+        Map<String, String> lanceStorageOptions,
+        WalSchemaProfile profile,
+        ReadMode mode,
+        List<String> columns,
+        long limit)
+        implements Serializable {
 
     public TableScan {
-        lanceStorageOptions = new HashMap<>(lanceStorageOptions); // HashMap: Map.copyOf's class is not stable across JVMs
+        lanceStorageOptions =
+                new HashMap<>(lanceStorageOptions); // HashMap: Map.copyOf's class is not stable across JVMs
         columns = List.copyOf(columns);
     }
 
@@ -58,7 +66,8 @@ public record TableScan(String path, S3Options s3, Map<String, String> lanceStor
     public List<TableScanSplit> splits() {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore store = ObjectStores.open(path, s3)) {
-            return reader(store, allocator).bucketsReadSeparately()
+            return reader(store, allocator)
+                    .bucketsReadSeparately()
                     .map(buckets -> buckets.stream().map(TableScanSplit::of).toList())
                     .orElse(List.of(TableScanSplit.wholeTable()));
         }
@@ -70,6 +79,7 @@ public record TableScan(String path, S3Options s3, Map<String, String> lanceStor
 
     @Override
     public String toString() {
-        return "TableScan[" + path + ", " + mode + ", columns=" + columns + (limit >= 0 ? ", limit=" + limit : "") + "]";
+        return "TableScan[" + path + ", " + mode + ", columns=" + columns + (limit >= 0 ? ", limit=" + limit : "")
+                + "]";
     }
 }

@@ -50,7 +50,8 @@ final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableS
 
     private static TableScanSplit read(DataInputStream in) throws IOException {
         String id = in.readUTF();
-        BucketSelection bucket = in.readBoolean() ? new BucketSelection(in.readUTF(), in.readInt(), in.readInt()) : null;
+        BucketSelection bucket =
+                in.readBoolean() ? new BucketSelection(in.readUTF(), in.readInt(), in.readInt()) : null;
         return new TableScanSplit(id, bucket, in.readLong());
     }
 

@@ -89,7 +89,8 @@ class FlinkArrowTypesTest {
         assertThat(field.getType()).isEqualTo(arrow);
         assertThat(field.isNullable()).isTrue();
         assertThat(field.getChildren()).isEmpty();
-        assertThat(FlinkArrowTypes.toArrowField("c", flink.copy(false)).isNullable()).isFalse();
+        assertThat(FlinkArrowTypes.toArrowField("c", flink.copy(false)).isNullable())
+                .isFalse();
     }
 
     @ParameterizedTest
@@ -139,8 +140,11 @@ class FlinkArrowTypesTest {
 
     @Test
     void declaredColumnsBecomeFixedSizeLists() {
-        RowType row = RowType.of(new LogicalType[] {new BigIntType(false), new ArrayType(new FloatType(false)),
-                new ArrayType(new FloatType())}, new String[] {"id", "embedding", "scores"});
+        RowType row = RowType.of(
+                new LogicalType[] {
+                    new BigIntType(false), new ArrayType(new FloatType(false)), new ArrayType(new FloatType())
+                },
+                new String[] {"id", "embedding", "scores"});
 
         Schema schema = FlinkArrowTypes.toArrowSchema(row, Map.of("embedding", 768));
 
@@ -158,11 +162,14 @@ class FlinkArrowTypesTest {
         RowType row = RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"id"});
 
         assertThatThrownBy(() -> FlinkArrowTypes.toArrowSchema(row, Map.of("id", 4)))
-                .hasMessageContaining("'id'").hasMessageContaining("not an ARRAY");
+                .hasMessageContaining("'id'")
+                .hasMessageContaining("not an ARRAY");
         assertThatThrownBy(() -> FlinkArrowTypes.toArrowSchema(row, Map.of("vec", 4)))
-                .hasMessageContaining("vec").hasMessageContaining("not in the row type");
+                .hasMessageContaining("vec")
+                .hasMessageContaining("not in the row type");
         assertThatThrownBy(() -> FlinkArrowTypes.toFixedSizeListField("vec", new ArrayType(new FloatType()), 0))
-                .hasMessageContaining("'vec'").hasMessageContaining("positive");
+                .hasMessageContaining("'vec'")
+                .hasMessageContaining("positive");
     }
 
     static Stream<Arguments> unsupportedFlinkTypes() {
@@ -176,8 +183,11 @@ class FlinkArrowTypesTest {
                 Arguments.of(new ZonedTimestampType(3), "WITH TIME ZONE"),
                 Arguments.of(new NullType(), "NULL"),
                 Arguments.of(new VariantType(), "VARIANT"),
-                Arguments.of(StructuredType.newBuilder(FlinkArrowTypesTest.class)
-                        .attributes(List.of(new StructuredType.StructuredAttribute("a", new IntType()))).build(), "FlinkArrowTypesTest"));
+                Arguments.of(
+                        StructuredType.newBuilder(FlinkArrowTypesTest.class)
+                                .attributes(List.of(new StructuredType.StructuredAttribute("a", new IntType())))
+                                .build(),
+                        "FlinkArrowTypesTest"));
     }
 
     @ParameterizedTest
@@ -218,9 +228,13 @@ class FlinkArrowTypesTest {
 
     @Test
     void structsAndMapsAreRefusedWhenReading() {
-        Field struct = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE),
+        Field struct = new Field(
+                "s",
+                FieldType.nullable(ArrowType.Struct.INSTANCE),
                 List.of(Field.nullable("a", new ArrowType.Int(32, true))));
-        Field listOfUnsigned = new Field("l", FieldType.nullable(ArrowType.List.INSTANCE),
+        Field listOfUnsigned = new Field(
+                "l",
+                FieldType.nullable(ArrowType.List.INSTANCE),
                 List.of(Field.nullable("item", new ArrowType.Int(8, false))));
 
         assertThatThrownBy(() -> FlinkArrowTypes.toLogicalType(struct)).hasMessageContaining("column 's'");
@@ -237,19 +251,21 @@ class FlinkArrowTypesTest {
                 .isEqualTo(new BinaryType(16));
         assertThat(FlinkArrowTypes.toLogicalType(Field.nullable("a", new ArrowType.Date(DateUnit.MILLISECOND))))
                 .isEqualTo(new DateType());
-        assertThat(FlinkArrowTypes.toLogicalType(Field.nullable("a", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "Europe/Berlin"))))
+        assertThat(FlinkArrowTypes.toLogicalType(
+                        Field.nullable("a", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "Europe/Berlin"))))
                 .isEqualTo(new LocalZonedTimestampType(6));
     }
 
     @Test
     void rowTypeAndDataTypeFollowTheSchema() {
         Schema schema = new Schema(List.of(
-                Field.notNullable("id", new ArrowType.Int(64, true)),
-                Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+                Field.notNullable("id", new ArrowType.Int(64, true)), Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
-        assertThat(FlinkArrowTypes.toRowType(schema)).isEqualTo(RowType.of(
-                new LogicalType[] {new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH)},
-                new String[] {"id", "name"}));
-        assertThat(FlinkArrowTypes.toDataType(schema.getFields().get(0))).isEqualTo(DataTypes.BIGINT().notNull());
+        assertThat(FlinkArrowTypes.toRowType(schema))
+                .isEqualTo(RowType.of(
+                        new LogicalType[] {new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH)},
+                        new String[] {"id", "name"}));
+        assertThat(FlinkArrowTypes.toDataType(schema.getFields().get(0)))
+                .isEqualTo(DataTypes.BIGINT().notNull());
     }
 }

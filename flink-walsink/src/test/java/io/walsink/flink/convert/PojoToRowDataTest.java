@@ -27,8 +27,14 @@ import org.junit.jupiter.api.Test;
 
 class PojoToRowDataTest {
 
-    static final RowType ORDERS = RowType.of(new LogicalType[] {new BigIntType(false), new VarCharType(10),
-            new DecimalType(10, 2), new LocalZonedTimestampType(3), new ArrayType(new FloatType(false))},
+    static final RowType ORDERS = RowType.of(
+            new LogicalType[] {
+                new BigIntType(false),
+                new VarCharType(10),
+                new DecimalType(10, 2),
+                new LocalZonedTimestampType(3),
+                new ArrayType(new FloatType(false))
+            },
             new String[] {"order_id", "customer", "total", "placed_at", "embedding"});
 
     record Order(long orderId, String customer, BigDecimal total, Instant placedAt, float[] embedding) {}
@@ -69,7 +75,8 @@ class PojoToRowDataTest {
         PojoToRowData<Order> converter = PojoToRowData.create(Order.class, ORDERS);
 
         GenericRowData row = converter.convert(
-                new Order(5, "Ann", new BigDecimal("3.5"), Instant.ofEpochMilli(-1), new float[] {0.25f}), RowKind.DELETE);
+                new Order(5, "Ann", new BigDecimal("3.5"), Instant.ofEpochMilli(-1), new float[] {0.25f}),
+                RowKind.DELETE);
 
         assertThat(row.getRowKind()).isEqualTo(RowKind.DELETE);
         assertThat(row.getLong(0)).isEqualTo(5L);
@@ -77,7 +84,8 @@ class PojoToRowDataTest {
         assertThat(row.getDecimal(2, 10, 2).toBigDecimal()).isEqualTo(new BigDecimal("3.50"));
         assertThat(row.getTimestamp(3, 3)).isEqualTo(TimestampData.fromEpochMillis(-1));
         assertThat(row.getArray(4).toFloatArray()).containsExactly(0.25f);
-        assertThat(converter.convert(new Order(1, null, null, null, null)).isNullAt(1)).isTrue();
+        assertThat(converter.convert(new Order(1, null, null, null, null)).isNullAt(1))
+                .isTrue();
     }
 
     @Test
@@ -95,14 +103,17 @@ class PojoToRowDataTest {
     void incompatibleAndMissingPropertiesAreRefusedWhenBuilt() {
         assertThatThrownBy(() -> PojoToRowData.create(WrongTotal.class, ORDERS))
                 .isInstanceOf(SchemaMismatchException.class)
-                .hasMessageContaining("column 'total'").hasMessageContaining("double")
+                .hasMessageContaining("column 'total'")
+                .hasMessageContaining("double")
                 .hasMessageContaining("java.math.BigDecimal");
         assertThatThrownBy(() -> PojoToRowData.create(MissingCustomer.class, ORDERS))
                 .isInstanceOf(SchemaMismatchException.class)
-                .hasMessageContaining("column 'customer'").hasMessageContaining("no field or getter");
+                .hasMessageContaining("column 'customer'")
+                .hasMessageContaining("no field or getter");
         assertThatThrownBy(() -> PojoToRowData.create(WrongElements.class, ORDERS))
                 .isInstanceOf(SchemaMismatchException.class)
-                .hasMessageContaining("column 'embedding'").hasMessageContaining("List<java.lang.Double>");
+                .hasMessageContaining("column 'embedding'")
+                .hasMessageContaining("List<java.lang.Double>");
     }
 
     @Test
@@ -112,10 +123,14 @@ class PojoToRowDataTest {
         RowDataArrowWriter writer = RowDataArrowWriter.create(converter.rowType(), table);
         try (BufferAllocator allocator = new RootAllocator();
                 VectorSchemaRoot root = VectorSchemaRoot.create(table, allocator)) {
-            writer.write(converter.convert(new Order(1, "a", BigDecimal.TEN, Instant.EPOCH, new float[] {1, 2})), root, 0);
+            writer.write(
+                    converter.convert(new Order(1, "a", BigDecimal.TEN, Instant.EPOCH, new float[] {1, 2})), root, 0);
             assertThatThrownBy(() -> writer.write(
-                    converter.convert(new Order(2, "b", BigDecimal.ONE, Instant.EPOCH, new float[] {1})), root, 1))
-                    .hasMessageContaining("column 'embedding'").hasMessageContaining("has 1 elements");
+                            converter.convert(new Order(2, "b", BigDecimal.ONE, Instant.EPOCH, new float[] {1})),
+                            root,
+                            1))
+                    .hasMessageContaining("column 'embedding'")
+                    .hasMessageContaining("has 1 elements");
             root.setRowCount(1);
 
             assertThat(root.contentToTSVString()).contains("[1.0,2.0]").contains("10.00");

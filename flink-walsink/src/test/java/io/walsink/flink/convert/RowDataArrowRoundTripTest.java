@@ -52,21 +52,65 @@ class RowDataArrowRoundTripTest {
 
     private final BufferAllocator allocator = allocators.allocator();
 
-    static final String[] NAMES = {"id", "b", "i8", "i16", "i32", "i64", "f", "d", "dec38", "dec5", "s", "bin", "day",
-            "t0", "t3", "t9", "ts0", "ts3", "ts6", "ts9", "ltz6", "ints", "nested", "embedding", "decs", "stamps"};
+    static final String[] NAMES = {
+        "id",
+        "b",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "f",
+        "d",
+        "dec38",
+        "dec5",
+        "s",
+        "bin",
+        "day",
+        "t0",
+        "t3",
+        "t9",
+        "ts0",
+        "ts3",
+        "ts6",
+        "ts9",
+        "ltz6",
+        "ints",
+        "nested",
+        "embedding",
+        "decs",
+        "stamps"
+    };
 
-    static final RowType ALL_TYPES = RowType.of(new LogicalType[] {
-            new BigIntType(false), new BooleanType(), new TinyIntType(), new SmallIntType(), new IntType(),
-            new BigIntType(), new FloatType(), new DoubleType(), new DecimalType(38, 10), new DecimalType(5, 2),
-            new VarCharType(VarCharType.MAX_LENGTH), new VarBinaryType(VarBinaryType.MAX_LENGTH), new DateType(),
-            new TimeType(0), new TimeType(3), new TimeType(9),
-            new TimestampType(0), new TimestampType(3), new TimestampType(6), new TimestampType(9),
-            new LocalZonedTimestampType(6),
-            new ArrayType(new IntType()),
-            new ArrayType(new ArrayType(new VarCharType(VarCharType.MAX_LENGTH))),
-            new ArrayType(new FloatType(false)),
-            new ArrayType(new DecimalType(10, 2)),
-            new ArrayType(new TimestampType(9))}, NAMES);
+    static final RowType ALL_TYPES = RowType.of(
+            new LogicalType[] {
+                new BigIntType(false),
+                new BooleanType(),
+                new TinyIntType(),
+                new SmallIntType(),
+                new IntType(),
+                new BigIntType(),
+                new FloatType(),
+                new DoubleType(),
+                new DecimalType(38, 10),
+                new DecimalType(5, 2),
+                new VarCharType(VarCharType.MAX_LENGTH),
+                new VarBinaryType(VarBinaryType.MAX_LENGTH),
+                new DateType(),
+                new TimeType(0),
+                new TimeType(3),
+                new TimeType(9),
+                new TimestampType(0),
+                new TimestampType(3),
+                new TimestampType(6),
+                new TimestampType(9),
+                new LocalZonedTimestampType(6),
+                new ArrayType(new IntType()),
+                new ArrayType(new ArrayType(new VarCharType(VarCharType.MAX_LENGTH))),
+                new ArrayType(new FloatType(false)),
+                new ArrayType(new DecimalType(10, 2)),
+                new ArrayType(new TimestampType(9))
+            },
+            NAMES);
 
     static final Map<String, Integer> VECTORS = Map.of("embedding", 3);
 
@@ -97,9 +141,17 @@ class RowDataArrowRoundTripTest {
 
     @Test
     void widerTableColumnsAcceptTheirFlinkTypesLosslessly() {
-        RowType flink = RowType.of(new LogicalType[] {
-                new VarCharType(10), new DateType(), new DecimalType(10, 2), new TimestampType(3), new TimeType(3),
-                new VarBinaryType(4), new LocalZonedTimestampType(3), new VarBinaryType(10)},
+        RowType flink = RowType.of(
+                new LogicalType[] {
+                    new VarCharType(10),
+                    new DateType(),
+                    new DecimalType(10, 2),
+                    new TimestampType(3),
+                    new TimeType(3),
+                    new VarBinaryType(4),
+                    new LocalZonedTimestampType(3),
+                    new VarBinaryType(10)
+                },
                 new String[] {"s", "day", "price", "ts", "t", "uuid", "at", "blob"});
         Schema table = new Schema(List.of(
                 Field.nullable("s", ArrowType.LargeUtf8.INSTANCE),
@@ -111,9 +163,15 @@ class RowDataArrowRoundTripTest {
                 Field.nullable("at", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "Europe/Berlin")),
                 Field.nullable("blob", ArrowType.LargeBinary.INSTANCE)));
         TimestampData ts = TimestampData.fromLocalDateTime(LocalDateTime.parse("1965-03-01T10:15:30.123"));
-        GenericRowData row = GenericRowData.of(StringData.fromString("ünï"), (int) LocalDate.parse("1960-02-29").toEpochDay(),
-                DecimalData.fromBigDecimal(new BigDecimal("-12345678.91"), 10, 2), ts, 45_296_789,
-                new byte[] {1, 2, 3, 4}, TimestampData.fromInstant(Instant.parse("2024-02-29T12:00:00.001Z")), new byte[0]);
+        GenericRowData row = GenericRowData.of(
+                StringData.fromString("ünï"),
+                (int) LocalDate.parse("1960-02-29").toEpochDay(),
+                DecimalData.fromBigDecimal(new BigDecimal("-12345678.91"), 10, 2),
+                ts,
+                45_296_789,
+                new byte[] {1, 2, 3, 4},
+                TimestampData.fromInstant(Instant.parse("2024-02-29T12:00:00.001Z")),
+                new byte[0]);
 
         GenericRowData back = roundTrip(flink, table, List.of(row)).get(0);
 
@@ -129,11 +187,13 @@ class RowDataArrowRoundTripTest {
 
     @Test
     void columnsAreMatchedByNameWhateverTheRowOrder() {
-        RowType flink = RowType.of(new LogicalType[] {new VarCharType(5), new BigIntType(false)}, new String[] {"name", "id"});
-        Schema table = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true)),
-                Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+        RowType flink =
+                RowType.of(new LogicalType[] {new VarCharType(5), new BigIntType(false)}, new String[] {"name", "id"});
+        Schema table = new Schema(List.of(
+                Field.notNullable("id", new ArrowType.Int(64, true)), Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
-        GenericRowData back = roundTrip(flink, table, List.of(GenericRowData.of(StringData.fromString("x"), 7L))).get(0);
+        GenericRowData back = roundTrip(flink, table, List.of(GenericRowData.of(StringData.fromString("x"), 7L)))
+                .get(0);
 
         assertThat(back).isEqualTo(GenericRowData.of(7L, StringData.fromString("x")));
     }
@@ -155,31 +215,58 @@ class RowDataArrowRoundTripTest {
     }
 
     private static GenericRowData maxima() {
-        return GenericRowData.of(Long.MAX_VALUE, true, Byte.MAX_VALUE, Short.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE,
-                Float.MAX_VALUE, Double.MAX_VALUE,
-                decimal("9999999999999999999999999999.9999999999", 38, 10), decimal("999.99", 5, 2),
-                StringData.fromString("héllo wörld ✓ 日本語 😀"), new byte[] {0, -1, 127, -128},
+        return GenericRowData.of(
+                Long.MAX_VALUE,
+                true,
+                Byte.MAX_VALUE,
+                Short.MAX_VALUE,
+                Integer.MAX_VALUE,
+                Long.MAX_VALUE,
+                Float.MAX_VALUE,
+                Double.MAX_VALUE,
+                decimal("9999999999999999999999999999.9999999999", 38, 10),
+                decimal("999.99", 5, 2),
+                StringData.fromString("héllo wörld ✓ 日本語 😀"),
+                new byte[] {0, -1, 127, -128},
                 (int) LocalDate.of(9999, 12, 31).toEpochDay(),
-                86_399_000, 86_399_999, 86_399_999,
-                ts("9999-12-31T23:59:59"), ts("9999-12-31T23:59:59.999"), ts("9999-12-31T23:59:59.999999"),
+                86_399_000,
+                86_399_999,
+                86_399_999,
+                ts("9999-12-31T23:59:59"),
+                ts("9999-12-31T23:59:59.999"),
+                ts("9999-12-31T23:59:59.999999"),
                 ts("2262-04-11T23:47:16.854775807"), // the last nanosecond a 64-bit count reaches
                 TimestampData.fromInstant(Instant.parse("9999-12-31T23:59:59.999999Z")),
                 new GenericArrayData(new Object[] {Integer.MIN_VALUE, 0, Integer.MAX_VALUE}),
-                new GenericArrayData(new Object[] {new GenericArrayData(new Object[] {StringData.fromString("a"),
-                        StringData.fromString("ß")})}),
+                new GenericArrayData(new Object[] {
+                    new GenericArrayData(new Object[] {StringData.fromString("a"), StringData.fromString("ß")})
+                }),
                 new GenericArrayData(new Object[] {1.5f, -0.0f, Float.NaN}),
                 new GenericArrayData(new Object[] {decimal("99999999.99", 10, 2), decimal("-0.01", 10, 2)}),
                 new GenericArrayData(new Object[] {ts("1969-12-31T23:59:59.999999999")}));
     }
 
     private static GenericRowData minima() {
-        return GenericRowData.of(Long.MIN_VALUE, false, Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, Long.MIN_VALUE,
-                -Float.MAX_VALUE, Double.MIN_VALUE,
-                decimal("-9999999999999999999999999999.9999999999", 38, 10), decimal("-999.99", 5, 2),
-                StringData.fromString(""), new byte[0],
+        return GenericRowData.of(
+                Long.MIN_VALUE,
+                false,
+                Byte.MIN_VALUE,
+                Short.MIN_VALUE,
+                Integer.MIN_VALUE,
+                Long.MIN_VALUE,
+                -Float.MAX_VALUE,
+                Double.MIN_VALUE,
+                decimal("-9999999999999999999999999999.9999999999", 38, 10),
+                decimal("-999.99", 5, 2),
+                StringData.fromString(""),
+                new byte[0],
                 (int) LocalDate.of(1, 1, 1).toEpochDay(),
-                0, 0, 1,
-                ts("0001-01-01T00:00:00"), ts("1969-12-31T23:59:59.999"), ts("1900-01-01T00:00:00.000001"),
+                0,
+                0,
+                1,
+                ts("0001-01-01T00:00:00"),
+                ts("1969-12-31T23:59:59.999"),
+                ts("1900-01-01T00:00:00.000001"),
                 ts("1677-09-21T00:12:43.145224192"), // the first nanosecond a 64-bit count reaches
                 TimestampData.fromInstant(Instant.parse("0001-01-01T00:00:00.000001Z")),
                 new GenericArrayData(new Object[] {-1}),
@@ -199,8 +286,10 @@ class RowDataArrowRoundTripTest {
         GenericRowData row = maxima();
         row.setField(21, new GenericArrayData(new Object[0]));
         row.setField(22, new GenericArrayData(new Object[] {
-                new GenericArrayData(new Object[] {StringData.fromString("x"), null}), null,
-                new GenericArrayData(new Object[0])}));
+            new GenericArrayData(new Object[] {StringData.fromString("x"), null}),
+            null,
+            new GenericArrayData(new Object[0])
+        }));
         row.setField(23, null);
         row.setField(24, new GenericArrayData(new Object[] {null, decimal("0.00", 10, 2)}));
         row.setField(25, new GenericArrayData(new Object[] {null}));
@@ -231,20 +320,33 @@ class RowDataArrowRoundTripTest {
 
     @Test
     void timestampsAreStoredAsExactCountsOfTheArrowUnit() {
-        RowType flink = RowType.of(new LogicalType[] {new TimestampType(0), new TimestampType(3), new TimestampType(6),
-                new TimestampType(9)}, new String[] {"s", "ms", "us", "ns"});
+        RowType flink = RowType.of(
+                new LogicalType[] {
+                    new TimestampType(0), new TimestampType(3), new TimestampType(6), new TimestampType(9)
+                },
+                new String[] {"s", "ms", "us", "ns"});
         Schema table = FlinkArrowTypes.toArrowSchema(flink);
         RowDataArrowWriter writer = RowDataArrowWriter.create(flink, table);
         TimestampData beforeEpoch = ts("1969-12-31T23:59:58.123456789");
         try (VectorSchemaRoot root = VectorSchemaRoot.create(table, allocator)) {
-            writer.write(GenericRowData.of(ts("1969-12-31T23:59:58"), ts("1969-12-31T23:59:58.123"),
-                    ts("1969-12-31T23:59:58.123456"), beforeEpoch), root, 0);
+            writer.write(
+                    GenericRowData.of(
+                            ts("1969-12-31T23:59:58"),
+                            ts("1969-12-31T23:59:58.123"),
+                            ts("1969-12-31T23:59:58.123456"),
+                            beforeEpoch),
+                    root,
+                    0);
             root.setRowCount(1);
 
-            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(0)).get(0)).isEqualTo(-2L);
-            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(1)).get(0)).isEqualTo(-1_877L);
-            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(2)).get(0)).isEqualTo(-1_876_544L);
-            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(3)).get(0)).isEqualTo(-1_876_543_211L);
+            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(0)).get(0))
+                    .isEqualTo(-2L);
+            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(1)).get(0))
+                    .isEqualTo(-1_877L);
+            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(2)).get(0))
+                    .isEqualTo(-1_876_544L);
+            assertThat(((org.apache.arrow.vector.TimeStampVector) root.getVector(3)).get(0))
+                    .isEqualTo(-1_876_543_211L);
         }
     }
 }

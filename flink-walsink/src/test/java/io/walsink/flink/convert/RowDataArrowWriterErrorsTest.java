@@ -49,18 +49,22 @@ class RowDataArrowWriterErrorsTest {
 
     @Test
     void aTableColumnMissingFromTheRowIsNamed() {
-        assertThatThrownBy(() -> RowDataArrowWriter.create(row(new String[] {"id"}, new BigIntType(false)), ID_AND_PRICE))
+        assertThatThrownBy(
+                        () -> RowDataArrowWriter.create(row(new String[] {"id"}, new BigIntType(false)), ID_AND_PRICE))
                 .isInstanceOf(SchemaMismatchException.class)
-                .hasMessageContaining("column 'price'").hasMessageContaining("missing from the Flink row");
+                .hasMessageContaining("column 'price'")
+                .hasMessageContaining("missing from the Flink row");
     }
 
     @Test
     void aRowFieldMissingFromTheTableIsNamed() {
-        RowType flink = row(new String[] {"id", "price", "note"}, new BigIntType(false), new DecimalType(5, 2), new IntType());
+        RowType flink =
+                row(new String[] {"id", "price", "note"}, new BigIntType(false), new DecimalType(5, 2), new IntType());
 
         assertThatThrownBy(() -> RowDataArrowWriter.create(flink, ID_AND_PRICE))
                 .isInstanceOf(SchemaMismatchException.class)
-                .hasMessageContaining("column 'note'").hasMessageContaining("not in the table");
+                .hasMessageContaining("column 'note'")
+                .hasMessageContaining("not in the table");
     }
 
     @Test
@@ -69,47 +73,64 @@ class RowDataArrowWriterErrorsTest {
 
         assertThatThrownBy(() -> RowDataArrowWriter.create(flink, ID_AND_PRICE))
                 .isInstanceOf(SchemaMismatchException.class)
-                .hasMessageContaining("column 'id'").hasMessageContaining("INT NOT NULL")
+                .hasMessageContaining("column 'id'")
+                .hasMessageContaining("INT NOT NULL")
                 .hasMessageContaining("Int(64, true)");
     }
 
     @Test
     void narrowingDecimalsAndTimestampsAreRefusedWhenBuilt() {
         assertThatThrownBy(() -> RowDataArrowWriter.create(
-                row(new String[] {"id", "price"}, new BigIntType(false), new DecimalType(6, 2)), ID_AND_PRICE))
-                .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("column 'price'");
+                        row(new String[] {"id", "price"}, new BigIntType(false), new DecimalType(6, 2)), ID_AND_PRICE))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'price'");
         assertThatThrownBy(() -> RowDataArrowWriter.create(
-                row(new String[] {"id", "price"}, new BigIntType(false), new DecimalType(5, 3)), ID_AND_PRICE))
-                .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("column 'price'");
+                        row(new String[] {"id", "price"}, new BigIntType(false), new DecimalType(5, 3)), ID_AND_PRICE))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'price'");
 
         Schema millis = new Schema(List.of(Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.MILLISECOND, null))));
         assertThatThrownBy(() -> RowDataArrowWriter.create(row(new String[] {"ts"}, new TimestampType(6)), millis))
-                .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("column 'ts'")
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'ts'")
                 .hasMessageContaining("6 fractional digits");
-        assertThatThrownBy(() -> RowDataArrowWriter.create(row(new String[] {"ts"}, new LocalZonedTimestampType(3)), millis))
-                .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("column 'ts'");
+        assertThatThrownBy(() ->
+                        RowDataArrowWriter.create(row(new String[] {"ts"}, new LocalZonedTimestampType(3)), millis))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'ts'");
     }
 
     @Test
     void aMismatchInsideAnArrayNamesTheElement() {
-        Schema table = new Schema(List.of(new Field("tags", FieldType.nullable(ArrowType.List.INSTANCE),
+        Schema table = new Schema(List.of(new Field(
+                "tags",
+                FieldType.nullable(ArrowType.List.INSTANCE),
                 List.of(Field.nullable("item", new ArrowType.Int(64, true))))));
 
-        assertThatThrownBy(() -> RowDataArrowWriter.create(row(new String[] {"tags"}, new ArrayType(new IntType())), table))
-                .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("column 'tags[]'");
+        assertThatThrownBy(() ->
+                        RowDataArrowWriter.create(row(new String[] {"tags"}, new ArrayType(new IntType())), table))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'tags[]'");
     }
 
     @Test
     void anUnsupportedFlinkTypeIsNamedEvenIfTheTableHasAColumnForIt() {
-        Field map = new Field("attrs", FieldType.nullable(new ArrowType.Map(false)), List.of(
-                new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(
-                        Field.notNullable("key", new ArrowType.Int(32, true)),
-                        Field.nullable("value", new ArrowType.Int(32, true))))));
+        Field map = new Field(
+                "attrs",
+                FieldType.nullable(new ArrowType.Map(false)),
+                List.of(new Field(
+                        "entries",
+                        FieldType.notNullable(ArrowType.Struct.INSTANCE),
+                        List.of(
+                                Field.notNullable("key", new ArrowType.Int(32, true)),
+                                Field.nullable("value", new ArrowType.Int(32, true))))));
 
         assertThatThrownBy(() -> RowDataArrowWriter.create(
-                row(new String[] {"attrs"}, new MapType(new IntType(false), new IntType())), new Schema(List.of(map))))
+                        row(new String[] {"attrs"}, new MapType(new IntType(false), new IntType())),
+                        new Schema(List.of(map))))
                 .isInstanceOf(UnsupportedColumnTypeException.class)
-                .hasMessageContaining("column 'attrs'").hasMessageContaining("MAP");
+                .hasMessageContaining("column 'attrs'")
+                .hasMessageContaining("MAP");
     }
 
     @Test
@@ -122,66 +143,90 @@ class RowDataArrowWriterErrorsTest {
             // GenericRowData may carry a DecimalData of any precision: the value is what counts.
             assertThatThrownBy(() -> writer.write(GenericRowData.of(2L, decimal("1000.0", 6, 1)), root, 1))
                     .isInstanceOf(ColumnValueException.class)
-                    .hasMessageContaining("column 'price'").hasMessageContaining("row 1")
+                    .hasMessageContaining("column 'price'")
+                    .hasMessageContaining("row 1")
                     .hasMessageContaining("does not fit DECIMAL(5, 2)");
             assertThatThrownBy(() -> writer.write(GenericRowData.of(2L, decimal("1.234", 4, 3)), root, 1))
                     .isInstanceOf(ColumnValueException.class)
-                    .hasMessageContaining("column 'price'").hasMessageContaining("rounded");
-            assertThatThrownBy(() -> writer.write(GenericRowData.of(2L, DecimalData.fromUnscaledLong(100_000, 5, 2)), root, 1))
-                    .isInstanceOf(ColumnValueException.class).hasMessageContaining("does not fit");
+                    .hasMessageContaining("column 'price'")
+                    .hasMessageContaining("rounded");
+            assertThatThrownBy(() ->
+                            writer.write(GenericRowData.of(2L, DecimalData.fromUnscaledLong(100_000, 5, 2)), root, 1))
+                    .isInstanceOf(ColumnValueException.class)
+                    .hasMessageContaining("does not fit");
 
             writer.write(GenericRowData.of(3L, decimal("-1.5", 2, 1)), root, 1); // rescaled exactly: -1.50
             root.setRowCount(2);
-            assertThat(ArrowRowDataReader.create(ID_AND_PRICE).read(root, 1).getDecimal(1, 5, 2).toBigDecimal())
+            assertThat(ArrowRowDataReader.create(ID_AND_PRICE)
+                            .read(root, 1)
+                            .getDecimal(1, 5, 2)
+                            .toBigDecimal())
                     .isEqualByComparingTo("-1.50");
         }
     }
 
     @Test
     void aVectorOfTheWrongLengthIsRefusedNamingColumnRowAndLength() {
-        RowType flink = row(new String[] {"id", "embedding"}, new BigIntType(false), new ArrayType(new FloatType(false)));
+        RowType flink =
+                row(new String[] {"id", "embedding"}, new BigIntType(false), new ArrayType(new FloatType(false)));
         Schema table = FlinkArrowTypes.toArrowSchema(flink, Map.of("embedding", 3));
         RowDataArrowWriter writer = RowDataArrowWriter.create(flink, table);
         try (VectorSchemaRoot root = VectorSchemaRoot.create(table, allocator)) {
             writer.write(GenericRowData.of(1L, new GenericArrayData(new float[] {1, 2, 3})), root, 0);
 
-            assertThatThrownBy(() -> writer.write(GenericRowData.of(2L, new GenericArrayData(new float[] {1, 2})), root, 1))
+            assertThatThrownBy(() ->
+                            writer.write(GenericRowData.of(2L, new GenericArrayData(new float[] {1, 2})), root, 1))
                     .isInstanceOf(ColumnValueException.class)
-                    .hasMessageContaining("column 'embedding'").hasMessageContaining("row 1")
-                    .hasMessageContaining("has 2 elements").hasMessageContaining("fixed-size list of 3");
+                    .hasMessageContaining("column 'embedding'")
+                    .hasMessageContaining("row 1")
+                    .hasMessageContaining("has 2 elements")
+                    .hasMessageContaining("fixed-size list of 3");
         }
     }
 
     @Test
     void nullsInNotNullColumnsAndElementsAreRefused() {
         RowType flink = row(new String[] {"id", "embedding"}, new BigIntType(), new ArrayType(new FloatType()));
-        Schema table = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true)),
-                new Field("embedding", FieldType.nullable(new ArrowType.FixedSizeList(2)),
-                        List.of(Field.notNullable("item", new ArrowType.FloatingPoint(
-                                org.apache.arrow.vector.types.FloatingPointPrecision.SINGLE))))));
+        Schema table = new Schema(List.of(
+                Field.notNullable("id", new ArrowType.Int(64, true)),
+                new Field(
+                        "embedding",
+                        FieldType.nullable(new ArrowType.FixedSizeList(2)),
+                        List.of(Field.notNullable(
+                                "item",
+                                new ArrowType.FloatingPoint(
+                                        org.apache.arrow.vector.types.FloatingPointPrecision.SINGLE))))));
         RowDataArrowWriter writer = RowDataArrowWriter.create(flink, table);
         try (VectorSchemaRoot root = VectorSchemaRoot.create(table, allocator)) {
             assertThatThrownBy(() -> writer.write(GenericRowData.of(null, null), root, 0))
                     .isInstanceOf(ColumnValueException.class)
-                    .hasMessageContaining("column 'id'").hasMessageContaining("row 0").hasMessageContaining("NOT NULL");
-            assertThatThrownBy(() -> writer.write(GenericRowData.of(1L, new GenericArrayData(new Object[] {1f, null})), root, 0))
-                    .isInstanceOf(ColumnValueException.class).hasMessageContaining("column 'embedding[]'");
+                    .hasMessageContaining("column 'id'")
+                    .hasMessageContaining("row 0")
+                    .hasMessageContaining("NOT NULL");
+            assertThatThrownBy(() ->
+                            writer.write(GenericRowData.of(1L, new GenericArrayData(new Object[] {1f, null})), root, 0))
+                    .isInstanceOf(ColumnValueException.class)
+                    .hasMessageContaining("column 'embedding[]'");
         }
     }
 
     @Test
     void timestampsBeyondTheUnitsRangeAndBinariesOfTheWrongWidthAreRefused() {
         RowType flink = row(new String[] {"ts", "uuid"}, new TimestampType(9), new VarBinaryType(16));
-        Schema table = new Schema(List.of(Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.NANOSECOND, null)),
+        Schema table = new Schema(List.of(
+                Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.NANOSECOND, null)),
                 Field.nullable("uuid", new ArrowType.FixedSizeBinary(16))));
         RowDataArrowWriter writer = RowDataArrowWriter.create(flink, table);
         try (VectorSchemaRoot root = VectorSchemaRoot.create(table, allocator)) {
-            assertThatThrownBy(() -> writer.write(GenericRowData.of(ts("2262-04-11T23:47:16.854775808"), null), root, 0))
+            assertThatThrownBy(
+                            () -> writer.write(GenericRowData.of(ts("2262-04-11T23:47:16.854775808"), null), root, 0))
                     .isInstanceOf(ColumnValueException.class)
-                    .hasMessageContaining("column 'ts'").hasMessageContaining("outside the range");
+                    .hasMessageContaining("column 'ts'")
+                    .hasMessageContaining("outside the range");
             assertThatThrownBy(() -> writer.write(GenericRowData.of(null, new byte[15]), root, 0))
                     .isInstanceOf(ColumnValueException.class)
-                    .hasMessageContaining("column 'uuid'").hasMessageContaining("15 bytes");
+                    .hasMessageContaining("column 'uuid'")
+                    .hasMessageContaining("15 bytes");
         }
     }
 
@@ -189,11 +234,13 @@ class RowDataArrowWriterErrorsTest {
     void aTargetWithAnotherSchemaIsRefused() {
         RowType flink = row(new String[] {"id", "price"}, new BigIntType(false), new DecimalType(5, 2));
         RowDataArrowWriter writer = RowDataArrowWriter.create(flink, ID_AND_PRICE);
-        Schema other = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true)),
+        Schema other = new Schema(List.of(
+                Field.notNullable("id", new ArrowType.Int(64, true)),
                 Field.nullable("price", new ArrowType.Decimal(6, 2, 128))));
         try (VectorSchemaRoot root = VectorSchemaRoot.create(other, allocator)) {
             assertThatThrownBy(() -> writer.write(GenericRowData.of(1L, null), root, 0))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not the table schema");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not the table schema");
         }
     }
 }

@@ -31,9 +31,9 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The keyBy path (Flink value → hash) must route every row to the bucket Lance computes from the
@@ -65,10 +65,14 @@ class RowDataBucketHasherTest {
                 new Case("timestamp(6)", new TimestampType(6), r -> ts(r)),
                 new Case("timestamp(9)", new TimestampType(9), r -> ts(r)),
                 new Case("timestamp_ltz(6)", new LocalZonedTimestampType(6), r -> ts(r)),
-                new Case("float", new FloatType(), r -> r.nextInt(10) == 0 ? Float.NaN : (r.nextBoolean() ? -0.0f : r.nextFloat() * 1e6f)),
+                new Case(
+                        "float",
+                        new FloatType(),
+                        r -> r.nextInt(10) == 0 ? Float.NaN : (r.nextBoolean() ? -0.0f : r.nextFloat() * 1e6f)),
                 new Case("double", new DoubleType(), r -> r.nextInt(10) == 0 ? -0.0 : r.nextGaussian() * 1e9),
                 new Case("string", VarCharType.STRING_TYPE, r -> StringData.fromString(text(r))),
-                new Case("bytes", new VarBinaryType(VarBinaryType.MAX_LENGTH), r -> text(r).getBytes(StandardCharsets.UTF_8)));
+                new Case("bytes", new VarBinaryType(VarBinaryType.MAX_LENGTH), r -> text(r).getBytes(
+                                StandardCharsets.UTF_8)));
     }
 
     private static TimestampData ts(Random r) {
@@ -92,19 +96,23 @@ class RowDataBucketHasherTest {
         RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, schema);
         Random random = new Random(c.name().hashCode());
         for (int buckets : new int[] {1, 7, 1024}) {
-            RowDataBucketHasher hasher = new RowDataBucketHasher(rowType, schema.getFields().get(0), buckets);
+            RowDataBucketHasher hasher =
+                    new RowDataBucketHasher(rowType, schema.getFields().get(0), buckets);
             try (BufferAllocator allocator = new RootAllocator();
                     VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
                 GenericRowData[] rows = new GenericRowData[ROWS];
                 for (int i = 0; i < ROWS; i++) {
-                    rows[i] = GenericRowData.of(random.nextInt(50) == 0 ? null : c.value().apply(random));
+                    rows[i] = GenericRowData.of(
+                            random.nextInt(50) == 0 ? null : c.value().apply(random));
                     writer.write(rows[i], root, i);
                 }
                 root.setRowCount(ROWS);
                 int[] expected = new int[ROWS];
                 BucketAssigner.of(schema.getFields().get(0).getType(), buckets).assign(root.getVector(0), expected);
                 for (int i = 0; i < ROWS; i++) {
-                    assertThat(hasher.bucketOf(rows[i])).as("row %d: %s", i, rows[i]).isEqualTo(expected[i]);
+                    assertThat(hasher.bucketOf(rows[i]))
+                            .as("row %d: %s", i, rows[i])
+                            .isEqualTo(expected[i]);
                 }
             }
         }
@@ -114,14 +122,18 @@ class RowDataBucketHasherTest {
     void columnsLanceCannotBucketAreRefusedByName() {
         RowType rowType = RowType.of(new LogicalType[] {new DecimalType(10, 2)}, new String[] {"amount"});
         Schema schema = FlinkArrowTypes.toArrowSchema(rowType);
-        assertThatThrownBy(() -> new RowDataBucketHasher(rowType, schema.getFields().get(0), 4))
+        assertThatThrownBy(() ->
+                        new RowDataBucketHasher(rowType, schema.getFields().get(0), 4))
                 .hasMessageContaining("amount");
     }
 
     @Test
     void missingShardingColumnIsNamed() {
         RowType rowType = RowType.of(new LogicalType[] {new IntType()}, new String[] {"other"});
-        Schema schema = FlinkArrowTypes.toArrowSchema(RowType.of(new LogicalType[] {new IntType()}, new String[] {"id"}));
-        assertThatThrownBy(() -> new RowDataBucketHasher(rowType, schema.getFields().get(0), 4)).hasMessageContaining("id");
+        Schema schema =
+                FlinkArrowTypes.toArrowSchema(RowType.of(new LogicalType[] {new IntType()}, new String[] {"id"}));
+        assertThatThrownBy(() ->
+                        new RowDataBucketHasher(rowType, schema.getFields().get(0), 4))
+                .hasMessageContaining("id");
     }
 }

@@ -22,10 +22,10 @@ import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
-import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -37,17 +37,36 @@ import org.junit.jupiter.api.Test;
 
 class RowToRowDataTest {
 
-    static final RowType TYPE = RowType.of(new LogicalType[] {
-            new BigIntType(false), new VarCharType(20), new DecimalType(10, 2), new DateType(), new TimeType(3),
-            new TimestampType(9), new LocalZonedTimestampType(3), new VarBinaryType(8), new BooleanType(),
-            new ArrayType(new FloatType(false)), new ArrayType(new ArrayType(new VarCharType(5)))},
+    static final RowType TYPE = RowType.of(
+            new LogicalType[] {
+                new BigIntType(false),
+                new VarCharType(20),
+                new DecimalType(10, 2),
+                new DateType(),
+                new TimeType(3),
+                new TimestampType(9),
+                new LocalZonedTimestampType(3),
+                new VarBinaryType(8),
+                new BooleanType(),
+                new ArrayType(new FloatType(false)),
+                new ArrayType(new ArrayType(new VarCharType(5)))
+            },
             new String[] {"id", "name", "price", "day", "at", "ts", "instant", "bytes", "flag", "embedding", "tags"});
 
     @Test
     void externalValuesBecomeTheirInternalFormsAndTheKindIsKept() {
-        Row row = Row.ofKind(RowKind.UPDATE_AFTER, 7L, "Zoë", new BigDecimal("12.5"), LocalDate.parse("1969-07-20"),
-                LocalTime.parse("20:17:40.123"), LocalDateTime.parse("1969-07-20T20:17:40.123456789"),
-                Instant.parse("2000-01-01T00:00:00.001Z"), new byte[] {1, 2}, true, new float[] {0.5f, -1f},
+        Row row = Row.ofKind(
+                RowKind.UPDATE_AFTER,
+                7L,
+                "Zoë",
+                new BigDecimal("12.5"),
+                LocalDate.parse("1969-07-20"),
+                LocalTime.parse("20:17:40.123"),
+                LocalDateTime.parse("1969-07-20T20:17:40.123456789"),
+                Instant.parse("2000-01-01T00:00:00.001Z"),
+                new byte[] {1, 2},
+                true,
+                new float[] {0.5f, -1f},
                 List.of(new String[] {"a", null}, List.of()));
 
         GenericRowData data = RowToRowData.create(TYPE).convert(row);
@@ -72,7 +91,8 @@ class RowToRowDataTest {
 
     @Test
     void namedRowsAreMatchedByNameAndNullsStayNull() {
-        RowType type = RowType.of(new LogicalType[] {new BigIntType(false), new VarCharType(5)}, new String[] {"id", "name"});
+        RowType type =
+                RowType.of(new LogicalType[] {new BigIntType(false), new VarCharType(5)}, new String[] {"id", "name"});
         Row named = Row.withNames(RowKind.DELETE);
         named.setField("name", null);
         named.setField("id", 3L);
@@ -84,7 +104,8 @@ class RowToRowDataTest {
 
     @Test
     void namedRowsMustNameExactlyTheColumns() {
-        RowType type = RowType.of(new LogicalType[] {new BigIntType(false), new VarCharType(5)}, new String[] {"id", "name"});
+        RowType type =
+                RowType.of(new LogicalType[] {new BigIntType(false), new VarCharType(5)}, new String[] {"id", "name"});
         RowToRowData converter = RowToRowData.create(type);
         Row missing = Row.withNames();
         missing.setField("id", 1L);
@@ -93,7 +114,9 @@ class RowToRowDataTest {
         extra.setField("name", "x");
         extra.setField("nmae", "typo");
 
-        assertThatThrownBy(() -> converter.convert(missing)).hasMessageContaining("column 'name'").hasMessageContaining("missing");
+        assertThatThrownBy(() -> converter.convert(missing))
+                .hasMessageContaining("column 'name'")
+                .hasMessageContaining("missing");
         assertThatThrownBy(() -> converter.convert(extra)).hasMessageContaining("column 'nmae'");
         assertThatThrownBy(() -> converter.convert(Row.of(1L))).hasMessageContaining("1 fields");
     }
@@ -101,20 +124,39 @@ class RowToRowDataTest {
     @Test
     void wrongClassesAndUnfitDecimalsAreRefusedNamingTheColumn() {
         RowToRowData converter = RowToRowData.create(TYPE);
-        Object[] good = {1L, "n", new BigDecimal("1"), LocalDate.EPOCH, LocalTime.MIDNIGHT, LocalDateTime.MIN,
-                Instant.EPOCH, new byte[0], false, new float[0], List.of()};
+        Object[] good = {
+            1L,
+            "n",
+            new BigDecimal("1"),
+            LocalDate.EPOCH,
+            LocalTime.MIDNIGHT,
+            LocalDateTime.MIN,
+            Instant.EPOCH,
+            new byte[0],
+            false,
+            new float[0],
+            List.of()
+        };
 
         assertThatThrownBy(() -> converter.convert(with(good, 0, 1))) // Integer for BIGINT
                 .isInstanceOf(ColumnValueException.class)
-                .hasMessageContaining("column 'id'").hasMessageContaining("java.lang.Long").hasMessageContaining("Integer");
+                .hasMessageContaining("column 'id'")
+                .hasMessageContaining("java.lang.Long")
+                .hasMessageContaining("Integer");
         assertThatThrownBy(() -> converter.convert(with(good, 2, new BigDecimal("1.005"))))
-                .isInstanceOf(ColumnValueException.class).hasMessageContaining("column 'price'").hasMessageContaining("rounded");
+                .isInstanceOf(ColumnValueException.class)
+                .hasMessageContaining("column 'price'")
+                .hasMessageContaining("rounded");
         assertThatThrownBy(() -> converter.convert(with(good, 2, new BigDecimal("123456789"))))
-                .isInstanceOf(ColumnValueException.class).hasMessageContaining("column 'price'").hasMessageContaining("does not fit");
+                .isInstanceOf(ColumnValueException.class)
+                .hasMessageContaining("column 'price'")
+                .hasMessageContaining("does not fit");
         assertThatThrownBy(() -> converter.convert(with(good, 9, new double[] {1})))
-                .isInstanceOf(ColumnValueException.class).hasMessageContaining("column 'embedding'");
+                .isInstanceOf(ColumnValueException.class)
+                .hasMessageContaining("column 'embedding'");
         assertThatThrownBy(() -> converter.convert(with(good, 10, List.of(List.of(1)))))
-                .isInstanceOf(ColumnValueException.class).hasMessageContaining("column 'tags[][]'");
+                .isInstanceOf(ColumnValueException.class)
+                .hasMessageContaining("column 'tags[][]'");
         assertThat(converter.convert(Row.of(good)).getArity()).isEqualTo(11);
     }
 
@@ -123,7 +165,8 @@ class RowToRowDataTest {
         RowType type = RowType.of(new LogicalType[] {new MapType(new IntType(), new IntType())}, new String[] {"m"});
 
         assertThatThrownBy(() -> RowToRowData.create(type))
-                .isInstanceOf(UnsupportedColumnTypeException.class).hasMessageContaining("column 'm'");
+                .isInstanceOf(UnsupportedColumnTypeException.class)
+                .hasMessageContaining("column 'm'");
     }
 
     private static Row with(Object[] values, int index, Object value) {

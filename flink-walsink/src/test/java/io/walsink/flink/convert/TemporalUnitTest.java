@@ -36,7 +36,8 @@ class TemporalUnitTest {
                 .isEqualTo(Long.MIN_VALUE);
         assertThat(TemporalUnit.NANOSECOND.fromTimestamp(TemporalUnit.NANOSECOND.toTimestamp(Long.MAX_VALUE)))
                 .isEqualTo(Long.MAX_VALUE);
-        assertThatThrownBy(() -> TemporalUnit.NANOSECOND.fromTimestamp(TimestampData.fromEpochMillis(-9_223_372_036_855L, 0)))
+        assertThatThrownBy(() ->
+                        TemporalUnit.NANOSECOND.fromTimestamp(TimestampData.fromEpochMillis(-9_223_372_036_855L, 0)))
                 .isInstanceOf(ArithmeticException.class);
     }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.FormatException;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
 import java.io.ByteArrayOutputStream;

@@ -22,8 +22,7 @@ class KeyBufferTest {
         assertThat(hex(new KeyBuffer().appendSigned(1))).isEqualTo("01 80 00 00 00 00 00 00 01");
         assertThat(hex(new KeyBuffer().appendSigned(-1))).isEqualTo("01 7f ff ff ff ff ff ff ff");
         assertThat(hex(new KeyBuffer().appendSigned(Long.MIN_VALUE))).isEqualTo("01 00 00 00 00 00 00 00 00");
-        assertThat(hex(new KeyBuffer().appendSigned(0x0102030405060708L)))
-                .isEqualTo("01 81 02 03 04 05 06 07 08");
+        assertThat(hex(new KeyBuffer().appendSigned(0x0102030405060708L))).isEqualTo("01 81 02 03 04 05 06 07 08");
     }
 
     @Test

@@ -89,7 +89,8 @@ class PrimaryKeyEncoderTest {
             }
             KeyBuffer key = new PrimaryKeyEncoder(fields(columns)).encode(columns, 0, new KeyBuffer());
             assertThat(hex(key))
-                    .isEqualTo(String.join(" ",
+                    .isEqualTo(String.join(
+                            " ",
                             "01 7f ff ff ff ff ff ff fe", // int8 -2
                             "01 80 00 00 00 00 00 01 02", // int16 258
                             "01 00 00 00 00 00 00 00 fe", // uint8 254, not sign-extended
@@ -122,8 +123,8 @@ class PrimaryKeyEncoderTest {
 
     @Test
     void floatsAndOtherTypesAreRefusedByName() {
-        Field price = new Field("price",
-                FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null);
+        Field price = new Field(
+                "price", FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null);
         assertThatThrownBy(() -> new PrimaryKeyEncoder(List.of(price)))
                 .isInstanceOf(UnsupportedKeyTypeException.class)
                 .hasMessageContaining("'price'")
@@ -134,8 +135,7 @@ class PrimaryKeyEncoderTest {
                 .isInstanceOf(UnsupportedKeyTypeException.class)
                 .hasMessageContaining("'amount'")
                 .hasMessageContaining("Decimal");
-        assertThatThrownBy(() -> new PrimaryKeyEncoder(List.of()))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PrimaryKeyEncoder(List.of())).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -145,8 +145,8 @@ class PrimaryKeyEncoderTest {
             VectorSchemaRoot batch = VectorSchemaRoot.of(other, id);
             PrimaryKeyEncoder encoder = new PrimaryKeyEncoder(List.of(id.getField()));
             assertThat(encoder.keyColumns(batch)).containsExactly(id);
-            PrimaryKeyEncoder wrongType = new PrimaryKeyEncoder(List.of(
-                    new Field("other", FieldType.nullable(new ArrowType.Int(64, true)), null)));
+            PrimaryKeyEncoder wrongType = new PrimaryKeyEncoder(
+                    List.of(new Field("other", FieldType.nullable(new ArrowType.Int(64, true)), null)));
             assertThatThrownBy(() -> wrongType.keyColumns(batch)).hasMessageContaining("other");
         }
     }
@@ -267,7 +267,6 @@ class PrimaryKeyEncoderTest {
     }
 
     private static boolean isPrefix(byte[] prefix, byte[] whole) {
-        return prefix.length <= whole.length
-                && Arrays.equals(prefix, 0, prefix.length, whole, 0, prefix.length);
+        return prefix.length <= whole.length && Arrays.equals(prefix, 0, prefix.length, whole, 0, prefix.length);
     }
 }

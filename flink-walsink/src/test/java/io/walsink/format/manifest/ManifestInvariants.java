@@ -36,8 +36,10 @@ public final class ManifestInvariants {
     public static void requireValid(ManifestStore store) {
         List<String> problems = check(store);
         if (!problems.isEmpty()) {
-            throw new FormatException(store.location(ManifestStore.shardFolder(store.shardId()) + "manifest/"),
-                    "manifest invariants broken: " + String.join("; ", problems), null);
+            throw new FormatException(
+                    store.location(ManifestStore.shardFolder(store.shardId()) + "manifest/"),
+                    "manifest invariants broken: " + String.join("; ", problems),
+                    null);
         }
     }
 
@@ -65,8 +67,8 @@ public final class ManifestInvariants {
         Set<Long> generations = new HashSet<>();
         for (SsTable t : m.sstables()) {
             if (t.generation() >= m.currentGeneration()) {
-                problems.add("version " + m.version() + ": sstable " + t.path() + " has generation "
-                        + t.generation() + ", not below current_generation " + m.currentGeneration());
+                problems.add("version " + m.version() + ": sstable " + t.path() + " has generation " + t.generation()
+                        + ", not below current_generation " + m.currentGeneration());
             }
             if (!generations.add(t.generation())) {
                 problems.add("version " + m.version() + ": two sstables of generation " + t.generation());
@@ -82,12 +84,12 @@ public final class ManifestInvariants {
             problems.add(step + "writer_epoch went back " + prev.writerEpoch() + " -> " + m.writerEpoch());
         }
         if (m.currentGeneration() < prev.currentGeneration()) {
-            problems.add(step + "current_generation went back "
-                    + prev.currentGeneration() + " -> " + m.currentGeneration());
+            problems.add(
+                    step + "current_generation went back " + prev.currentGeneration() + " -> " + m.currentGeneration());
         }
         if (m.replayAfterWalEntryPosition() < prev.replayAfterWalEntryPosition()) {
-            problems.add(step + "replay_after_wal_entry_position went back "
-                    + prev.replayAfterWalEntryPosition() + " -> " + m.replayAfterWalEntryPosition());
+            problems.add(step + "replay_after_wal_entry_position went back " + prev.replayAfterWalEntryPosition()
+                    + " -> " + m.replayAfterWalEntryPosition());
         }
         if (!Objects.equals(prev.shardId(), m.shardId())) {
             problems.add(step + "shard_id changed " + prev.shardId() + " -> " + m.shardId());

@@ -15,7 +15,11 @@ class ManifestInvariantsTest {
     @Test
     void healthyHistoryHasNoViolations() {
         assertThat(ManifestInvariants.violations(List.of(
-                m(1, 1, 1), m(2, 1, 2).toBuilder().addSstable(SsTable.of(1, "a_gen_1")).build(), m(3, 2, 2))))
+                        m(1, 1, 1),
+                        m(2, 1, 2).toBuilder()
+                                .addSstable(SsTable.of(1, "a_gen_1"))
+                                .build(),
+                        m(3, 2, 2))))
                 .isEmpty();
     }
 
@@ -30,13 +34,18 @@ class ManifestInvariantsTest {
         assertThat(ManifestInvariants.violations(List.of(m(1, 1, 3), m(2, 1, 2))))
                 .containsExactly("version 1 -> 2: current_generation went back 3 -> 2");
         assertThat(ManifestInvariants.violations(List.of(
-                m(1, 1, 1).toBuilder().replayAfterWalEntryPosition(4).build(), m(2, 1, 1))))
+                        m(1, 1, 1).toBuilder().replayAfterWalEntryPosition(4).build(), m(2, 1, 1))))
                 .containsExactly("version 1 -> 2: replay_after_wal_entry_position went back 4 -> 0");
-        assertThat(ManifestInvariants.violations(List.of(m(1, 1, 1), m(2, 1, 1).toBuilder().shardId(null).build())))
+        assertThat(ManifestInvariants.violations(
+                        List.of(m(1, 1, 1), m(2, 1, 1).toBuilder().shardId(null).build())))
                 .containsExactly("version 1 -> 2: shard_id changed " + SHARD + " -> null");
         assertThat(ManifestInvariants.violations(List.of(m(1, 1, 2).toBuilder()
-                .addSstable(SsTable.of(1, "a")).addSstable(SsTable.of(1, "b")).addSstable(SsTable.of(2, "c")).build())))
-                .containsExactly("version 1: two sstables of generation 1",
+                        .addSstable(SsTable.of(1, "a"))
+                        .addSstable(SsTable.of(1, "b"))
+                        .addSstable(SsTable.of(2, "c"))
+                        .build())))
+                .containsExactly(
+                        "version 1: two sstables of generation 1",
                         "version 1: sstable c has generation 2, not below current_generation 2");
     }
 
@@ -64,7 +73,11 @@ class ManifestInvariantsTest {
     }
 
     private static ShardManifest m(long version, long epoch, long generation) {
-        return ShardManifest.builder().version(version).writerEpoch(epoch).currentGeneration(generation)
-                .shardId(SHARD).build();
+        return ShardManifest.builder()
+                .version(version)
+                .writerEpoch(epoch)
+                .currentGeneration(generation)
+                .shardId(SHARD)
+                .build();
     }
 }

@@ -38,8 +38,14 @@ import org.lance.memwal.ShardWriterConfig;
 /** The manifest codec and claim against lance-core 7.0.0 as the oracle, on a local directory. */
 class ManifestLanceInteropTest {
     private static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", new FieldType(false, new ArrowType.Int(64, true), null,
-                    Map.of("lance-schema:unenforced-primary-key", "true")), null),
+            new Field(
+                    "id",
+                    new FieldType(
+                            false,
+                            new ArrowType.Int(64, true),
+                            null,
+                            Map.of("lance-schema:unenforced-primary-key", "true")),
+                    null),
             new Field("value", FieldType.nullable(new ArrowType.Utf8()), null)));
 
     // lance-core's native threads may still be closing files of the copies when JUnit deletes the
@@ -59,7 +65,11 @@ class ManifestLanceInteropTest {
     void createTableWithMemWal() throws Exception {
         tablePath = tempDir.resolve("table");
         try (ArrowReader rows = rows(0, 4)) {
-            table = Dataset.write().allocator(allocator).reader(rows).uri(tablePath.toString()).execute();
+            table = Dataset.write()
+                    .allocator(allocator)
+                    .reader(rows)
+                    .uri(tablePath.toString())
+                    .execute();
         }
         table.initializeMemWal(new InitializeMemWalParams().withBucketSharding("id", 2));
         specId = table.memWalIndexDetails().orElseThrow().shardingSpecs().get(0).specId();
@@ -82,8 +92,13 @@ class ManifestLanceInteropTest {
         assertThat(HexFormat.of().formatHex(Files.readAllBytes(tablePath.resolve(store.versionKey(1)))))
                 .isEqualTo("0801100130015a120a10" + shard.toString().replace("-", ""));
         ShardManifest claim = store.read(1);
-        assertThat(claim).isEqualTo(ShardManifest.builder()
-                .version(1).writerEpoch(1).currentGeneration(1).shardId(shard).build());
+        assertThat(claim)
+                .isEqualTo(ShardManifest.builder()
+                        .version(1)
+                        .writerEpoch(1)
+                        .currentGeneration(1)
+                        .shardId(shard)
+                        .build());
         // Closing flushed the memtable: one SSTable, covering the 3 WAL entries (one per put).
         ShardManifest latest = store.readLatest().orElseThrow();
         assertThat(latest.version()).isEqualTo(2);
@@ -96,7 +111,8 @@ class ManifestLanceInteropTest {
         SsTable sstable = latest.sstables().get(0);
         assertThat(sstable.generation()).isEqualTo(1);
         assertThat(sstable.path()).matches("[0-9a-f]{8}_gen_1");
-        assertThat(tablePath.resolve(ManifestStore.shardFolder(shard) + sstable.path())).isDirectory();
+        assertThat(tablePath.resolve(ManifestStore.shardFolder(shard) + sstable.path()))
+                .isDirectory();
         assertThat(Files.readString(tablePath.resolve(store.hintKey()), StandardCharsets.UTF_8))
                 .isEqualTo("{\"version\":2}");
         assertThat(ManifestInvariants.check(store)).isEmpty();
@@ -111,7 +127,8 @@ class ManifestLanceInteropTest {
         ShardManifest ours = claimer.claim(ShardPlacement.bucket(specId, 1));
         assertThat(ours.writerEpoch()).isEqualTo(1);
 
-        try (ShardWriter writer = table.memWalWriter(shard.toString(), new ShardWriterConfig().withDurableWrite(true))) {
+        try (ShardWriter writer =
+                table.memWalWriter(shard.toString(), new ShardWriterConfig().withDurableWrite(true))) {
             // Opening is lance-core's claim on top of ours: version 2, epoch 2, our placement kept.
             ShardManifest lanceClaim = store.readLatest().orElseThrow();
             assertThat(lanceClaim.version()).isEqualTo(2);
@@ -140,7 +157,8 @@ class ManifestLanceInteropTest {
     }
 
     private void writeWithLance(UUID shard, int puts) throws Exception {
-        try (ShardWriter writer = table.memWalWriter(shard.toString(), new ShardWriterConfig().withDurableWrite(true))) {
+        try (ShardWriter writer =
+                table.memWalWriter(shard.toString(), new ShardWriterConfig().withDurableWrite(true))) {
             for (int i = 0; i < puts; i++) {
                 try (ArrowReader rows = rows(100 + 10L * i, 10)) {
                     writer.put(rows);

@@ -131,7 +131,8 @@ class ManifestStoreTest {
         InterceptingStore racing = new InterceptingStore(objects);
         ManifestStore reader = new ManifestStore(racing, SHARD);
         // a peer's first claim lands after our HEAD of version 1 missed, before our LIST
-        racing.onceBeforeList(prefix -> store.writeFirst(ShardManifest.builder().writerEpoch(1).currentGeneration(1).build()));
+        racing.onceBeforeList(prefix -> store.writeFirst(
+                ShardManifest.builder().writerEpoch(1).currentGeneration(1).build()));
 
         assertThat(reader.readLatest()).get().extracting(ShardManifest::version).isEqualTo(1L);
     }
@@ -143,7 +144,8 @@ class ManifestStoreTest {
 
         assertThatThrownBy(() -> store.writeNext(v1, manifest(3)))
                 .isInstanceOf(ManifestVersionTakenException.class)
-                .satisfies(e -> assertThat(((ManifestVersionTakenException) e).version()).isEqualTo(2));
+                .satisfies(e -> assertThat(((ManifestVersionTakenException) e).version())
+                        .isEqualTo(2));
         assertThat(store.read(2)).isEqualTo(winner);
     }
 
@@ -175,14 +177,17 @@ class ManifestStoreTest {
 
     @Test
     void contentMustMatchItsNameAndShard() {
-        objects.putIfAbsent(store.versionKey(1), ShardManifestCodec.encode(manifest(1).withVersion(2)));
+        objects.putIfAbsent(
+                store.versionKey(1), ShardManifestCodec.encode(manifest(1).withVersion(2)));
         assertThatThrownBy(() -> store.read(1))
                 .isInstanceOf(CorruptManifestException.class)
                 .hasMessageContaining("holds version 2, its name says 1");
 
         ManifestStore other = new ManifestStore(objects, UUID.randomUUID());
-        objects.putIfAbsent(other.versionKey(1),
-                ShardManifestCodec.encode(manifest(1).toBuilder().version(1).shardId(SHARD).build()));
+        objects.putIfAbsent(
+                other.versionKey(1),
+                ShardManifestCodec.encode(
+                        manifest(1).toBuilder().version(1).shardId(SHARD).build()));
         assertThatThrownBy(() -> other.read(1))
                 .isInstanceOf(CorruptManifestException.class)
                 .hasMessageContaining("belongs to shard " + SHARD);
@@ -218,7 +223,8 @@ class ManifestStoreTest {
                     ShardManifest mine = manifest(me);
                     try {
                         ShardManifest won = latest == null ? store.writeFirst(mine) : store.writeNext(latest, mine);
-                        winners.computeIfAbsent(won.version(), v -> new ArrayList<>()).add(me);
+                        winners.computeIfAbsent(won.version(), v -> new ArrayList<>())
+                                .add(me);
                     } catch (ManifestVersionTakenException e) {
                         lost++;
                     }
@@ -232,7 +238,8 @@ class ManifestStoreTest {
         assertThat(store.listVersions()).hasSize((int) target).startsWith(1L).endsWith(target);
         for (long v = 1; v <= target; v++) {
             assertThat(winners.get(v)).as("winners of version %d", v).hasSize(1);
-            assertThat(store.read(v).walEntryPositionLastSeen()).isEqualTo((long) winners.get(v).get(0));
+            assertThat(store.read(v).walEntryPositionLastSeen())
+                    .isEqualTo((long) winners.get(v).get(0));
         }
         assertThat(ManifestInvariants.check(store)).isEmpty();
     }
@@ -245,7 +252,11 @@ class ManifestStoreTest {
     }
 
     private static ShardManifest manifest(long writerTag) {
-        return ShardManifest.builder().writerEpoch(1).currentGeneration(1).walEntryPositionLastSeen(writerTag).build();
+        return ShardManifest.builder()
+                .writerEpoch(1)
+                .currentGeneration(1)
+                .walEntryPositionLastSeen(writerTag)
+                .build();
     }
 
     private String text(String key) {

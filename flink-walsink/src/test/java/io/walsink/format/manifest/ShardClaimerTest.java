@@ -33,7 +33,8 @@ class ShardClaimerTest {
         assertThat(stored.shardId()).isEqualTo(SHARD);
         assertThat(stored.shardSpecId()).isEqualTo(1);
         assertThat(stored.shardFieldEntries()).containsExactly(ShardFieldEntry.bucket(3));
-        assertThat(HexFormat.of().formatHex(stored.shardFieldEntries().get(0).value())).isEqualTo("03000000");
+        assertThat(HexFormat.of().formatHex(stored.shardFieldEntries().get(0).value()))
+                .isEqualTo("03000000");
     }
 
     @Test
@@ -48,15 +49,21 @@ class ShardClaimerTest {
     void reclaimBumpsTheEpochAndKeepsTheState() {
         ShardClaimer claimer = new ShardClaimer(store);
         ShardManifest first = claimer.claim(ShardPlacement.bucket(1, 3));
-        ShardManifest published = store.writeNext(first, first.toBuilder()
-                .replayAfterWalEntryPosition(5).walEntryPositionLastSeen(6).currentGeneration(2)
-                .addSstable(SsTable.of(1, "0a0b0c0d_gen_1").withPhysicalRows(10)).build());
+        ShardManifest published = store.writeNext(
+                first,
+                first.toBuilder()
+                        .replayAfterWalEntryPosition(5)
+                        .walEntryPositionLastSeen(6)
+                        .currentGeneration(2)
+                        .addSstable(SsTable.of(1, "0a0b0c0d_gen_1").withPhysicalRows(10))
+                        .build());
 
         ShardManifest second = claimer.claim(ShardPlacement.bucket(1, 3));
 
         assertThat(second.version()).isEqualTo(3);
         assertThat(second.writerEpoch()).isEqualTo(2);
-        assertThat(second).isEqualTo(published.toBuilder().version(3).writerEpoch(2).build());
+        assertThat(second)
+                .isEqualTo(published.toBuilder().version(3).writerEpoch(2).build());
         assertThat(ManifestInvariants.check(store)).isEmpty();
     }
 
@@ -101,8 +108,12 @@ class ShardClaimerTest {
         ShardManifest first = new ShardClaimer(store).claim(ShardPlacement.none());
         InterceptingStore racing = new InterceptingStore(objects);
         // The epoch-1 writer publishes an SSTable (same epoch) while we claim.
-        racing.onceBeforePutIfAbsent(key -> store.writeNext(first, first.toBuilder().currentGeneration(2)
-                .addSstable(SsTable.of(1, "0e0f0a0b_gen_1")).build()));
+        racing.onceBeforePutIfAbsent(key -> store.writeNext(
+                first,
+                first.toBuilder()
+                        .currentGeneration(2)
+                        .addSstable(SsTable.of(1, "0e0f0a0b_gen_1"))
+                        .build()));
 
         ShardManifest claimed = new ShardClaimer(new ManifestStore(racing, SHARD)).claim(ShardPlacement.none());
 
@@ -134,7 +145,9 @@ class ShardClaimerTest {
                 results.add(pool.submit(() -> {
                     start.await();
                     try {
-                        return new ShardClaimer(store).claim(ShardPlacement.bucket(1, 0)).writerEpoch();
+                        return new ShardClaimer(store)
+                                .claim(ShardPlacement.bucket(1, 0))
+                                .writerEpoch();
                     } catch (EpochConflictException backedOff) {
                         return -1L;
                     }
@@ -150,7 +163,8 @@ class ShardClaimerTest {
 
             assertThat(epochs).isNotEmpty().doesNotHaveDuplicates();
             ShardManifest latest = store.readLatest().orElseThrow();
-            assertThat(latest.writerEpoch()).isEqualTo(epochs.stream().mapToLong(Long::longValue).max().orElseThrow());
+            assertThat(latest.writerEpoch())
+                    .isEqualTo(epochs.stream().mapToLong(Long::longValue).max().orElseThrow());
             assertThat(latest.version()).isEqualTo(epochs.size());
             assertThat(ManifestInvariants.check(store)).isEmpty();
         } finally {

@@ -23,7 +23,11 @@ class ShardManifestCodecTest {
     @Test
     void claimOfNewShardEncodesExactlyLikeLance() {
         ShardManifest claim = ShardManifest.builder()
-                .version(1).writerEpoch(1).currentGeneration(1).shardId(SHARD).build();
+                .version(1)
+                .writerEpoch(1)
+                .currentGeneration(1)
+                .shardId(SHARD)
+                .build();
 
         assertThat(hex(ShardManifestCodec.encode(claim)))
                 .isEqualTo("0801" + "1001" + "3001" + "5a12" + "0a10" + "0f1e2d3c4b5a69788796a5b4c3d2e1f0");
@@ -40,16 +44,25 @@ class ShardManifestCodecTest {
     @Test
     void optionalSsTableFieldsAreWrittenWhenZeroAndOmittedWhenAbsent() {
         ShardManifest withZeros = ShardManifest.builder()
-                .addSstable(SsTable.of(1, "a").withInMemoryBytes(0).withPhysicalRows(0).withPrimaryKeyBytes(0))
+                .addSstable(SsTable.of(1, "a")
+                        .withInMemoryBytes(0)
+                        .withPhysicalRows(0)
+                        .withPrimaryKeyBytes(0))
                 .build();
-        ShardManifest withoutAccounting = ShardManifest.builder().addSstable(SsTable.of(1, "a")).build();
+        ShardManifest withoutAccounting =
+                ShardManifest.builder().addSstable(SsTable.of(1, "a")).build();
 
         // field 8 len 11: generation=1, path="a", then tags 3,4,5 with value 0
-        assertThat(hex(ShardManifestCodec.encode(withZeros))).isEqualTo("420b" + "0801" + "120161" + "1800" + "2000" + "2800");
+        assertThat(hex(ShardManifestCodec.encode(withZeros)))
+                .isEqualTo("420b" + "0801" + "120161" + "1800" + "2000" + "2800");
         assertThat(hex(ShardManifestCodec.encode(withoutAccounting))).isEqualTo("4205" + "0801" + "120161");
-        assertThat(ShardManifestCodec.decode(ShardManifestCodec.encode(withZeros), WHERE)).isEqualTo(withZeros);
-        assertThat(ShardManifestCodec.decode(ShardManifestCodec.encode(withoutAccounting), WHERE).sstables().get(0)
-                .inMemoryBytes()).isEmpty();
+        assertThat(ShardManifestCodec.decode(ShardManifestCodec.encode(withZeros), WHERE))
+                .isEqualTo(withZeros);
+        assertThat(ShardManifestCodec.decode(ShardManifestCodec.encode(withoutAccounting), WHERE)
+                        .sstables()
+                        .get(0)
+                        .inMemoryBytes())
+                .isEmpty();
     }
 
     @Test
@@ -64,14 +77,18 @@ class ShardManifestCodecTest {
 
     @Test
     void sealedStatusIsTheLastField() {
-        byte[] bytes = ShardManifestCodec.encode(ShardManifest.builder().status(ShardStatus.SEALED).build());
+        byte[] bytes = ShardManifestCodec.encode(
+                ShardManifest.builder().status(ShardStatus.SEALED).build());
 
         assertThat(hex(bytes)).isEqualTo("7801");
     }
 
     @Test
     void bucketFieldEntryIsFourLittleEndianBytes() {
-        ShardManifest m = ShardManifest.builder().shardSpecId(1).addShardFieldEntry(ShardFieldEntry.bucket(3)).build();
+        ShardManifest m = ShardManifest.builder()
+                .shardSpecId(1)
+                .addShardFieldEntry(ShardFieldEntry.bucket(3))
+                .build();
 
         // spec id 1; entry {field_id "bucket", value 03 00 00 00}
         assertThat(hex(ShardManifestCodec.encode(m)))
@@ -112,7 +129,9 @@ class ShardManifestCodecTest {
             try {
                 ShardManifestCodec.decode(truncated, WHERE);
                 // A cut at a field boundary is a valid (shorter) message; no other cut may decode.
-                assertThat(isFieldBoundary(bytes, cut)).as("cut at %d decoded", cut).isTrue();
+                assertThat(isFieldBoundary(bytes, cut))
+                        .as("cut at %d decoded", cut)
+                        .isTrue();
             } catch (CorruptManifestException e) {
                 assertThat(e.location()).isEqualTo(WHERE);
                 assertThat(e).hasMessageStartingWith(WHERE);
@@ -158,7 +177,8 @@ class ShardManifestCodecTest {
                 .isInstanceOf(CorruptManifestException.class)
                 .hasMessageStartingWith(WHERE)
                 .hasMessageContaining(messagePart)
-                .extracting(e -> ((CorruptManifestException) e).location()).isEqualTo(WHERE);
+                .extracting(e -> ((CorruptManifestException) e).location())
+                .isEqualTo(WHERE);
     }
 
     static ShardManifest fullManifest() {
@@ -168,8 +188,8 @@ class ShardManifestCodecTest {
                 .replayAfterWalEntryPosition(40)
                 .walEntryPositionLastSeen(300)
                 .currentGeneration(4)
-                .addSstable(new SsTable(2, "1a2b3c4d_gen_2", OptionalLong.of(1 << 20), OptionalLong.of(0),
-                        OptionalLong.empty()))
+                .addSstable(new SsTable(
+                        2, "1a2b3c4d_gen_2", OptionalLong.of(1 << 20), OptionalLong.of(0), OptionalLong.empty()))
                 .addSstable(SsTable.of(3, "deadbeef_gen_3").withPrimaryKeyBytes(Long.MAX_VALUE))
                 .shardSpecId(1)
                 .shardId(SHARD)

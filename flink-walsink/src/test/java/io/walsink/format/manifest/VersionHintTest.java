@@ -22,7 +22,8 @@ class VersionHintTest {
         assertThat(VersionHint.parse(bytes(""))).isEmpty();
         assertThat(VersionHint.parse(bytes("{\"version\":0}"))).isEmpty();
         assertThat(VersionHint.parse(bytes("{\"version\":-2}"))).isEmpty();
-        assertThat(VersionHint.parse(bytes("{\"version\":99999999999999999999}"))).isEmpty();
+        assertThat(VersionHint.parse(bytes("{\"version\":99999999999999999999}")))
+                .isEmpty();
         assertThat(VersionHint.parse(bytes("{\"version\":\"3\"}"))).isEmpty();
         assertThat(VersionHint.parse(bytes("{\"version\":3"))).isEmpty();
     }

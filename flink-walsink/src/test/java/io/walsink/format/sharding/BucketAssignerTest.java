@@ -153,8 +153,7 @@ class BucketAssignerTest {
                     .isInstanceOf(UnsupportedBucketTypeException.class)
                     .hasMessageContaining("Date(MILLISECOND)");
         }
-        assertThatThrownBy(() -> BucketAssigner.of(ArrowType.Null.INSTANCE, 8))
-                .hasMessageContaining("Null");
+        assertThatThrownBy(() -> BucketAssigner.of(ArrowType.Null.INSTANCE, 8)).hasMessageContaining("Null");
     }
 
     @Test
@@ -167,8 +166,7 @@ class BucketAssignerTest {
             v.allocateNew(1);
             v.setValueCount(1);
             BucketAssigner int32 = BucketAssigner.of(new ArrowType.Int(32, true), 8);
-            assertThatThrownBy(() -> int32.assign(v, new int[1]))
-                    .hasMessageContaining("INT32");
+            assertThatThrownBy(() -> int32.assign(v, new int[1])).hasMessageContaining("INT32");
             BucketAssigner int64 = BucketAssigner.of(v.getField().getType(), 8);
             assertThatThrownBy(() -> int64.assign(v, new int[0])).hasMessageContaining("1 rows");
         }
@@ -177,9 +175,12 @@ class BucketAssignerTest {
     @Test
     void lanceCoreSupportIsReportedPerType() {
         assertThat(BucketSourceType.lanceCoreEvaluates(ArrowType.Utf8.INSTANCE)).isTrue();
-        assertThat(BucketSourceType.lanceCoreEvaluates(ArrowType.Binary.INSTANCE)).isFalse();
-        assertThat(BucketSourceType.lanceCoreEvaluates(ArrowType.LargeBinary.INSTANCE)).isFalse();
-        assertThat(BucketSourceType.lanceCoreEvaluates(new ArrowType.Decimal(10, 2, 128))).isFalse();
+        assertThat(BucketSourceType.lanceCoreEvaluates(ArrowType.Binary.INSTANCE))
+                .isFalse();
+        assertThat(BucketSourceType.lanceCoreEvaluates(ArrowType.LargeBinary.INSTANCE))
+                .isFalse();
+        assertThat(BucketSourceType.lanceCoreEvaluates(new ArrowType.Decimal(10, 2, 128)))
+                .isFalse();
         assertThat(BucketSourceType.of(ArrowType.Binary.INSTANCE)).isEqualTo(BucketSourceType.BYTES);
     }
 }

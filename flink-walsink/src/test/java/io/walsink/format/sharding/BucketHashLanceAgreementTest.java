@@ -126,8 +126,8 @@ class BucketHashLanceAgreementTest {
                 for (int row = 0; row < ROWS; row++) {
                     int r = row;
                     assertThat(ours[row])
-                            .as(() -> vector.getName() + " row " + r + " value " + vector.getObject(r)
-                                    + " over " + numBuckets + " buckets")
+                            .as(() -> vector.getName() + " row " + r + " value " + vector.getObject(r) + " over "
+                                    + numBuckets + " buckets")
                             .isEqualTo(lance[row]);
                 }
             }
@@ -146,7 +146,11 @@ class BucketHashLanceAgreementTest {
 
     private static int[] lanceBuckets(String column, int numBuckets) {
         ShardingField bucket = new ShardingField(
-                "bucket", List.of(fieldIds.get(column)), "bucket", null, "int32",
+                "bucket",
+                List.of(fieldIds.get(column)),
+                "bucket",
+                null,
+                "int32",
                 Map.of("num_buckets", Integer.toString(numBuckets)));
         VectorSchemaRoot single = new VectorSchemaRoot(List.of(root.getVector(column)));
         single.setRowCount(ROWS);
@@ -223,8 +227,20 @@ class BucketHashLanceAgreementTest {
     private static long randomIntegerBits(SplittableRandom random) {
         switch (random.nextInt(8)) {
             case 0:
-                return new long[] {0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, Integer.MIN_VALUE,
-                        Integer.MAX_VALUE, 0xff, 0x80, 0xffff, 0x8000}[random.nextInt(11)];
+                return new long[] {
+                            0,
+                            1,
+                            -1,
+                            Long.MIN_VALUE,
+                            Long.MAX_VALUE,
+                            Integer.MIN_VALUE,
+                            Integer.MAX_VALUE,
+                            0xff,
+                            0x80,
+                            0xffff,
+                            0x8000
+                        }
+                        [random.nextInt(11)];
             case 1:
                 return random.nextInt(-1000, 1000);
             default:
@@ -236,21 +252,33 @@ class BucketHashLanceAgreementTest {
         int pick = random.nextInt(10);
         if (width == 4) {
             switch (pick) {
-                case 0: return Float.floatToRawIntBits(-0.0f);
-                case 1: return 0;
-                case 2: return 0x7fc00000 | random.nextInt(1 << 22); // quiet NaNs with payloads
-                case 3: return 0xff800001 | random.nextInt(1 << 22); // negative NaNs
-                case 4: return Float.floatToRawIntBits(random.nextBoolean() ? Float.POSITIVE_INFINITY : Float.MIN_VALUE);
-                default: return random.nextInt();
+                case 0:
+                    return Float.floatToRawIntBits(-0.0f);
+                case 1:
+                    return 0;
+                case 2:
+                    return 0x7fc00000 | random.nextInt(1 << 22); // quiet NaNs with payloads
+                case 3:
+                    return 0xff800001 | random.nextInt(1 << 22); // negative NaNs
+                case 4:
+                    return Float.floatToRawIntBits(random.nextBoolean() ? Float.POSITIVE_INFINITY : Float.MIN_VALUE);
+                default:
+                    return random.nextInt();
             }
         }
         switch (pick) {
-            case 0: return Double.doubleToRawLongBits(-0.0d);
-            case 1: return 0;
-            case 2: return 0x7ff8000000000000L | random.nextLong(1L << 51);
-            case 3: return 0xfff0000000000001L | random.nextLong(1L << 51);
-            case 4: return Double.doubleToRawLongBits(random.nextBoolean() ? Double.NEGATIVE_INFINITY : Double.MIN_VALUE);
-            default: return random.nextLong();
+            case 0:
+                return Double.doubleToRawLongBits(-0.0d);
+            case 1:
+                return 0;
+            case 2:
+                return 0x7ff8000000000000L | random.nextLong(1L << 51);
+            case 3:
+                return 0xfff0000000000001L | random.nextLong(1L << 51);
+            case 4:
+                return Double.doubleToRawLongBits(random.nextBoolean() ? Double.NEGATIVE_INFINITY : Double.MIN_VALUE);
+            default:
+                return random.nextLong();
         }
     }
 

@@ -70,10 +70,8 @@ class BucketHashTest {
     void zerosAndNaNsAreCanonical() {
         assertThat(BucketHash.hashFloat(-0.0f)).isEqualTo(BucketHash.hashFloat(0.0f));
         assertThat(BucketHash.hashFloat(0.0f)).isEqualTo(BucketHash.hashInt(0));
-        assertThat(BucketHash.hashFloat(Float.intBitsToFloat(0x7fc00001)))
-                .isEqualTo(BucketHash.hashInt(0x7fc00000));
-        assertThat(BucketHash.hashFloat(Float.intBitsToFloat(0xffc00000)))
-                .isEqualTo(BucketHash.hashInt(0x7fc00000));
+        assertThat(BucketHash.hashFloat(Float.intBitsToFloat(0x7fc00001))).isEqualTo(BucketHash.hashInt(0x7fc00000));
+        assertThat(BucketHash.hashFloat(Float.intBitsToFloat(0xffc00000))).isEqualTo(BucketHash.hashInt(0x7fc00000));
         assertThat(BucketHash.hashDouble(-0.0d)).isEqualTo(BucketHash.hashLong(0));
         assertThat(BucketHash.hashDouble(Double.longBitsToDouble(0xfff8000000000123L)))
                 .isEqualTo(BucketHash.hashLong(0x7ff8000000000000L));
@@ -118,8 +116,7 @@ class BucketHashTest {
         assertThatThrownBy(() -> BucketHash.checkNumBuckets(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("got 0");
-        assertThatThrownBy(() -> BucketHash.checkNumBuckets(1025))
-                .hasMessageContaining("got 1025");
+        assertThatThrownBy(() -> BucketHash.checkNumBuckets(1025)).hasMessageContaining("got 1025");
         assertThatThrownBy(() -> BucketHash.checkNumBuckets(-3)).hasMessageContaining("-3");
     }
 }

@@ -43,8 +43,7 @@ class LanceCoreS3FailuresTest {
     static final S3MockServer S3 = new S3MockServer();
 
     static final Schema TABLE = new Schema(List.of(
-            Field.notNullable("id", new ArrowType.Int(64, true)),
-            Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+            Field.notNullable("id", new ArrowType.Int(64, true)), Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
     @TempDir
     Path dir;
@@ -53,7 +52,8 @@ class LanceCoreS3FailuresTest {
     final AllocatorExtension allocators = new AllocatorExtension();
 
     private final BufferAllocator allocator = allocators.allocator();
-    private final String missingBucket = "walsink-missing-" + UUID.randomUUID().toString().substring(0, 8);
+    private final String missingBucket =
+            "walsink-missing-" + UUID.randomUUID().toString().substring(0, 8);
 
     private static Map<String, String> lanceOptions(String endpoint) {
         Map<String, String> options = new HashMap<>();
@@ -81,7 +81,8 @@ class LanceCoreS3FailuresTest {
     void openingATableInAMissingBucket() {
         String uri = "s3://" + missingBucket + "/tables/t";
 
-        assertThatThrownBy(() -> LanceTables.openDataset(allocator, uri, lanceOptions(S3.endpoint().toString())))
+        assertThatThrownBy(() -> LanceTables.openDataset(
+                        allocator, uri, lanceOptions(S3.endpoint().toString())))
                 .isInstanceOfSatisfying(StorageException.class, e -> {
                     assertThat(e.location()).isEqualTo(uri);
                     assertThat(e.isTransient()).isFalse();
@@ -97,8 +98,8 @@ class LanceCoreS3FailuresTest {
         String uri = "s3://" + S3MockServer.BUCKET + "/lance-failures-" + UUID.randomUUID() + "/t";
         String endpoint = deadEndpoint();
 
-        assertThatThrownBy(() -> LanceTables.create(uri, TABLE, List.of("id"), TableSharding.unsharded(),
-                        lanceOptions(endpoint)))
+        assertThatThrownBy(() -> LanceTables.create(
+                        uri, TABLE, List.of("id"), TableSharding.unsharded(), lanceOptions(endpoint)))
                 .isInstanceOfSatisfying(StorageException.class, e -> {
                     assertThat(e.isTransient()).isTrue();
                     assertNoRustSourceLocations(e);
@@ -111,13 +112,14 @@ class LanceCoreS3FailuresTest {
     void writingAnSsTableIntoAMissingBucket() {
         String local = dir.resolve("schema-source").toString();
         WalStorageSchema storage = WalStorageSchema.of(
-                LanceTables.create(local, TABLE, List.of("id"), TableSharding.unsharded(), Map.of()), WalSchemaProfile.SPEC);
+                LanceTables.create(local, TABLE, List.of("id"), TableSharding.unsharded(), Map.of()),
+                WalSchemaProfile.SPEC);
         String uri = "s3://" + missingBucket + "/tables/t";
-        SsTableWriter writer = new SsTableWriter(uri, lanceOptions(S3.endpoint().toString()), UUID.randomUUID(),
-                storage, allocator);
+        SsTableWriter writer =
+                new SsTableWriter(uri, lanceOptions(S3.endpoint().toString()), UUID.randomUUID(), storage, allocator);
 
-        try (Memtable frozen = new Memtables(storage, allocator)
-                .frozen(4, 4, List.of(RowOp.put(row("id", 1L, "name", "a"))), 1)) {
+        try (Memtable frozen =
+                new Memtables(storage, allocator).frozen(4, 4, List.of(RowOp.put(row("id", 1L, "name", "a"))), 1)) {
             assertThatThrownBy(() -> writer.write(frozen))
                     .isInstanceOfSatisfying(SsTableWriteException.class, e -> {
                         assertThat(e.location()).startsWith(uri + "/_mem_wal/").matches(".*_gen_4");
@@ -131,7 +133,12 @@ class LanceCoreS3FailuresTest {
     @Test
     void readingWhenLanceCoreCannotReachTheEndpoint() throws IOException {
         String uri = "s3://" + S3MockServer.BUCKET + "/lance-failures-" + UUID.randomUUID() + "/t";
-        LanceTables.create(uri, TABLE, List.of("id"), TableSharding.unsharded(), lanceOptions(S3.endpoint().toString()));
+        LanceTables.create(
+                uri,
+                TABLE,
+                List.of("id"),
+                TableSharding.unsharded(),
+                lanceOptions(S3.endpoint().toString()));
         String endpoint = deadEndpoint();
         try (ObjectStore store = ObjectStores.open(uri, S3.options())) {
             TableReader reader = new TableReader(uri, lanceOptions(endpoint), store, WalSchemaProfile.SPEC, allocator);

@@ -22,10 +22,11 @@ class LanceTablesTest {
     @TempDir
     Path dir;
 
-    private static final Schema SCHEMA = new Schema(List.of(
-            Field.nullable("region", new ArrowType.Utf8()),
-            Field.nullable("id", new ArrowType.Int(64, true)),
-            Field.nullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))),
+    private static final Schema SCHEMA = new Schema(
+            List.of(
+                    Field.nullable("region", new ArrowType.Utf8()),
+                    Field.nullable("id", new ArrowType.Int(64, true)),
+                    Field.nullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))),
             Map.of("owner", "tests"));
 
     @Test
@@ -42,7 +43,8 @@ class LanceTablesTest {
         assertThat(info.schema().getCustomMetadata()).containsEntry("owner", "tests");
         Field id = info.schema().findField("id");
         assertThat(id.isNullable()).isFalse();
-        assertThat(id.getMetadata()).containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true")
+        assertThat(id.getMetadata())
+                .containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true")
                 .doesNotContainKey(PrimaryKeyMetadata.PRIMARY_KEY_POSITION);
         assertThat(info.schema().findField("region").isNullable()).isTrue();
         assertThat(info.sharding()).isEqualTo(new ShardingSpec(1, "bucket", "int32", TableSharding.bucket("id", 4)));
@@ -53,8 +55,8 @@ class LanceTablesTest {
     void compositeKeyIsReportedInKeyPositionOrderNotTableOrder() {
         String uri = dir.resolve("t").toString();
 
-        TableInfo info = LanceTables.create(uri, SCHEMA, List.of("id", "region"), TableSharding.bucket("region", 2),
-                Map.of());
+        TableInfo info =
+                LanceTables.create(uri, SCHEMA, List.of("id", "region"), TableSharding.bucket("region", 2), Map.of());
 
         assertThat(info.primaryKey()).containsExactly("id", "region");
         assertThat(info.schema().findField("id").getMetadata())
@@ -77,7 +79,8 @@ class LanceTablesTest {
     @Test
     void bucketCountOutsideRangeIsRejectedNamingTheValue() {
         assertThatThrownBy(() -> TableSharding.bucket("id", 0)).hasMessageContaining("got 0");
-        assertThatThrownBy(() -> TableSharding.bucket("id", 1025)).hasMessageContaining("got 1025")
+        assertThatThrownBy(() -> TableSharding.bucket("id", 1025))
+                .hasMessageContaining("got 1025")
                 .hasMessageContaining("[1, 1024]");
         assertThat(TableSharding.bucket("id", 1).shardCount()).hasValue(1);
         assertThat(TableSharding.bucket("id", 1024).shardCount()).hasValue(1024);
@@ -87,12 +90,16 @@ class LanceTablesTest {
     void rejectsShardingOnANonKeyColumnAndUnknownKeyColumns() {
         String uri = dir.resolve("t").toString();
 
-        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("score", 2),
-                Map.of())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'score'");
-        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of("nope"), TableSharding.unsharded(),
-                Map.of())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'nope'");
+        assertThatThrownBy(() ->
+                        LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("score", 2), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'score'");
+        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of("nope"), TableSharding.unsharded(), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'nope'");
         assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of(), TableSharding.bucket("id", 2), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'id'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'id'");
         assertThat(dir.resolve("t")).doesNotExist();
     }
 
@@ -143,7 +150,8 @@ class LanceTablesTest {
         Schema keyed = LanceTables.withPrimaryKey(input, List.of("k"));
 
         assertThat(keyed.findField("k").isNullable()).isFalse();
-        assertThat(keyed.findField("k").getMetadata()).containsEntry("doc", "key")
+        assertThat(keyed.findField("k").getMetadata())
+                .containsEntry("doc", "key")
                 .containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true");
         assertThat(keyed.findField("v")).isEqualTo(input.findField("v"));
     }

@@ -37,25 +37,31 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /** A table schema using the common Arrow types, and batches of it with nulls in every nullable column. */
 final class AllTypesBatches {
-    static final Schema TABLE = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            Field.nullable("i8", new ArrowType.Int(8, true)),
-            Field.nullable("i16", new ArrowType.Int(16, true)),
-            Field.nullable("i32", new ArrowType.Int(32, true)),
-            Field.nullable("f32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
-            Field.nullable("f64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
-            Field.nullable("dec", new ArrowType.Decimal(12, 2, 128)),
-            Field.nullable("flag", ArrowType.Bool.INSTANCE),
-            Field.nullable("name", ArrowType.Utf8.INSTANCE),
-            Field.nullable("blob", ArrowType.Binary.INSTANCE),
-            Field.nullable("day", new ArrowType.Date(DateUnit.DAY)),
-            Field.nullable("tod", new ArrowType.Time(TimeUnit.MICROSECOND, 64)),
-            Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)),
-            Field.nullable("ts_utc", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
-            new Field("tags", FieldType.nullable(ArrowType.List.INSTANCE),
-                    List.of(Field.nullable("item", new ArrowType.Int(32, true)))),
-            new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(3)),
-                    List.of(Field.nullable("item", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))))),
+    static final Schema TABLE = new Schema(
+            List.of(
+                    new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+                    Field.nullable("i8", new ArrowType.Int(8, true)),
+                    Field.nullable("i16", new ArrowType.Int(16, true)),
+                    Field.nullable("i32", new ArrowType.Int(32, true)),
+                    Field.nullable("f32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+                    Field.nullable("f64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
+                    Field.nullable("dec", new ArrowType.Decimal(12, 2, 128)),
+                    Field.nullable("flag", ArrowType.Bool.INSTANCE),
+                    Field.nullable("name", ArrowType.Utf8.INSTANCE),
+                    Field.nullable("blob", ArrowType.Binary.INSTANCE),
+                    Field.nullable("day", new ArrowType.Date(DateUnit.DAY)),
+                    Field.nullable("tod", new ArrowType.Time(TimeUnit.MICROSECOND, 64)),
+                    Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)),
+                    Field.nullable("ts_utc", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
+                    new Field(
+                            "tags",
+                            FieldType.nullable(ArrowType.List.INSTANCE),
+                            List.of(Field.nullable("item", new ArrowType.Int(32, true)))),
+                    new Field(
+                            "vec",
+                            FieldType.nullable(new ArrowType.FixedSizeList(3)),
+                            List.of(Field.nullable(
+                                    "item", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))))),
             Map.of("owner", "tests"));
 
     static final Map<String, Integer> FIELD_IDS = fieldIds();

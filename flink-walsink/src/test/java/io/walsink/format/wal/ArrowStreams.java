@@ -21,8 +21,8 @@ final class ArrowStreams {
     private ArrowStreams() {}
 
     /** A stream with {@code schema} (metadata replaced by {@code metadata}) holding {@code batches}. */
-    static byte[] write(BufferAllocator allocator, Schema schema, Map<String, String> metadata,
-            List<VectorSchemaRoot> batches) {
+    static byte[] write(
+            BufferAllocator allocator, Schema schema, Map<String, String> metadata, List<VectorSchemaRoot> batches) {
         Schema withMetadata = new Schema(schema.getFields(), metadata);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (VectorSchemaRoot staging = VectorSchemaRoot.create(withMetadata, allocator);

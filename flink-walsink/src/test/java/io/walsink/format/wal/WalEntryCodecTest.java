@@ -76,8 +76,8 @@ class WalEntryCodecTest {
 
         Schema written = ArrowStreams.schemaOf(allocator, bytes);
 
-        assertThat(written.getCustomMetadata()).containsExactlyInAnyOrderEntriesOf(
-                Map.of("owner", "tests", "writer_epoch", "3", "generation", "9"));
+        assertThat(written.getCustomMetadata())
+                .containsExactlyInAnyOrderEntriesOf(Map.of("owner", "tests", "writer_epoch", "3", "generation", "9"));
         assertThat(written.findField("dec").getMetadata()).containsEntry(WalStorageSchema.FIELD_ID, "6");
         assertThat(written.getFields().get(written.getFields().size() - 1).getName())
                 .isEqualTo(WalStorageSchema.TOMBSTONE);
@@ -90,10 +90,10 @@ class WalEntryCodecTest {
 
         Schema written = ArrowStreams.schemaOf(allocator, bytes);
 
-        assertThat(written.getCustomMetadata()).containsExactlyInAnyOrderEntriesOf(
-                Map.of("owner", "tests", "writer_epoch", "3"));
-        assertThat(written.getFields()).allSatisfy(f -> assertThat(f.getMetadata())
-                .doesNotContainKey(WalStorageSchema.FIELD_ID));
+        assertThat(written.getCustomMetadata())
+                .containsExactlyInAnyOrderEntriesOf(Map.of("owner", "tests", "writer_epoch", "3"));
+        assertThat(written.getFields())
+                .allSatisfy(f -> assertThat(f.getMetadata()).doesNotContainKey(WalStorageSchema.FIELD_ID));
         assertThat(written.getFields()).extracting(Field::getName).doesNotContain(WalStorageSchema.TOMBSTONE);
     }
 
@@ -105,8 +105,8 @@ class WalEntryCodecTest {
 
         Schema written = ArrowStreams.schemaOf(allocator, bytes);
         assertThat(written.getFields()).isEmpty();
-        assertThat(written.getCustomMetadata()).containsExactlyInAnyOrderEntriesOf(
-                Map.of("writer_epoch", "5", "fence_sentinel", "true"));
+        assertThat(written.getCustomMetadata())
+                .containsExactlyInAnyOrderEntriesOf(Map.of("writer_epoch", "5", "fence_sentinel", "true"));
         try (WalEntry entry = codec.decode(LOCATION, 4, bytes)) {
             assertThat(entry.sentinel()).isTrue();
             assertThat(entry.writerEpoch()).isEqualTo(5);
@@ -118,20 +118,24 @@ class WalEntryCodecTest {
     @Test
     void entryWithoutWriterEpochIsRejected() {
         WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
-        byte[] bytes = ArrowStreams.write(allocator, storage.schema(), Map.of("generation", "1"),
-                List.of(batch(storage, 1, 2)));
+        byte[] bytes = ArrowStreams.write(
+                allocator, storage.schema(), Map.of("generation", "1"), List.of(batch(storage, 1, 2)));
 
         assertThatThrownBy(() -> new WalEntryCodec(storage, allocator).decode(LOCATION, 1, bytes))
                 .isInstanceOf(CorruptWalEntryException.class)
-                .hasMessageContaining(LOCATION).hasMessageContaining("no writer_epoch");
+                .hasMessageContaining(LOCATION)
+                .hasMessageContaining("no writer_epoch");
     }
 
     @Test
     void nonNumericEpochOrGenerationIsRejected() {
         WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
         WalEntryCodec codec = new WalEntryCodec(storage, allocator);
-        for (Map<String, String> metadata : List.of(Map.of("writer_epoch", "abc"), Map.of("writer_epoch", "-1"),
-                Map.of("writer_epoch", "+1"), Map.of("writer_epoch", "99999999999999999999"),
+        for (Map<String, String> metadata : List.of(
+                Map.of("writer_epoch", "abc"),
+                Map.of("writer_epoch", "-1"),
+                Map.of("writer_epoch", "+1"),
+                Map.of("writer_epoch", "99999999999999999999"),
                 Map.of("writer_epoch", "1", "generation", "x"))) {
             byte[] bytes = ArrowStreams.write(allocator, storage.schema(), metadata, List.of(batch(storage, 1, 1)));
 
@@ -196,12 +200,13 @@ class WalEntryCodecTest {
         byte[] bytes = ArrowStreams.write(allocator, written, Map.of("writer_epoch", "1"), List.of(rows));
 
         assertThatThrownBy(() -> new WalEntryCodec(storage, allocator).decode(LOCATION, 1, bytes))
-                .isInstanceOfSatisfying(WalSchemaMismatchException.class,
-                        e -> assertThat(e.column()).isEqualTo(column))
-                .hasMessageContaining(LOCATION).hasMessageContaining(message);
+                .isInstanceOfSatisfying(WalSchemaMismatchException.class, e -> assertThat(e.column())
+                        .isEqualTo(column))
+                .hasMessageContaining(LOCATION)
+                .hasMessageContaining(message);
         assertThatThrownBy(() -> new WalEntryCodec(storage, allocator).encode(1, 1, List.of(rows)))
-                .isInstanceOfSatisfying(WalSchemaMismatchException.class,
-                        e -> assertThat(e.column()).isEqualTo(column));
+                .isInstanceOfSatisfying(WalSchemaMismatchException.class, e -> assertThat(e.column())
+                        .isEqualTo(column));
     }
 
     @Test
@@ -256,7 +261,8 @@ class WalEntryCodecTest {
 
         assertThatThrownBy(() -> new WalEntryCodec(lance, allocator).encode(1, 1, List.of(withTombstones)))
                 .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("lance-java-7.0").hasMessageContaining("deletes");
+                .hasMessageContaining("lance-java-7.0")
+                .hasMessageContaining("deletes");
     }
 
     @Test
@@ -300,7 +306,8 @@ class WalEntryCodecTest {
         assertThat(Rows.of(actual)).isEqualTo(Rows.of(expected));
         for (int i = 0; i < expected.getFieldVectors().size(); i++) {
             assertThat(VectorEqualsVisitor.vectorEquals(actual.getVector(i), expected.getVector(i)))
-                    .as("column %s", expected.getVector(i).getName()).isTrue();
+                    .as("column %s", expected.getVector(i).getName())
+                    .isTrue();
         }
     }
 }

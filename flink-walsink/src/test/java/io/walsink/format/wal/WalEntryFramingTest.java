@@ -25,15 +25,20 @@ class WalEntryFramingTest {
 
     private final BufferAllocator allocator = allocators.allocator();
     private final WalStorageSchema storage = WalStorageSchema.derive(
-            new Schema(List.of(PrimaryKeyMetadata.markKey(Field.notNullable("id", new ArrowType.Int(64, true)), 1, false))),
-            List.of("id"), Map.of("id", 0), WalSchemaProfile.LANCE_JAVA_7_0);
+            new Schema(List.of(
+                    PrimaryKeyMetadata.markKey(Field.notNullable("id", new ArrowType.Int(64, true)), 1, false))),
+            List.of("id"),
+            Map.of("id", 0),
+            WalSchemaProfile.LANCE_JAVA_7_0);
     private final WalEntryCodec codec = new WalEntryCodec(storage, allocator);
 
     @Test
     void metadataLengthBeyondTheBytes() {
         byte[] bytes = {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f, 0x01};
         assertThatThrownBy(() -> codec.decode("wal/x", 1, bytes))
-                .isInstanceOf(CorruptWalEntryException.class).hasMessageContaining("wal/x").hasMessageContaining("2147483647");
+                .isInstanceOf(CorruptWalEntryException.class)
+                .hasMessageContaining("wal/x")
+                .hasMessageContaining("2147483647");
     }
 
     @Test
@@ -42,14 +47,21 @@ class WalEntryFramingTest {
         // Cut the stream inside the record batch body: the header promises more than follows.
         byte[] cut = Arrays.copyOf(entry, entry.length - 16);
         assertThatThrownBy(() -> codec.decode("wal/y", 1, cut))
-                .isInstanceOf(CorruptWalEntryException.class).hasMessageContaining("wal/y");
+                .isInstanceOf(CorruptWalEntryException.class)
+                .hasMessageContaining("wal/y");
     }
 
     @Test
     void continuationThenHugeLength() {
-        byte[] bytes = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(-1).putInt(0x40000000).putInt(0).array();
+        byte[] bytes = ByteBuffer.allocate(12)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(-1)
+                .putInt(0x40000000)
+                .putInt(0)
+                .array();
         assertThatThrownBy(() -> codec.decode("wal/z", 1, bytes))
-                .isInstanceOf(CorruptWalEntryException.class).hasMessageContaining("only 4 bytes follow");
+                .isInstanceOf(CorruptWalEntryException.class)
+                .hasMessageContaining("only 4 bytes follow");
     }
 
     private byte[] validEntry() {

@@ -49,10 +49,11 @@ import org.lance.memwal.ShardWriterConfig;
 
 /** lance-core 7.0.0 as an oracle: it replays what we write, and we decode what it writes. */
 class WalLanceInteropTest {
-    private static final Schema TABLE = new Schema(List.of(
-            Field.notNullable("id", new ArrowType.Int(64, true)),
-            Field.nullable("name", ArrowType.Utf8.INSTANCE),
-            Field.notNullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))),
+    private static final Schema TABLE = new Schema(
+            List.of(
+                    Field.notNullable("id", new ArrowType.Int(64, true)),
+                    Field.nullable("name", ArrowType.Utf8.INSTANCE),
+                    Field.notNullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))),
             Map.of("owner", "interop"));
 
     // lance-core's native threads may still be closing files of the copies when JUnit deletes the
@@ -81,7 +82,9 @@ class WalLanceInteropTest {
     void lanceCoreReplaysOurLanceJava70EntriesWithLastWriteWins() {
         Path table = dir.resolve("table");
         TableInfo info = createTableWithClaimedShard(table);
-        ShardManifest claim = new ManifestStore(new LocalObjectStore(table), shard).readLatest().orElseThrow();
+        ShardManifest claim = new ManifestStore(new LocalObjectStore(table), shard)
+                .readLatest()
+                .orElseThrow();
         assertThat(claim.writerEpoch()).isEqualTo(1);
 
         List<List<List<Row>>> entries = List.of(
@@ -105,46 +108,67 @@ class WalLanceInteropTest {
     void lanceCoreRefusesToReplayOurSpecEntries() {
         Path table = dir.resolve("table");
         TableInfo info = createTableWithClaimedShard(table);
-        ShardManifest claim = new ManifestStore(new LocalObjectStore(table), shard).readLatest().orElseThrow();
+        ShardManifest claim = new ManifestStore(new LocalObjectStore(table), shard)
+                .readLatest()
+                .orElseThrow();
         WalEntryCodec codec = new WalEntryCodec(WalStorageSchema.of(info, WalSchemaProfile.SPEC), allocator);
         WalLog log = new WalLog(new LocalObjectStore(table), shard, codec);
-        log.append(log.findTip(claim.walEntryPositionLastSeen()),
+        log.append(
+                log.findTip(claim.walEntryPositionLastSeen()),
                 encode(codec, claim.writerEpoch(), List.of(rows(1, 3, "x"))));
 
-        assertThatThrownBy(() -> scanReplayedCopy(table))
-                .hasMessageContaining("schema doesn't match");
+        assertThatThrownBy(() -> scanReplayedCopy(table)).hasMessageContaining("schema doesn't match");
     }
 
     /** Which single departure from the lance-java-7.0 entry schema lance-core 7.0.0 refuses. */
-    enum Departure { GENERATION_METADATA, FIELD_ID_METADATA, NULLABLE_NON_KEY_FIELD, NO_TABLE_METADATA, NONE }
+    enum Departure {
+        GENERATION_METADATA,
+        FIELD_ID_METADATA,
+        NULLABLE_NON_KEY_FIELD,
+        NO_TABLE_METADATA,
+        NONE
+    }
 
     @ParameterizedTest
     @EnumSource(Departure.class)
     void lanceCoreReplayIsStrictAboutTheEntrySchema(Departure departure) {
         Path table = dir.resolve("table");
         TableInfo info = createTableWithClaimedShard(table);
-        ShardManifest claim = new ManifestStore(new LocalObjectStore(table), shard).readLatest().orElseThrow();
-        Schema schema = WalStorageSchema.of(info, WalSchemaProfile.LANCE_JAVA_7_0).schema();
+        ShardManifest claim = new ManifestStore(new LocalObjectStore(table), shard)
+                .readLatest()
+                .orElseThrow();
+        Schema schema =
+                WalStorageSchema.of(info, WalSchemaProfile.LANCE_JAVA_7_0).schema();
         Map<String, String> metadata = new LinkedHashMap<>(schema.getCustomMetadata());
         metadata.put("writer_epoch", Long.toString(claim.writerEpoch()));
         List<Field> fields = new ArrayList<>(schema.getFields());
         switch (departure) {
             case GENERATION_METADATA -> metadata.put("generation", "1");
-            case FIELD_ID_METADATA -> fields.replaceAll(f -> new Field(f.getName(), new FieldType(f.isNullable(),
-                    f.getType(), null, merged(f.getMetadata(), WalStorageSchema.FIELD_ID,
-                            Integer.toString(info.fieldId(f.getName())))), f.getChildren()));
-            case NULLABLE_NON_KEY_FIELD -> fields.replaceAll(f -> f.getName().equals("score")
-                    ? new Field(f.getName(), FieldType.nullable(f.getType()), null) : f);
+            case FIELD_ID_METADATA -> fields.replaceAll(f -> new Field(
+                    f.getName(),
+                    new FieldType(
+                            f.isNullable(),
+                            f.getType(),
+                            null,
+                            merged(
+                                    f.getMetadata(),
+                                    WalStorageSchema.FIELD_ID,
+                                    Integer.toString(info.fieldId(f.getName())))),
+                    f.getChildren()));
+            case NULLABLE_NON_KEY_FIELD -> fields.replaceAll(f ->
+                    f.getName().equals("score") ? new Field(f.getName(), FieldType.nullable(f.getType()), null) : f);
             case NO_TABLE_METADATA -> metadata.remove("owner");
-            case NONE -> { }
+            case NONE -> {}
         }
         Schema written = new Schema(fields, metadata);
         byte[] entry;
         try (VectorSchemaRoot root = rootOf(written, rows(1, 3, "x"))) {
             entry = ArrowStreams.write(allocator, written, metadata, List.of(root));
         }
-        new LocalObjectStore(table).putIfAbsent(WalLog.walPrefix(shard) + BitReversedName.walEntryName(
-                claim.walEntryPositionLastSeen() + 1), entry);
+        new LocalObjectStore(table)
+                .putIfAbsent(
+                        WalLog.walPrefix(shard) + BitReversedName.walEntryName(claim.walEntryPositionLastSeen() + 1),
+                        entry);
 
         if (departure == Departure.NONE) {
             assertThat(scanReplayedCopy(table)).hasSize(3);
@@ -162,7 +186,8 @@ class WalLanceInteropTest {
     @Test
     void weDecodeTheEntriesLanceCoreWrites() throws IOException {
         Path table = dir.resolve("table");
-        TableInfo info = LanceTables.create(table.toString(), TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
+        TableInfo info =
+                LanceTables.create(table.toString(), TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
         List<List<Row>> puts = List.of(rows(1, 4, "p"), List.of(new Row(2, null, 0.5), new Row(9, "nine", 9)));
         try (Dataset ds = LanceTables.openDataset(allocator, table.toString(), Map.of());
                 ShardWriter writer = ds.memWalWriter(shard.toString(), durable())) {
@@ -185,12 +210,14 @@ class WalLanceInteropTest {
 
         assertThat(next).as("lance-core appends one entry per durable put").isEqualTo(puts.size() + 1);
         assertThat(epochs).containsOnly(1L);
-        assertThat(decoded).containsExactlyElementsOf(puts.stream().flatMap(List::stream).map(Row::asMap).toList());
+        assertThat(decoded)
+                .containsExactlyElementsOf(
+                        puts.stream().flatMap(List::stream).map(Row::asMap).toList());
     }
 
     private TableInfo createTableWithClaimedShard(Path table) {
-        TableInfo info = LanceTables.create(table.toString(), TABLE, List.of("id"), TableSharding.bucket("id", 4),
-                Map.of());
+        TableInfo info =
+                LanceTables.create(table.toString(), TABLE, List.of("id"), TableSharding.bucket("id", 4), Map.of());
         try (Dataset ds = LanceTables.openDataset(allocator, table.toString(), Map.of());
                 ShardWriter writer = ds.memWalWriter(shard.toString(), durable())) {
             assertThat(writer.shardId()).isEqualTo(shard.toString());
@@ -256,8 +283,8 @@ class WalLanceInteropTest {
             if (row.name() == null) {
                 ((VarCharVector) root.getVector("name")).setNull(i);
             } else {
-                ((VarCharVector) root.getVector("name")).setSafe(i, row.name().getBytes(
-                        java.nio.charset.StandardCharsets.UTF_8));
+                ((VarCharVector) root.getVector("name"))
+                        .setSafe(i, row.name().getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
             ((Float8Vector) root.getVector("score")).setSafe(i, row.score());
             if (root.getVector(WalStorageSchema.TOMBSTONE) != null) {

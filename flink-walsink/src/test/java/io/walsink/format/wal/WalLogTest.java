@@ -105,7 +105,7 @@ class WalLogTest {
         byte[] bytes = entry(3, 2);
         log.append(2, Arrays.copyOf(bytes, bytes.length - 8));
 
-        assertThatThrownBy(() -> log.readFrom(1, e -> { }))
+        assertThatThrownBy(() -> log.readFrom(1, e -> {}))
                 .isInstanceOf(CorruptWalEntryException.class)
                 .hasMessageContaining("memory://" + log.key(2));
     }

@@ -14,21 +14,25 @@ import org.junit.jupiter.api.Test;
 
 class WalStorageSchemaTest {
     private static final Map<String, String> KEY = Map.of(PrimaryKeyMetadata.PRIMARY_KEY, "true");
-    private static final Schema TABLE = new Schema(List.of(
-            Field.notNullable("tenant", ArrowType.Utf8.INSTANCE),
-            new Field("id", new FieldType(false, new ArrowType.Int(64, true), null, KEY), null),
-            Field.notNullable("required_value", new ArrowType.Int(32, true)),
-            Field.nullable("note", ArrowType.Utf8.INSTANCE)),
+    private static final Schema TABLE = new Schema(
+            List.of(
+                    Field.notNullable("tenant", ArrowType.Utf8.INSTANCE),
+                    new Field("id", new FieldType(false, new ArrowType.Int(64, true), null, KEY), null),
+                    Field.notNullable("required_value", new ArrowType.Int(32, true)),
+                    Field.nullable("note", ArrowType.Utf8.INSTANCE)),
             Map.of("owner", "tests"));
     private static final Map<String, Integer> IDS = Map.of("tenant", 0, "id", 1, "required_value", 2, "note", 3);
 
     @Test
     void specProfileAddsFieldIdsAndTrailingTombstone() {
-        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.SPEC).schema();
+        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.SPEC)
+                .schema();
 
-        assertThat(schema.getFields()).extracting(Field::getName)
+        assertThat(schema.getFields())
+                .extracting(Field::getName)
                 .containsExactly("tenant", "id", "required_value", "note", "_tombstone");
-        assertThat(schema.getFields()).extracting(f -> f.getMetadata().get(WalStorageSchema.FIELD_ID))
+        assertThat(schema.getFields())
+                .extracting(f -> f.getMetadata().get(WalStorageSchema.FIELD_ID))
                 .containsExactly("0", "1", "2", "3", null);
         Field tombstone = schema.findField("_tombstone");
         assertThat(tombstone.getType()).isEqualTo(ArrowType.Bool.INSTANCE);
@@ -38,7 +42,8 @@ class WalStorageSchemaTest {
 
     @Test
     void specProfileMakesNonKeyFieldsNullable() {
-        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.SPEC).schema();
+        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.SPEC)
+                .schema();
 
         assertThat(schema.findField("tenant").isNullable()).isTrue();
         assertThat(schema.findField("required_value").isNullable()).isTrue();
@@ -46,7 +51,8 @@ class WalStorageSchemaTest {
 
     @Test
     void lanceJava70ProfileKeepsTableNullability() {
-        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.LANCE_JAVA_7_0).schema();
+        Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.LANCE_JAVA_7_0)
+                .schema();
 
         assertThat(schema.findField("tenant").isNullable()).isFalse();
         assertThat(schema.findField("required_value").isNullable()).isFalse();
@@ -56,10 +62,12 @@ class WalStorageSchemaTest {
     @Test
     void keyFieldsStayNonNullableWithKeyMetadata() {
         for (WalSchemaProfile profile : WalSchemaProfile.values()) {
-            Schema schema = WalStorageSchema.derive(TABLE, List.of("id"), IDS, profile).schema();
+            Schema schema =
+                    WalStorageSchema.derive(TABLE, List.of("id"), IDS, profile).schema();
 
             assertThat(schema.findField("id").isNullable()).isFalse();
-            assertThat(schema.findField("id").getMetadata()).containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true")
+            assertThat(schema.findField("id").getMetadata())
+                    .containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true")
                     .doesNotContainKey(PrimaryKeyMetadata.PRIMARY_KEY_POSITION);
             assertThat(schema.findField("tenant").getMetadata()).doesNotContainKey(PrimaryKeyMetadata.PRIMARY_KEY);
         }
@@ -67,10 +75,10 @@ class WalStorageSchemaTest {
 
     @Test
     void compositeKeyFieldsCarryTheirPositions() {
-        Schema schema = WalStorageSchema.derive(TABLE, List.of("id", "tenant"), IDS, WalSchemaProfile.SPEC).schema();
+        Schema schema = WalStorageSchema.derive(TABLE, List.of("id", "tenant"), IDS, WalSchemaProfile.SPEC)
+                .schema();
 
-        assertThat(schema.findField("id").getMetadata())
-                .containsEntry(PrimaryKeyMetadata.PRIMARY_KEY_POSITION, "1");
+        assertThat(schema.findField("id").getMetadata()).containsEntry(PrimaryKeyMetadata.PRIMARY_KEY_POSITION, "1");
         assertThat(schema.findField("tenant").getMetadata())
                 .containsEntry(PrimaryKeyMetadata.PRIMARY_KEY, "true")
                 .containsEntry(PrimaryKeyMetadata.PRIMARY_KEY_POSITION, "2");
@@ -81,26 +89,31 @@ class WalStorageSchemaTest {
     void lanceJava70ProfileHasNoFieldIdsAndNoTombstone() {
         WalStorageSchema storage = WalStorageSchema.derive(TABLE, List.of("id"), IDS, WalSchemaProfile.LANCE_JAVA_7_0);
 
-        assertThat(storage.schema().getFields()).extracting(Field::getName)
+        assertThat(storage.schema().getFields())
+                .extracting(Field::getName)
                 .containsExactly("tenant", "id", "required_value", "note");
         assertThat(storage.schema().getFields())
                 .allSatisfy(f -> assertThat(f.getMetadata()).doesNotContainKey(WalStorageSchema.FIELD_ID));
         assertThat(storage.hasTombstone()).isFalse();
-        assertThatThrownBy(storage::requireDeletes).isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("'lance-java-7.0'").hasMessageContaining("'spec'");
+        assertThatThrownBy(storage::requireDeletes)
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("'lance-java-7.0'")
+                .hasMessageContaining("'spec'");
     }
 
     @Test
     void rejectsTableColumnNamedLikeTheTombstoneAndUnknownKeys() {
-        Schema clash = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true)),
+        Schema clash = new Schema(List.of(
+                Field.notNullable("id", new ArrowType.Int(64, true)),
                 Field.nullable("_tombstone", ArrowType.Bool.INSTANCE)));
 
-        assertThatThrownBy(() -> WalStorageSchema.derive(clash, List.of("id"), Map.of("id", 0, "_tombstone", 1),
-                WalSchemaProfile.SPEC)).hasMessageContaining("_tombstone");
+        assertThatThrownBy(() -> WalStorageSchema.derive(
+                        clash, List.of("id"), Map.of("id", 0, "_tombstone", 1), WalSchemaProfile.SPEC))
+                .hasMessageContaining("_tombstone");
         assertThatThrownBy(() -> WalStorageSchema.derive(TABLE, List.of("nope"), IDS, WalSchemaProfile.SPEC))
                 .hasMessageContaining("'nope'");
-        assertThatThrownBy(() -> WalStorageSchema.derive(TABLE, List.of("id"), Map.of("id", 1),
-                WalSchemaProfile.SPEC)).hasMessageContaining("no Lance field id for column 'tenant'");
+        assertThatThrownBy(() -> WalStorageSchema.derive(TABLE, List.of("id"), Map.of("id", 1), WalSchemaProfile.SPEC))
+                .hasMessageContaining("no Lance field id for column 'tenant'");
     }
 
     @Test

@@ -90,7 +90,10 @@ public final class Fault {
             return new Action(operations, n, 0, null);
         }
 
-        /** Fires on each call aimed at with probability {@code p}, decided by a {@link Random} seeded with {@code seed}. */
+        /**
+         * Fires on each call aimed at with probability {@code p}, decided by a {@link Random}
+         * seeded with {@code seed}.
+         */
         public Action withProbability(double p, long seed) {
             if (!(p >= 0 && p <= 1)) {
                 throw new IllegalArgumentException("probability must be in [0, 1], got " + p);

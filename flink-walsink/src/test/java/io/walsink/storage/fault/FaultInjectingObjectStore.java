@@ -137,15 +137,20 @@ public final class FaultInjectingObjectStore extends ForwardingObjectStore {
         }
         if (fired != null && fired.effect() != Fault.Effect.LOSE_ACKNOWLEDGEMENT) {
             injected.incrementAndGet();
-            throw new StorageException(location, "injected failure of " + operation + " call " + number,
+            throw new StorageException(
+                    location,
+                    "injected failure of " + operation + " call " + number,
                     fired.effect() == Fault.Effect.FAIL_TRANSIENTLY);
         }
         T result = call.get();
         completed.get(operation).incrementAndGet();
         if (fired != null) {
             injected.incrementAndGet();
-            throw new OutcomeUnknownException(location, "injected loss of the acknowledgement of " + operation
-                    + " call " + number + " (the write was applied)", null);
+            throw new OutcomeUnknownException(
+                    location,
+                    "injected loss of the acknowledgement of " + operation + " call " + number
+                            + " (the write was applied)",
+                    null);
         }
         return result;
     }

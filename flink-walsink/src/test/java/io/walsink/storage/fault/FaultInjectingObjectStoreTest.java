@@ -29,7 +29,8 @@ class FaultInjectingObjectStoreTest {
 
         store.head("k");
         store.get("k");
-        assertThatThrownBy(() -> store.get("k")).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> store.get("k"))
+                .isInstanceOf(StorageException.class)
                 .hasMessageContaining("injected failure of GET call 2")
                 .satisfies(e -> assertThat(((StorageException) e).isTransient()).isTrue());
         assertThat(store.get("k")).isEqualTo(bytes("v"));
@@ -70,7 +71,8 @@ class FaultInjectingObjectStoreTest {
 
     @Test
     void onlyWritesCanLoseTheirAcknowledgement() {
-        assertThatThrownBy(() -> Fault.on(Operation.GET, Operation.HEAD).nthCall(1).loseAcknowledgement())
+        assertThatThrownBy(
+                        () -> Fault.on(Operation.GET, Operation.HEAD).nthCall(1).loseAcknowledgement())
                 .isInstanceOf(IllegalArgumentException.class);
 
         store.inject(Fault.onAnyOperation().nthCall(1).loseAcknowledgement());
@@ -97,7 +99,8 @@ class FaultInjectingObjectStoreTest {
         }
         store.inject(Fault.on(Operation.HEAD).withProbability(1, 1).failTransiently());
         assertThatThrownBy(() -> store.head("k")).isInstanceOf(StorageException.class);
-        assertThatThrownBy(() -> Fault.onAnyOperation().withProbability(1.5, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Fault.onAnyOperation().withProbability(1.5, 1))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -190,9 +193,11 @@ class FaultInjectingObjectStoreTest {
     void aSharedBudgetBoundsTheFaultsOfSeveralStores() {
         java.util.concurrent.atomic.AtomicLong budget = new java.util.concurrent.atomic.AtomicLong(3);
         FaultInjectingObjectStore a = new FaultInjectingObjectStore(new io.walsink.storage.InMemoryObjectStore())
-                .faultBudget(budget).inject(Fault.on(Operation.PUT).everyCall().failTransiently());
+                .faultBudget(budget)
+                .inject(Fault.on(Operation.PUT).everyCall().failTransiently());
         FaultInjectingObjectStore b = new FaultInjectingObjectStore(new io.walsink.storage.InMemoryObjectStore())
-                .faultBudget(budget).inject(Fault.on(Operation.PUT).everyCall().failTransiently());
+                .faultBudget(budget)
+                .inject(Fault.on(Operation.PUT).everyCall().failTransiently());
         int failures = 0;
         for (int i = 0; i < 10; i++) {
             for (FaultInjectingObjectStore store : java.util.List.of(a, b)) {
@@ -204,6 +209,7 @@ class FaultInjectingObjectStoreTest {
             }
         }
         org.assertj.core.api.Assertions.assertThat(failures).isEqualTo(3);
-        org.assertj.core.api.Assertions.assertThat(a.injectedFaults() + b.injectedFaults()).isEqualTo(3);
+        org.assertj.core.api.Assertions.assertThat(a.injectedFaults() + b.injectedFaults())
+                .isEqualTo(3);
     }
 }
