@@ -2,13 +2,11 @@ package io.walsink.flink;
 
 import static io.walsink.flink.HarnessSupport.ROW;
 import static io.walsink.flink.HarnessSupport.upsert;
+import static io.walsink.testing.Folders.ssTableFolders;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.stream.Stream;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,8 +38,8 @@ class BudgetRhythmTest {
                 .walMaxBufferBytes(2 << 20)
                 .maxUnflushedBytes(2 << 20)
                 .build();
-        long large = idInBucket(sink, 0);
-        long small = idInBucket(sink, 1);
+        long large = HarnessSupport.idInBucket(sink, 0);
+        long small = HarnessSupport.idInBucket(sink, 1);
         try (SinkHarness h = SinkHarness.of(sink, false)) {
             h.open();
             for (int i = 0; i < 1_000; i++) {
@@ -53,26 +51,6 @@ class BudgetRhythmTest {
             // At each of its checks (every 64th of its rows) the large bucket waits until all of its
             // frozen memtables are SSTables: at least those frozen by its 960th row, nine.
             assertThat(written).isGreaterThanOrEqualTo(9);
-        }
-    }
-
-    static long ssTableFolders(Path table) throws IOException {
-        Path shards = table.resolve("_mem_wal");
-        if (!Files.isDirectory(shards)) {
-            return 0;
-        }
-        try (Stream<Path> paths = Files.walk(shards, 2)) {
-            return paths.filter(Files::isDirectory)
-                    .filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
-                    .count();
-        }
-    }
-
-    private static long idInBucket(WalSink<RowData> sink, int bucket) throws Exception {
-        for (long id = 0; ; id++) {
-            if (sink.keySelector().getKey(upsert(id, "")) == bucket) {
-                return id;
-            }
         }
     }
 }

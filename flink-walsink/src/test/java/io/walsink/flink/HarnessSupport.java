@@ -143,4 +143,13 @@ final class HarnessSupport {
         }
         return rows;
     }
+
+    /** The smallest id whose row the sink sends to {@code bucket}. */
+    static long idInBucket(WalSink<RowData> sink, int bucket) throws Exception {
+        for (long id = 0; ; id++) {
+            if (sink.keySelector().getKey(upsert(id, "")) == bucket) {
+                return id;
+            }
+        }
+    }
 }

@@ -3,16 +3,14 @@ package io.walsink.flink;
 import static io.walsink.flink.HarnessSupport.ROW;
 import static io.walsink.flink.HarnessSupport.read;
 import static io.walsink.flink.HarnessSupport.upsert;
+import static io.walsink.testing.Folders.ssTableFolders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.read.ReadMode;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.streaming.runtime.tasks.mailbox.Mail;
@@ -62,19 +60,5 @@ class StopWithSavepointTest {
         h.notifyOfCompletedCheckpoint(1);
         h.closeWithoutFinish(); // stop-with-savepoint without drain: no finish()
         assertThat(read(dir.resolve("table"), ReadMode.COMMITTED)).isEqualTo(expected);
-    }
-
-    private static long ssTableFolders(Path table) {
-        Path shards = table.resolve("_mem_wal");
-        if (!Files.isDirectory(shards)) {
-            return 0;
-        }
-        try (Stream<Path> paths = Files.walk(shards, 2)) {
-            return paths.filter(Files::isDirectory)
-                    .filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
-                    .count();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

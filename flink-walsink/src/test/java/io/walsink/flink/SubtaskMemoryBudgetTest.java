@@ -3,6 +3,7 @@ package io.walsink.flink;
 import static io.walsink.flink.HarnessSupport.ROW;
 import static io.walsink.flink.HarnessSupport.read;
 import static io.walsink.flink.HarnessSupport.upsert;
+import static io.walsink.testing.Folders.ssTableFolders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.read.ReadMode;
@@ -52,7 +53,7 @@ class SubtaskMemoryBudgetTest {
             }
             // Each shard's 64th row looks at the budgets; the first look already finds the subtask
             // over and relieves shards, largest first, until all four together are under 1 MiB.
-            assertThat(BudgetRhythmTest.ssTableFolders(dir.resolve("table"))).isGreaterThanOrEqualTo(3);
+            assertThat(ssTableFolders(dir.resolve("table"))).isGreaterThanOrEqualTo(3);
         }
         assertThat(read(dir.resolve("table"), ReadMode.LATEST)).isEqualTo(expected);
     }

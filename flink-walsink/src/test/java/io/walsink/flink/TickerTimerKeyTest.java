@@ -53,8 +53,8 @@ class TickerTimerKeyTest {
                 .ioThreads(1)
                 .storeWrapper(GatedStore::new)
                 .build();
-        long a = idInBucket(sink, 0);
-        long b = idInBucket(sink, 1);
+        long a = HarnessSupport.idInBucket(sink, 0);
+        long b = HarnessSupport.idInBucket(sink, 1);
         GatedStore.closeFor(null);
         try (SinkHarness h = SinkHarness.of(sink, false)) {
             h.open();
@@ -118,14 +118,6 @@ class TickerTimerKeyTest {
                 mail.isPresent();
                 mail = h.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY)) {
             mail.get().run();
-        }
-    }
-
-    private static long idInBucket(WalSink<RowData> sink, int bucket) throws Exception {
-        for (long id = 0; ; id++) {
-            if (sink.keySelector().getKey(upsert(id, "")) == bucket) {
-                return id;
-            }
         }
     }
 }

@@ -1,13 +1,11 @@
 package io.walsink.table;
 
+import static io.walsink.testing.Folders.ssTableFolders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.flink.MiniClusters;
 import io.walsink.read.ReadMode;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -46,12 +44,7 @@ class CheckpointingAtRunTimeTest {
         sql.getConfig().set("execution.checkpointing.interval", "1h");
         sql.getConfig().set("parallelism.default", "1");
         Path table = dir.resolve("t");
-        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
-        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
-                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
-        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen")
-                .getJobClient()
-                .orElseThrow();
+        JobClient job = insertGeneratedRows(sql, table);
         try {
             awaitSsTablesWritten(table, 4);
             assertThat(SqlTables.read(table, ReadMode.COMMITTED))
@@ -69,9 +62,7 @@ class CheckpointingAtRunTimeTest {
         env.setParallelism(1);
         StreamTableEnvironment sql = StreamTableEnvironment.create(env);
         Path table = dir.resolve("t");
-        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
-        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
-                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
+        declareTables(sql, table);
         sql.createStatementSet()
                 .addInsertSql("INSERT INTO t SELECT id, name FROM gen")
                 .attachAsDataStream();
@@ -95,12 +86,7 @@ class CheckpointingAtRunTimeTest {
         TableEnvironment sql = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         sql.getConfig().set("parallelism.default", "1");
         Path table = dir.resolve("t");
-        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
-        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
-                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
-        JobClient job = sql.executeSql("INSERT INTO t SELECT id, name FROM gen")
-                .getJobClient()
-                .orElseThrow();
+        JobClient job = insertGeneratedRows(sql, table);
         try {
             long deadline = System.nanoTime() + 60_000_000_000L;
             int polls = 0;
@@ -118,6 +104,20 @@ class CheckpointingAtRunTimeTest {
         }
     }
 
+    /** Starts an unbounded job that writes generated rows into a walsink table at {@code table}. */
+    private JobClient insertGeneratedRows(TableEnvironment sql, Path table) {
+        declareTables(sql, table);
+        return sql.executeSql("INSERT INTO t SELECT id, name FROM gen")
+                .getJobClient()
+                .orElseThrow();
+    }
+
+    private void declareTables(TableEnvironment sql, Path table) {
+        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
+        sql.executeSql("CREATE TABLE gen (id BIGINT, name STRING) WITH ('connector' = 'datagen', "
+                + "'rows-per-second' = '20000', 'fields.id.min' = '0', 'fields.id.max' = '100000')");
+    }
+
     /** Cancels and waits until the job has stopped writing, so the temporary folder can go. */
     private static void cancelAndAwait(JobClient job) throws Exception {
         job.cancel().get();
@@ -133,19 +133,6 @@ class CheckpointingAtRunTimeTest {
                     .as("fewer than " + count + " SSTables written within 60 s")
                     .isLessThan(deadline);
             Thread.sleep(20);
-        }
-    }
-
-    /** SSTable folders ({@code {random8}_gen_{g}}) under the table's shard folders. */
-    static long ssTableFolders(Path table) throws IOException {
-        Path shards = table.resolve("_mem_wal");
-        if (!Files.isDirectory(shards)) {
-            return 0;
-        }
-        try (Stream<Path> paths = Files.walk(shards, 2)) {
-            return paths.filter(Files::isDirectory)
-                    .filter(p -> p.getFileName().toString().matches("[0-9a-z]+_gen_\\d+"))
-                    .count();
         }
     }
 }
