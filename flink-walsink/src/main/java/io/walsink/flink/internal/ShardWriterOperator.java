@@ -159,7 +159,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
-        memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask());
+        memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io);
         restoreShards();
         LOG.info(
                 "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
@@ -230,7 +230,11 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         // Size checks walk the memtables' buffers: every 64th row of each shard is often enough.
         boolean checkSizes = b.budgetCheckDue();
         if (checkSizes) {
-            awaitBudget(b);
+            long started = now();
+            if (memory.awaitRoom(b, buckets.all())) {
+                setCurrentKey(b.id); // a timer that fired in the yield left its own bucket as the current key
+                metrics.backpressured(now() - started);
+            }
         }
         shard.write(staging.batch(), index, action == ChangeAction.DELETE);
         metrics.rowIn(action == ChangeAction.DELETE);
@@ -247,38 +251,6 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
         }
         armTimer(b, now);
-    }
-
-    /**
-     * Flink backpressure instead of an OutOfMemoryError: yield until SSTable writes bring this
-     * shard under its budget and the subtask under its own. For the subtask's budget the largest
-     * shard is relieved first, freezing its active memtable if it has no frozen one.
-     */
-    private void awaitBudget(Bucket b) throws InterruptedException {
-        memory.measure(b);
-        if (!b.shard.overBudget() && !memory.over()) {
-            return;
-        }
-        long started = now();
-        while (true) {
-            Bucket target = b.shard.overBudget() ? b : memory.over() ? memory.largest(buckets.all()) : null;
-            if (target == null) {
-                break;
-            }
-            if (!target.shard.overBudget() && target.shard.frozenMemtables() == 0) {
-                target.shard.freezeActive();
-            }
-            tasks.startAppend(target);
-            tasks.startFlush(target);
-            if (!target.shard.appendInFlight() && !target.shard.flushInFlight()) {
-                break; // nothing can shrink the memtables right now; go over budget rather than hang
-            }
-            io.yieldOnce();
-            memory.measure(target);
-            memory.measure(b);
-        }
-        setCurrentKey(b.id); // a timer that fired in the yield left its own bucket as the current key
-        metrics.backpressured(now() - started);
     }
 
     // ------------------------------------------------------------------ ticker

@@ -3,30 +3,66 @@ package io.walsink.flink.internal;
 import java.util.Collection;
 
 /**
- * Memory held by all shards of one writer subtask ({@code sink.max-unflushed-bytes-per-subtask}),
- * as measured at each shard's last budget check. Measuring walks a shard's buffers, so the total
- * is kept from the last measurements rather than recomputed per row.
+ * Flink backpressure instead of an OutOfMemoryError: each shard's budget
+ * ({@code sink.max-unflushed-bytes}) and the subtask's ({@code sink.max-unflushed-bytes-per-subtask}).
+ * The subtask's total is kept from each shard's last measurement, since measuring walks a shard's
+ * buffers.
  */
 final class SubtaskMemory {
     private final long limit;
+    private final BucketTasks tasks;
+    private final IoDriver io;
     private long total;
 
-    SubtaskMemory(long limit) {
+    SubtaskMemory(long limit, BucketTasks tasks, IoDriver io) {
         this.limit = limit;
+        this.tasks = tasks;
+        this.io = io;
     }
 
-    void measure(Bucket b) {
+    /**
+     * Yields to the mailbox until SSTable writes bring {@code b} under its budget and the subtask
+     * under its own. For the subtask's budget the largest shard is relieved first, freezing its
+     * active memtable if it has no frozen one. Gives up (goes over budget) rather than hang when no
+     * I/O could help.
+     *
+     * @return whether it yielded: timers may then have run and changed Flink's current key
+     */
+    boolean awaitRoom(Bucket b, Collection<Bucket> all) throws InterruptedException {
+        measure(b);
+        boolean yielded = false;
+        while (true) {
+            Bucket target = b.shard.overBudget() ? b : over() ? largest(all) : null;
+            if (target == null) {
+                return yielded;
+            }
+            if (!target.shard.overBudget() && target.shard.frozenMemtables() == 0) {
+                target.shard.freezeActive();
+            }
+            tasks.startAppend(target);
+            tasks.startFlush(target);
+            if (!target.shard.appendInFlight() && !target.shard.flushInFlight()) {
+                return yielded;
+            }
+            io.yieldOnce();
+            yielded = true;
+            measure(target);
+            measure(b);
+        }
+    }
+
+    private void measure(Bucket b) {
         long now = b.shard.heldBytes();
         total += now - b.measuredBytes;
         b.measuredBytes = now;
     }
 
-    boolean over() {
+    private boolean over() {
         return total > limit;
     }
 
-    /** Measures every shard and returns the one holding the most, or null if there are none. */
-    Bucket largest(Collection<Bucket> buckets) {
+    /** Measures every shard and returns the one holding the most. */
+    private Bucket largest(Collection<Bucket> buckets) {
         Bucket largest = null;
         for (Bucket b : buckets) {
             measure(b);
