@@ -104,6 +104,22 @@ class CheckpointingAtRunTimeTest {
         }
     }
 
+    /**
+     * Batch execution takes no checkpoints even with an interval configured (a cluster default,
+     * say). A sink that decided from the interval alone waited for a checkpoint that never came:
+     * the job finished with nothing published.
+     */
+    @Test
+    void aBatchJobPublishesAtTheEndEvenWithAnIntervalConfigured() throws Exception {
+        TableEnvironment sql = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        sql.getConfig().set("execution.checkpointing.interval", "100ms");
+        sql.getConfig().set("parallelism.default", "1");
+        Path table = dir.resolve("t");
+        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, table, sinkOptions()));
+        sql.executeSql("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+        assertThat(SqlTables.read(table, ReadMode.COMMITTED)).hasSize(3);
+    }
+
     /** Starts an unbounded job that writes generated rows into a walsink table at {@code table}. */
     private JobClient insertGeneratedRows(TableEnvironment sql, Path table) {
         declareTables(sql, table);
