@@ -113,6 +113,16 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * {@code sink.memtable.max-age}: at a checkpoint barrier, memtables holding rows older than this
+     * are written as SSTables so that the checkpoint publishes them (default 1 min; zero publishes
+     * everything at every checkpoint, at the cost of one SSTable per shard per checkpoint).
+     */
+    public WalSinkBuilder<IN> memtableMaxAge(Duration age) {
+        writer.memtableMaxAge(age);
+        return this;
+    }
+
     /** Every writer setting at once (the SQL options build one). */
     @Internal
     public WalSinkBuilder<IN> writerConfig(ShardWriterConfig config) {

@@ -23,6 +23,7 @@ public final class ShardWriterConfig implements Serializable {
     public static final int DEFAULT_BATCH_MAX_ROWS = 8_192;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK = 1L << 30;
+    public static final Duration DEFAULT_MEMTABLE_MAX_AGE = Duration.ofMinutes(1);
 
     private final Duration flushInterval;
     private final long walMaxBufferBytes;
@@ -32,6 +33,7 @@ public final class ShardWriterConfig implements Serializable {
     private final int batchMaxRows;
     private final long maxUnflushedBytes;
     private final long maxUnflushedBytesPerSubtask;
+    private final Duration memtableMaxAge;
 
     private ShardWriterConfig(Builder b) {
         this.flushInterval = b.flushInterval;
@@ -42,6 +44,7 @@ public final class ShardWriterConfig implements Serializable {
         this.batchMaxRows = b.batchMaxRows;
         this.maxUnflushedBytes = b.maxUnflushedBytes;
         this.maxUnflushedBytesPerSubtask = b.maxUnflushedBytesPerSubtask;
+        this.memtableMaxAge = b.memtableMaxAge;
     }
 
     /** A builder holding these settings, to change some of them. */
@@ -54,7 +57,8 @@ public final class ShardWriterConfig implements Serializable {
                 .memtableMaxBatches(memtableMaxBatches)
                 .batchMaxRows(batchMaxRows)
                 .maxUnflushedBytes(maxUnflushedBytes)
-                .maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask);
+                .maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask)
+                .memtableMaxAge(memtableMaxAge);
     }
 
     public static Builder builder() {
@@ -102,6 +106,16 @@ public final class ShardWriterConfig implements Serializable {
         return maxUnflushedBytesPerSubtask;
     }
 
+    /**
+     * At a checkpoint barrier, a memtable holding rows older than this is frozen and written as an
+     * SSTable before the checkpoint is taken, so the checkpoint publishes it: rows become visible to
+     * readers of published data within about this age plus one checkpoint interval. Zero: every
+     * checkpoint publishes everything before its barrier.
+     */
+    public Duration memtableMaxAge() {
+        return memtableMaxAge;
+    }
+
     @Override
     public String toString() {
         return "ShardWriterConfig{flushInterval=" + flushInterval
@@ -111,7 +125,8 @@ public final class ShardWriterConfig implements Serializable {
                 + ", memtableMaxBatches=" + memtableMaxBatches
                 + ", batchMaxRows=" + batchMaxRows
                 + ", maxUnflushedBytes=" + maxUnflushedBytes
-                + ", maxUnflushedBytesPerSubtask=" + maxUnflushedBytesPerSubtask + "}";
+                + ", maxUnflushedBytesPerSubtask=" + maxUnflushedBytesPerSubtask
+                + ", memtableMaxAge=" + memtableMaxAge + "}";
     }
 
     public static final class Builder {
@@ -123,6 +138,7 @@ public final class ShardWriterConfig implements Serializable {
         private int batchMaxRows = DEFAULT_BATCH_MAX_ROWS;
         private long maxUnflushedBytes = DEFAULT_MAX_UNFLUSHED_BYTES;
         private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
+        private Duration memtableMaxAge = DEFAULT_MEMTABLE_MAX_AGE;
 
         public Builder flushInterval(Duration v) {
             this.flushInterval = v;
@@ -164,6 +180,11 @@ public final class ShardWriterConfig implements Serializable {
             return this;
         }
 
+        public Builder memtableMaxAge(Duration v) {
+            this.memtableMaxAge = v;
+            return this;
+        }
+
         /** @throws IllegalArgumentException listing every problem, each naming its setting */
         public ShardWriterConfig build() {
             List<String> problems = new ArrayList<>();
@@ -173,6 +194,9 @@ public final class ShardWriterConfig implements Serializable {
             positive(problems, "sink.wal.max-buffer-size", walMaxBufferBytes);
             positive(problems, "sink.memtable.max-size", memtableMaxBytes);
             positive(problems, "sink.memtable.max-rows", memtableMaxRows);
+            if (memtableMaxAge == null || memtableMaxAge.isNegative()) {
+                problems.add("sink.memtable.max-age must be zero or positive, was " + memtableMaxAge);
+            }
             positive(problems, "memtable max batches", memtableMaxBatches);
             positive(problems, "batch max rows", batchMaxRows);
             positive(problems, "sink.max-unflushed-bytes", maxUnflushedBytes);

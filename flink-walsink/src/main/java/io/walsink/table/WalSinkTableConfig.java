@@ -13,6 +13,7 @@ import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
+import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_AGE;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_SIZE;
 import static io.walsink.table.WalSinkTableOptions.SINK_PARALLELISM;
@@ -97,6 +98,7 @@ record WalSinkTableConfig(
                     .memtableMaxRows(memtableRows)
                     .maxUnflushedBytes(unflushed)
                     .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
+                    .memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);

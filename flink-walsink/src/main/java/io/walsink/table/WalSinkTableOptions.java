@@ -56,6 +56,14 @@ public final class WalSinkTableOptions {
             .withDescription("Memory per shard held in memtables not yet in SSTables above which the writer"
                     + " backpressures; at least 'sink.memtable.max-size'.");
 
+    public static final ConfigOption<Duration> SINK_MEMTABLE_MAX_AGE = ConfigOptions.key("sink.memtable.max-age")
+            .durationType()
+            .defaultValue(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_AGE)
+            .withDescription("At a checkpoint, memtables holding rows older than this are written as SSTables so"
+                    + " the checkpoint publishes them: rows are visible to readers of published data within about"
+                    + " this age plus one checkpoint interval. 0 publishes everything at every checkpoint (one"
+                    + " SSTable per shard per checkpoint).");
+
     public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions.key(
                     "sink.max-unflushed-bytes-per-subtask")
             .memoryType()
@@ -129,6 +137,7 @@ public final class WalSinkTableOptions {
                 SINK_WAL_MAX_BUFFER_SIZE,
                 SINK_MEMTABLE_MAX_SIZE,
                 SINK_MEMTABLE_MAX_ROWS,
+                SINK_MEMTABLE_MAX_AGE,
                 SINK_MAX_UNFLUSHED_BYTES,
                 SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
                 SINK_PARALLELISM,

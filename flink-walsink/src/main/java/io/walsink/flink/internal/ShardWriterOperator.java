@@ -10,6 +10,7 @@ import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient ShardWriterMetrics metrics;
     private transient SubtaskMemory memory;
     private transient boolean finished;
+    private transient long maxAgeMillis;
     /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
     private transient long stoppingAtCheckpoint = -1;
 
@@ -159,6 +161,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
+        maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
         memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io);
         restoreShards();
         LOG.info(
@@ -195,6 +198,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         for (Bucket b : buckets.all()) {
             tasks.startFlush(b);
             armTimer(b, now());
+            b.unflushedSince = b.shard.unflushedBytes() > 0 ? now() : null;
         }
     }
 
@@ -211,6 +215,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (b == null) {
             b = buckets.open(id);
             tasks.startFlush(b); // replay may have rebuilt frozen memtables
+            b.unflushedSince = b.shard.unflushedBytes() > 0 ? now() : null;
         }
         return b;
     }
@@ -241,6 +246,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         long now = now();
         if (b.oldestPendingSince == null) {
             b.oldestPendingSince = now;
+        }
+        if (b.unflushedSince == null) {
+            b.unflushedSince = now;
         }
         if (checkSizes || shard.frozenMemtables() > 0) {
             if (shard.wantsEarlyAppend()) {
@@ -294,6 +302,20 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         tasks.drainAppends(buckets.all());
+        // Bounded visibility: memtables with rows older than the max age become SSTables now, so this
+        // checkpoint's completion publishes them. The barrier waits for those SSTable writes.
+        List<Bucket> aged = new ArrayList<>();
+        long now = now();
+        for (Bucket b : buckets.all()) {
+            if (b.unflushedSince != null && now - b.unflushedSince >= maxAgeMillis) {
+                b.shard.freezeActive();
+                b.unflushedSince = null;
+                aged.add(b);
+            }
+        }
+        if (!aged.isEmpty()) {
+            tasks.drainFlushes(aged);
+        }
     }
 
     @Override
