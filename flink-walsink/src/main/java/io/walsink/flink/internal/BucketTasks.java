@@ -1,7 +1,9 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardWriter;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -106,6 +108,24 @@ final class BucketTasks {
                 return;
             }
             io.yieldOnce();
+        }
+    }
+
+    /**
+     * Bounded visibility: freezes the memtables holding rows older than {@code maxAgeMillis} and
+     * waits until they are SSTables, so the checkpoint about to be taken covers (and publishes) them.
+     */
+    void flushAged(Collection<Bucket> buckets, long now, long maxAgeMillis) throws InterruptedException {
+        List<Bucket> aged = new ArrayList<>();
+        for (Bucket b : buckets) {
+            if (b.unflushedSince != null && now - b.unflushedSince >= maxAgeMillis) {
+                b.shard.freezeActive();
+                b.unflushedSince = null;
+                aged.add(b);
+            }
+        }
+        if (!aged.isEmpty()) {
+            drainFlushes(aged);
         }
     }
 

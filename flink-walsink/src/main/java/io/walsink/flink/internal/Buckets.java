@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /** The buckets a writer subtask has open, and how each is opened or restored. */
 final class Buckets {
@@ -68,6 +71,14 @@ final class Buckets {
                 }
             });
         }
+    }
+
+    /** Whether a bucket's key group belongs to this subtask (Flink's key-group assignment). */
+    static IntPredicate ownedBy(TaskInfo task) {
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+        return bucket -> range.contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
     }
 
     private Bucket add(int id, ShardWriter shard) {

@@ -10,7 +10,6 @@ import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,6 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -192,7 +190,10 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
         }
         if (checkpointing) {
-            buckets.restoreToJobStarts(lineage.oldestFirst(), store, this::owns);
+            buckets.restoreToJobStarts(
+                    lineage.oldestFirst(),
+                    store,
+                    Buckets.ownedBy(getRuntimeContext().getTaskInfo()));
         }
         // Restored shards may hold frozen memtables and rows re-appended by a rollback.
         for (Bucket b : buckets.all()) {
@@ -200,14 +201,6 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             armTimer(b, now());
             b.unflushedSince = b.shard.unflushedBytes() > 0 ? now() : null;
         }
-    }
-
-    private boolean owns(int bucket) {
-        var task = getRuntimeContext().getTaskInfo();
-        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
-        return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                        maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask())
-                .contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
     }
 
     private Bucket bucket(int id) {
@@ -302,20 +295,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         tasks.drainAppends(buckets.all());
-        // Bounded visibility: memtables with rows older than the max age become SSTables now, so this
-        // checkpoint's completion publishes them. The barrier waits for those SSTable writes.
-        List<Bucket> aged = new ArrayList<>();
-        long now = now();
-        for (Bucket b : buckets.all()) {
-            if (b.unflushedSince != null && now - b.unflushedSince >= maxAgeMillis) {
-                b.shard.freezeActive();
-                b.unflushedSince = null;
-                aged.add(b);
-            }
-        }
-        if (!aged.isEmpty()) {
-            tasks.drainFlushes(aged);
-        }
+        tasks.flushAged(buckets.all(), now(), maxAgeMillis); // so this checkpoint publishes them
     }
 
     @Override
