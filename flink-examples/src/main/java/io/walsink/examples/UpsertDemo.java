@@ -1,18 +1,12 @@
 package io.walsink.examples;
 
 import io.walsink.flink.WalSink;
-import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
-import io.walsink.read.TableRows;
-import io.walsink.storage.ObjectStore;
-import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
-import io.walsink.storage.StorageLocation;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.types.logical.BigIntType;
@@ -89,12 +83,8 @@ public final class UpsertDemo {
 
     private static Map<Long, String> readBack(String path) {
         Map<Long, String> rows = new TreeMap<>();
-        StorageLocation location = StorageLocation.parse(path);
-        try (ObjectStore store = ObjectStores.open(path, S3Options.defaults());
-                RootAllocator allocator = new RootAllocator()) {
-            TableRows table = new TableReader(location.lanceUri(), Map.of(), store, WalSchemaProfile.SPEC, allocator)
-                    .read(ReadMode.COMMITTED);
-            table.rows().forEach(r -> rows.put((Long) r.get("id"), (String) r.get("value")));
+        try (TableReader reader = TableReader.open(path, S3Options.defaults())) {
+            reader.read(ReadMode.COMMITTED).rows().forEach(r -> rows.put((Long) r.get("id"), (String) r.get("value")));
         }
         return rows;
     }
