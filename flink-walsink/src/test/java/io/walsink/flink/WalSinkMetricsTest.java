@@ -60,6 +60,11 @@ class WalSinkMetricsTest {
         assertThat(counter(metrics, "sstablesPublished")).isEqualTo(counter(metrics, "sstablesWritten"));
         assertThat(((Histogram) metric(metrics, "durableLagMs")).getCount()).isEqualTo(counter(metrics, "walAppends"));
         assertThat(((Gauge<?>) metric(metrics, "poisoned")).getValue()).isEqualTo(0);
+        // each published SSTable reports how long its first row waited to become visible
+        assertThat(((Histogram) metric(metrics, "visibilityLagMs")).getCount())
+                .isEqualTo(counter(metrics, "sstablesPublished"));
+        assertThat((Integer) ((Gauge<?>) metric(metrics, "maxSsTablesPerShard")).getValue())
+                .isBetween(1, (int) counter(metrics, "sstablesWritten"));
         // gauges keep the values of the last refresh: two buckets, first epoch, nothing left pending
         assertThat(((Gauge<?>) metric(metrics, "shards")).getValue()).isEqualTo(2);
         assertThat(((Gauge<?>) metric(metrics, "maxEpoch")).getValue()).isEqualTo(1L);

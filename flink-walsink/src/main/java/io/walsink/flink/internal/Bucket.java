@@ -18,12 +18,8 @@ final class Bucket {
     Long publishUpTo;
     /** When the oldest row not yet in an append arrived, for the durable-lag histogram. */
     Long oldestPendingSince;
-    /**
-     * When the first row still only in a memtable arrived (null: none), for
-     * {@code sink.memtable.max-age}. A freeze by size does not reset it, so it may be older than the
-     * active memtable's first row: then that memtable is written a little early, never late.
-     */
-    Long unflushedSince;
+    /** When the first row of each unpublished memtable arrived. */
+    final MemtableAges ages = new MemtableAges();
     /** {@link ShardWriter#heldBytes()} when {@link SubtaskMemory} last measured it. */
     long measuredBytes;
 

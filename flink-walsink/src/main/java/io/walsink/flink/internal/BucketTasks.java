@@ -88,6 +88,7 @@ final class BucketTasks {
                         () -> {
                             shard.completeManifestUpdate(update);
                             metrics.sstablesPublished(update.publishing().size());
+                            b.ages.published(update.publishing().size(), clock.getAsLong(), metrics::published);
                             startPublication(b);
                         },
                         "walsink manifest update"));
@@ -118,9 +119,8 @@ final class BucketTasks {
     void flushAged(Collection<Bucket> buckets, long now, long maxAgeMillis) throws InterruptedException {
         List<Bucket> aged = new ArrayList<>();
         for (Bucket b : buckets) {
-            if (b.unflushedSince != null && now - b.unflushedSince >= maxAgeMillis) {
-                b.shard.freezeActive();
-                b.unflushedSince = null;
+            if (b.ages.activeOlderThan(now, maxAgeMillis)) {
+                b.ages.freeze(b.shard, now);
                 aged.add(b);
             }
         }

@@ -26,12 +26,14 @@ final class ShardWriterMetrics {
     private final Counter sstablesPublished;
     private final Counter backpressureMillis;
     private final Histogram durableLag;
+    private final Histogram visibilityLag;
     private volatile int openShards;
     private volatile long pendingRows;
     private volatile long pendingBytes;
     private volatile long unflushedBytes;
     private volatile long maxEpoch;
     private volatile int poisoned;
+    private volatile int maxSsTablesPerShard;
 
     ShardWriterMetrics(MetricGroup operatorGroup) {
         MetricGroup g = operatorGroup.addGroup("walsink");
@@ -43,12 +45,14 @@ final class ShardWriterMetrics {
         sstablesPublished = g.counter("sstablesPublished");
         backpressureMillis = g.counter("backpressureTimeMs");
         durableLag = g.histogram("durableLagMs", new DescriptiveStatisticsHistogram(1_000));
+        visibilityLag = g.histogram("visibilityLagMs", new DescriptiveStatisticsHistogram(1_000));
         g.gauge("shards", (Gauge<Integer>) () -> openShards);
         g.gauge("pendingRows", (Gauge<Long>) () -> pendingRows);
         g.gauge("pendingBytes", (Gauge<Long>) () -> pendingBytes);
         g.gauge("unflushedBytes", (Gauge<Long>) () -> unflushedBytes);
         g.gauge("maxEpoch", (Gauge<Long>) () -> maxEpoch);
         g.gauge("poisoned", (Gauge<Integer>) () -> poisoned);
+        g.gauge("maxSsTablesPerShard", (Gauge<Integer>) () -> maxSsTablesPerShard);
     }
 
     /** Copies the shards' state for the gauges; call on the task thread only. */
@@ -58,6 +62,7 @@ final class ShardWriterMetrics {
         long unflushed = 0;
         long epoch = 0;
         int anyPoisoned = 0;
+        int ssTables = 0;
         for (Bucket b : buckets) {
             ShardWriter s = b.shard;
             rows += s.pendingRows();
@@ -65,6 +70,7 @@ final class ShardWriterMetrics {
             unflushed += s.unflushedBytes();
             epoch = Math.max(epoch, s.epoch());
             anyPoisoned |= s.poison().isPresent() ? 1 : 0;
+            ssTables = Math.max(ssTables, s.manifest().sstables().size());
         }
         openShards = buckets.size();
         pendingRows = rows;
@@ -72,10 +78,16 @@ final class ShardWriterMetrics {
         unflushedBytes = unflushed;
         maxEpoch = epoch;
         poisoned = anyPoisoned;
+        maxSsTablesPerShard = ssTables;
     }
 
     void rowIn(boolean delete) {
         (delete ? deletesIn : rowsIn).inc();
+    }
+
+    /** An SSTable was published; its first row had waited {@code waitedMillis} since it arrived. */
+    void published(long waitedMillis) {
+        visibilityLag.update(waitedMillis);
     }
 
     void appended(long bytes, long lagMillis) {

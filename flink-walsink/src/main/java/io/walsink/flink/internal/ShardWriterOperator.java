@@ -160,7 +160,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
-        memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io);
+        memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io, this::now);
         restoreShards();
         LOG.info(
                 "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
@@ -199,7 +199,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         for (Bucket b : buckets.all()) {
             tasks.startFlush(b);
             armTimer(b, now());
-            b.unflushedSince = b.shard.unflushedBytes() > 0 ? now() : null;
+            b.ages.restored(b.shard, now());
         }
     }
 
@@ -208,7 +208,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (b == null) {
             b = buckets.open(id);
             tasks.startFlush(b); // replay may have rebuilt frozen memtables
-            b.unflushedSince = b.shard.unflushedBytes() > 0 ? now() : null;
+            b.ages.restored(b.shard, now());
         }
         return b;
     }
@@ -234,15 +234,14 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 metrics.backpressured(now() - started);
             }
         }
+        int frozenBefore = shard.frozenMemtables();
         shard.write(staging.batch(), index, action == ChangeAction.DELETE);
         metrics.rowIn(action == ChangeAction.DELETE);
         long now = now();
         if (b.oldestPendingSince == null) {
             b.oldestPendingSince = now;
         }
-        if (b.unflushedSince == null) {
-            b.unflushedSince = now;
-        }
+        b.ages.rowWritten(now, frozenBefore, shard.frozenMemtables());
         if (checkSizes || shard.frozenMemtables() > 0) {
             if (shard.wantsEarlyAppend()) {
                 tasks.startAppend(b);
@@ -359,7 +358,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void finish() throws Exception {
         tasks.drainAppends(buckets.all());
         for (Bucket b : buckets.all()) {
-            b.shard.freezeActive();
+            b.ages.freeze(b.shard, now());
         }
         tasks.drainAppends(buckets.all());
         tasks.drainFlushes(buckets.all());

@@ -1,6 +1,7 @@
 package io.walsink.flink.internal;
 
 import java.util.Collection;
+import java.util.function.LongSupplier;
 
 /**
  * Flink backpressure instead of an OutOfMemoryError: each shard's budget
@@ -12,12 +13,14 @@ final class SubtaskMemory {
     private final long limit;
     private final BucketTasks tasks;
     private final IoDriver io;
+    private final LongSupplier clock;
     private long total;
 
-    SubtaskMemory(long limit, BucketTasks tasks, IoDriver io) {
+    SubtaskMemory(long limit, BucketTasks tasks, IoDriver io, LongSupplier clock) {
         this.limit = limit;
         this.tasks = tasks;
         this.io = io;
+        this.clock = clock;
     }
 
     /**
@@ -37,7 +40,7 @@ final class SubtaskMemory {
                 return yielded;
             }
             if (!target.shard.overBudget() && target.shard.frozenMemtables() == 0) {
-                target.shard.freezeActive();
+                target.ages.freeze(target.shard, clock.getAsLong());
             }
             tasks.startAppend(target);
             tasks.startFlush(target);

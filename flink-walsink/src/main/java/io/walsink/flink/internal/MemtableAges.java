@@ -1,0 +1,55 @@
+package io.walsink.flink.internal;
+
+import io.walsink.shard.ShardWriter;
+import java.util.ArrayDeque;
+import java.util.function.LongConsumer;
+
+/**
+ * When the first row of each of a shard's memtables not yet published arrived: the active one
+ * decides {@code sink.memtable.max-age}, and each publication reports how long its oldest rows
+ * waited to become visible. Memtables become SSTables and are published in the order they froze.
+ */
+final class MemtableAges {
+    private Long activeSince;
+    private final ArrayDeque<Long> frozenSince = new ArrayDeque<>();
+
+    /** Rows a restore rebuilt (replayed or re-appended) count as arrived {@code now}. */
+    void restored(ShardWriter shard, long now) {
+        for (int i = 0; i < shard.frozenMemtables(); i++) {
+            frozenSince.add(now);
+        }
+        activeSince = shard.unflushedBytes() > 0 ? now : null;
+    }
+
+    /** A row went into the active memtable, which may have frozen after it (full). */
+    void rowWritten(long now, int frozenBefore, int frozenAfter) {
+        if (activeSince == null) {
+            activeSince = now;
+        }
+        if (frozenAfter > frozenBefore) {
+            frozenSince.add(activeSince);
+            activeSince = null;
+        }
+    }
+
+    boolean activeOlderThan(long now, long maxAgeMillis) {
+        return activeSince != null && now - activeSince >= maxAgeMillis;
+    }
+
+    /** Freezes the shard's active memtable (a no-op without rows). */
+    void freeze(ShardWriter shard, long now) {
+        int before = shard.frozenMemtables();
+        shard.freezeActive();
+        if (shard.frozenMemtables() > before) {
+            frozenSince.add(activeSince == null ? now : activeSince);
+        }
+        activeSince = null;
+    }
+
+    /** {@code count} SSTables were published: reports the wait of each one's first row. */
+    void published(int count, long now, LongConsumer waitedMillis) {
+        for (int i = 0; i < count && !frozenSince.isEmpty(); i++) {
+            waitedMillis.accept(now - frozenSince.poll());
+        }
+    }
+}
