@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
  * and only {@code flink} and {@code table} touch Flink.
  *
  * <pre>
- * table   -> flink, read, shard, format, storage, error
- * flink   -> shard, format, storage, error        (not read, not table)
- * read    -> shard, format, storage, error        (no Flink)
+ * table       -> flink, read, maintenance, shard, format, storage, error
+ * flink       -> maintenance, shard, format, storage, error   (not read, not table)
+ * read        -> shard, format, storage, error    (no Flink)
+ * maintenance -> shard, format, storage, error    (no Flink; not read)
  * shard   -> format, storage, error
  * format  -> storage, error
  * storage -> error
@@ -43,6 +44,8 @@ class LayeringTest {
                 .definedBy("io.walsink.flink..")
                 .layer("read")
                 .definedBy("io.walsink.read..")
+                .layer("maintenance")
+                .definedBy("io.walsink.maintenance..")
                 .layer("shard")
                 .definedBy("io.walsink.shard..")
                 .layer("format")
@@ -54,10 +57,13 @@ class LayeringTest {
                 .layer("annotation")
                 .definedBy("io.walsink.annotation..")
                 .whereLayer("table")
-                .mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error", "annotation")
+                .mayOnlyAccessLayers(
+                        "flink", "read", "maintenance", "shard", "format", "storage", "error", "annotation")
                 .whereLayer("flink")
-                .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
+                .mayOnlyAccessLayers("maintenance", "shard", "format", "storage", "error", "annotation")
                 .whereLayer("read")
+                .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
+                .whereLayer("maintenance")
                 .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
                 .whereLayer("shard")
                 .mayOnlyAccessLayers("format", "storage", "error", "annotation")
@@ -82,11 +88,12 @@ class LayeringTest {
                         "io.walsink.storage..",
                         "io.walsink.format..",
                         "io.walsink.shard..",
-                        "io.walsink.read..")
+                        "io.walsink.read..",
+                        "io.walsink.maintenance..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("org.apache.flink..")
-                .because("the engine and the reader must be testable and usable without Flink")
+                .because("the engine, the reader and maintenance must be testable and usable without Flink")
                 .check(MAIN);
     }
 

@@ -23,6 +23,9 @@ class PublicApiTest {
             "io.walsink.read.TableReader",
             "io.walsink.read.TableRows",
             "io.walsink.read.ReadMode",
+            "io.walsink.maintenance.Compactor",
+            "io.walsink.maintenance.CompactorOptions",
+            "io.walsink.maintenance.CompactionResult",
             "io.walsink.storage.S3Options",
             "io.walsink.format.wal.WalSchemaProfile");
 

@@ -27,6 +27,9 @@ class ReadmeExamplesTest {
     private static final Path README = Path.of("..", "README.md");
     private static final List<String> IMPORTS = List.of(
             "io.walsink.flink.WalSink",
+            "io.walsink.maintenance.CompactionResult",
+            "io.walsink.maintenance.Compactor",
+            "io.walsink.maintenance.CompactorOptions",
             "io.walsink.read.ReadMode",
             "io.walsink.read.TableReader",
             "io.walsink.storage.S3Options",

@@ -48,6 +48,7 @@ import org.slf4j.LoggerFactory;
 public final class TableReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TableReader.class);
     private static final String MEM_WAL = "_mem_wal/";
+    private static final int MAX_READ_ATTEMPTS = 5;
 
     private final String tableUri;
     private final Map<String, String> storageOptions;
@@ -193,20 +194,34 @@ public final class TableReader implements AutoCloseable {
     private <R> List<R> merge(
             Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
         WalStorageSchema storage = layout.storage(profile);
-        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
-        MergedRows<R> rows = new MergedRows<>(layout, extractor);
-        DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
-        Set<UUID> shards = shards();
-        for (UUID shard : shards) {
-            if (bucket != null && bucketOf(shard).orElse(-1) != bucket.bucket()) {
-                continue;
+        for (int attempt = 1; ; attempt++) {
+            Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+            MergedRows<R> rows = new MergedRows<>(layout, extractor);
+            DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
+            Set<UUID> shards = shards();
+            for (UUID shard : shards) {
+                if (bucket != null && bucketOf(shard).orElse(-1) != bucket.bucket()) {
+                    continue;
+                }
+                new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
+                        .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
             }
-            new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
-                    .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
+            // A compactor may have merged generations after we read the base table, and their
+            // writer dropped them from the manifests we read after it: then neither source had
+            // their rows. Merge progress only grows, so an unchanged one proves we missed nothing.
+            base.checkoutLatest();
+            Map<UUID, Long> now = CompactedSsTables.of(base, tableUri);
+            if (!now.equals(compacted) && attempt >= MAX_READ_ATTEMPTS) {
+                throw new IllegalStateException("compaction of " + tableUri + " kept moving during " + attempt
+                        + " read attempts; a consistent read was not possible, try again");
+            }
+            if (now.equals(compacted)) {
+                List<R> live = rows.live();
+                LOG.debug("Read {} rows of {} ({}, {} shards)", live.size(), tableUri, mode, shards.size());
+                return live;
+            }
+            LOG.debug("Compaction of {} moved during a read (attempt {}); reading again", tableUri, attempt);
         }
-        List<R> live = rows.live();
-        LOG.debug("Read {} rows of {} ({}, {} shards)", live.size(), tableUri, mode, shards.size());
-        return live;
     }
 
     /** The shard folders under {@code _mem_wal/}, by UUID order. */

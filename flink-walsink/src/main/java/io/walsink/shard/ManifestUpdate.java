@@ -6,6 +6,7 @@ import io.walsink.format.manifest.ManifestVersionTakenException;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * Writing manifest version + 1 with a new SSTable list and {@code replay_after}: a publication,
@@ -23,6 +24,8 @@ public final class ManifestUpdate extends ShardTask {
     final long replayAfter;
     private final long lastSeen;
     final List<WrittenSsTable> publishing;
+    private final LongSupplier mergedThrough;
+    private volatile int dropped;
     private volatile ShardManifest written;
     private volatile long fencedBy;
 
@@ -32,8 +35,10 @@ public final class ManifestUpdate extends ShardTask {
             List<SsTable> sstables,
             long replayAfter,
             long lastSeen,
-            List<WrittenSsTable> publishing) {
+            List<WrittenSsTable> publishing,
+            LongSupplier mergedThrough) {
         this.manifests = manifests;
+        this.mergedThrough = mergedThrough;
         this.epoch = epoch;
         this.sstables = List.copyOf(sstables);
         this.replayAfter = replayAfter;
@@ -45,6 +50,14 @@ public final class ManifestUpdate extends ShardTask {
     void execute() {
         long afterListed =
                 sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
+        // SSTables a compactor merged into the base table leave the list (their rows are in the base
+        // table, and readers skip them anyway). Read once, before the first attempt: a generation
+        // merged later is dropped by the next update. The SSTables being published are never merged:
+        // a compactor merges only what a manifest lists.
+        long merged = mergedThrough.getAsLong();
+        List<SsTable> kept =
+                sstables.stream().filter(t -> t.generation() > merged).toList();
+        dropped = sstables.size() - kept.size();
         for (int attempt = 1; ; attempt++) {
             ShardManifest latest = manifests
                     .readLatest()
@@ -57,7 +70,7 @@ public final class ManifestUpdate extends ShardTask {
             // once published must not name a different SSTable later.
             long nextGeneration = Math.max(latest.currentGeneration(), afterListed);
             ShardManifest next = latest.toBuilder()
-                    .sstables(sstables)
+                    .sstables(kept)
                     .replayAfterWalEntryPosition(replayAfter)
                     .currentGeneration(nextGeneration)
                     .walEntryPositionLastSeen(Math.max(latest.walEntryPositionLastSeen(), lastSeen))
@@ -85,6 +98,11 @@ public final class ManifestUpdate extends ShardTask {
 
     ShardManifest written() {
         return written;
+    }
+
+    /** How many listed SSTables this update left out because they are merged into the base table. */
+    int droppedMerged() {
+        return dropped;
     }
 
     /** The epoch that fenced us, or 0. */

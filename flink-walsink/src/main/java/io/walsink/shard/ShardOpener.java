@@ -42,7 +42,10 @@ public final class ShardOpener {
 
     /** Opens a shard and replays everything after {@code replay_after} (plain MemWAL recovery). */
     public static ShardWriter open(TableContext ctx, UUID shardId, int bucket, ShardPlacement placement) {
-        Claimed c = claim(ctx, shardId, placement);
+        Claimed c = claim(ctx, shardId, placement, ctx.mergedThrough(shardId));
+        // Replay starts after replay_after, whatever the SSTable list holds: a compactor may have
+        // emptied it (Lance PR #6767 fixed a writer that took an empty list for a fresh shard and
+        // replayed merged rows again).
         ShardWriter writer = new ShardWriter(
                 ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.manifest.currentGeneration());
         try {
@@ -72,12 +75,28 @@ public final class ShardOpener {
     public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
         Objects.requireNonNull(asOf, "asOf");
         // Checked before the claim: a restore that cannot succeed must not fence the running writer.
-        List<SsTable> target = new ArrayList<>(published(new ManifestStore(ctx.store(), asOf.shardId()), asOf));
+        List<SsTable> state = new ArrayList<>(published(new ManifestStore(ctx.store(), asOf.shardId()), asOf));
         for (WrittenSsTable t : asOf.unpublished()) {
-            target.add(t.toManifestEntry());
+            state.add(t.toManifestEntry());
+        }
+        // SSTables of the state that a compactor merged since are in the base table now: they stay
+        // out of the manifest, and need not exist any more (garbage collection may have removed them).
+        long merged = ctx.mergedThrough(asOf.shardId());
+        List<SsTable> target =
+                state.stream().filter(t -> t.generation() > merged).toList();
+        long stateGeneration =
+                state.stream().mapToLong(SsTable::generation).max().orElse(0);
+        if (merged > stateGeneration) {
+            LOG.warn(
+                    "Restoring shard {}: the base table already holds its generations through {}, newer than the "
+                            + "state being restored (through {}); merged rows cannot be rolled back and stay in the "
+                            + "base table",
+                    asOf.shardId(),
+                    merged,
+                    stateGeneration);
         }
         requireSsTables(ctx, asOf.shardId(), target);
-        Claimed c = claim(ctx, asOf.shardId(), placement);
+        Claimed c = claim(ctx, asOf.shardId(), placement, merged);
         boolean orphans = c.lastBeforeSentinel > asOf.durablePosition();
         boolean laterSsTables = !paths(target).containsAll(paths(c.manifest.sstables()));
         boolean rollback = orphans || laterSsTables;
@@ -92,14 +111,12 @@ public final class ShardOpener {
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
                     .replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);
-            long published =
-                    target.stream().mapToLong(SsTable::generation).max().orElse(0);
             if (rollback) {
                 // Rows first, then the manifest: a reader that follows the new replay_after must
                 // find the checkpoint's rows after the sentinel already.
                 writer.appendAllPending();
                 writer.writeManifest(target, c.sentinel);
-                writer.restoredState(writer.durablePosition(), published, List.of());
+                writer.restoredState(writer.durablePosition(), List.of());
                 LOG.warn(
                         "Restored shard {} as of epoch {}: rolled back {} (orphan WAL entries {}..{}, "
                                 + "SSTables now {}); "
@@ -113,10 +130,10 @@ public final class ShardOpener {
                         c.sentinel);
             } else if (republish) {
                 writer.writeManifest(target, asOf.flushedThrough());
-                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), published, List.of());
+                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), List.of());
                 LOG.info("Restored shard {}: republished SSTables {}", asOf.shardId(), paths(target));
             } else {
-                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), published, List.of());
+                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), List.of());
             }
         } catch (RuntimeException e) {
             writer.close();
@@ -198,10 +215,10 @@ public final class ShardOpener {
             long lastBeforeSentinel,
             long tip) {}
 
-    private static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement) {
+    private static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough) {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
         WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
-        ShardManifest claimed = new ShardClaimer(manifests).claim(placement);
+        ShardManifest claimed = new ShardClaimer(manifests).claim(placement, mergedThrough);
         ctx.store().removeLeftovers(ManifestStore.shardFolder(shardId)); // temporary files of killed writers
         long epoch = claimed.writerEpoch();
         long tip = wal.findTip(claimed.walEntryPositionLastSeen());

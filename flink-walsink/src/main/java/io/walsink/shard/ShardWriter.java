@@ -74,7 +74,8 @@ public final class ShardWriter implements AutoCloseable {
                 stats,
                 nextPosition,
                 Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1));
-        this.publisher = new SsTablePublisher(shardId, claimed, manifests, health, stats);
+        this.publisher =
+                new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergedThrough(shardId));
         SsTableWriter sstables =
                 new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
@@ -333,9 +334,9 @@ public final class ShardWriter implements AutoCloseable {
         publisher.writeInline(sstables, replayAfter, appender.nextPosition() - 1);
     }
 
-    void restoredState(long durable, long published, List<WrittenSsTable> stillUnpublished) {
+    void restoredState(long durable, List<WrittenSsTable> stillUnpublished) {
         appender.restoredDurable(durable);
-        publisher.restored(published, stillUnpublished);
+        publisher.restored(stillUnpublished);
     }
 
     ShardPoisonedException poison(Reason reason, String message, Throwable cause) {

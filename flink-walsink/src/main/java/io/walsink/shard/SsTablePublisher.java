@@ -8,14 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The manifest side of one shard writer: the latest manifest it read or wrote, the SSTables
- * written but not yet published, and the one manifest update in flight. {@link #manifest()} and
- * {@link #publishedGeneration()} change together, so that version lists exactly the SSTables
- * published so far.
+ * written but not yet published, and the one manifest update in flight. {@link
+ * #publishedGeneration()} is derived from {@link #manifest()}, so that version lists exactly the
+ * SSTables published so far (less those merged into the base table, which each update drops).
  */
 final class SsTablePublisher {
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class); // the writer's log category
@@ -25,29 +26,38 @@ final class SsTablePublisher {
     private final ManifestStore manifests;
     private final ShardHealth health;
     private final ShardStats stats;
+    private final LongSupplier mergedThrough;
     private final List<WrittenSsTable> unpublished = new ArrayList<>();
     private ShardManifest manifest;
-    private long publishedGeneration;
     private ManifestUpdate inFlight;
 
     SsTablePublisher(
-            UUID shardId, ShardManifest claimed, ManifestStore manifests, ShardHealth health, ShardStats stats) {
+            UUID shardId,
+            ShardManifest claimed,
+            ManifestStore manifests,
+            ShardHealth health,
+            ShardStats stats,
+            LongSupplier mergedThrough) {
         this.shardId = shardId;
         this.epoch = claimed.writerEpoch();
         this.manifest = claimed;
         this.manifests = manifests;
         this.health = health;
         this.stats = stats;
-        this.publishedGeneration =
-                claimed.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+        this.mergedThrough = mergedThrough;
     }
 
     ShardManifest manifest() {
         return manifest;
     }
 
+    /**
+     * The highest generation the manifest lists (0: none). Generations merged into the base table
+     * and dropped from the list no longer count; a restore takes its SSTables from the pinned
+     * version's list, which agrees with this by construction.
+     */
     long publishedGeneration() {
-        return publishedGeneration;
+        return manifest.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
     }
 
     List<WrittenSsTable> unpublished() {
@@ -62,8 +72,7 @@ final class SsTablePublisher {
         unpublished.add(sstable);
     }
 
-    void restored(long published, List<WrittenSsTable> stillUnpublished) {
-        publishedGeneration = published;
+    void restored(List<WrittenSsTable> stillUnpublished) {
         unpublished.clear();
         unpublished.addAll(stillUnpublished);
     }
@@ -88,7 +97,7 @@ final class SsTablePublisher {
             next.add(t.toManifestEntry());
         }
         inFlight = new ManifestUpdate(
-                manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch);
+                manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch, mergedThrough);
         return Optional.of(inFlight);
     }
 
@@ -97,7 +106,7 @@ final class SsTablePublisher {
         if (inFlight != null) {
             throw new IllegalStateException("a manifest update is in flight");
         }
-        inFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, lastSeen, List.of());
+        inFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, lastSeen, List.of(), mergedThrough);
         inFlight.run();
         complete(inFlight);
     }
@@ -118,11 +127,17 @@ final class SsTablePublisher {
         }
         manifest = update.written();
         stats.manifestVersionsWritten++;
+        if (update.droppedMerged() > 0) {
+            LOG.info(
+                    "Shard {} dropped {} SSTables merged into the base table from its manifest (version {})",
+                    shardId,
+                    update.droppedMerged(),
+                    manifest.version());
+        }
         List<WrittenSsTable> published = update.publishing();
         if (!published.isEmpty()) {
             unpublished.removeAll(published);
             WrittenSsTable last = published.get(published.size() - 1);
-            publishedGeneration = last.generation();
             stats.sstablesPublished += published.size();
             LOG.info(
                     "Shard {} published SSTables through generation {} (manifest version {}, replay after {})",

@@ -3,6 +3,7 @@ package io.walsink.shard;
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalSchemaProfile;
@@ -11,10 +12,13 @@ import io.walsink.storage.ObjectStore;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every shard writer of one table in one process shares: the store, the table's schema and
@@ -24,6 +28,8 @@ import org.apache.arrow.vector.types.pojo.Field;
  */
 @Internal
 public final class TableContext {
+    private static final Logger LOG = LoggerFactory.getLogger(TableContext.class);
+
     private final ObjectStore store;
     private final TableInfo table;
     private final Map<String, String> storageOptions;
@@ -121,6 +127,26 @@ public final class TableContext {
 
     public int tombstoneColumn() {
         return tombstoneColumn;
+    }
+
+    /**
+     * The highest generation of {@code shardId} already merged into the base table, read from the
+     * base table's latest version (0: none). A failure to read it is logged and reported as 0: a
+     * writer then keeps merged SSTables listed a little longer, which readers skip anyway, and never
+     * drops one that is not merged.
+     */
+    public long mergedThrough(UUID shardId) {
+        try {
+            return MergedGenerations.latest(allocator, table.uri(), storageOptions)
+                    .getOrDefault(shardId, 0L);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Cannot read the merged generations of table {} (shard {}); keeping every listed SSTable",
+                    table.uri(),
+                    shardId,
+                    e);
+            return 0;
+        }
     }
 
     Memtable newMemtable(long generation) {

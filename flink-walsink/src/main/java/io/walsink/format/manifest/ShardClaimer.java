@@ -31,13 +31,22 @@ public final class ShardClaimer {
      * @throws ShardClaimException if the stored placement contradicts {@code placement}
      */
     public ShardManifest claim(ShardPlacement placement) {
+        return claim(placement, 0);
+    }
+
+    /**
+     * As {@link #claim(ShardPlacement)}, leaving SSTables of generation {@code <= mergedThrough} out
+     * of the claimed manifest: a compactor merged them into the base table, which holds their rows
+     * now. {@code current_generation} is kept, so their generations are never given out again.
+     */
+    public ShardManifest claim(ShardPlacement placement, long mergedThrough) {
         Optional<ShardManifest> latest = manifests.readLatest();
         for (int attempt = 1; ; attempt++) {
             long epoch = latest.map(m -> m.writerEpoch() + 1).orElse(1L);
             try {
                 ShardManifest claimed = latest.isEmpty()
                         ? manifests.writeFirst(firstManifest(placement))
-                        : manifests.writeNext(latest.get(), reclaimed(latest.get(), placement, epoch));
+                        : manifests.writeNext(latest.get(), reclaimed(latest.get(), placement, epoch, mergedThrough));
                 LOG.info(
                         "Claimed shard {} with writer epoch {} (manifest version {})",
                         manifests.shardId(),
@@ -73,7 +82,7 @@ public final class ShardClaimer {
                 .build();
     }
 
-    private ShardManifest reclaimed(ShardManifest current, ShardPlacement placement, long epoch) {
+    private ShardManifest reclaimed(ShardManifest current, ShardPlacement placement, long epoch, long mergedThrough) {
         String where = manifests.location(manifests.versionKey(current.version()));
         if (current.isSealed()) {
             throw new ShardSealedException(where);
@@ -94,7 +103,19 @@ public final class ShardClaimer {
                             + current.shardFieldEntries() + " but is claimed for spec " + placement.specId()
                             + " " + placement.fieldEntries());
         }
-        return current.withWriterEpoch(epoch);
+        ShardManifest claimed = current.withWriterEpoch(epoch);
+        if (claimed.sstables().stream().noneMatch(t -> t.generation() <= mergedThrough)) {
+            return claimed;
+        }
+        LOG.info(
+                "Shard {}: leaving SSTables through generation {} out of the claim, they are merged into the base table",
+                manifests.shardId(),
+                mergedThrough);
+        return claimed.toBuilder()
+                .sstables(claimed.sstables().stream()
+                        .filter(t -> t.generation() > mergedThrough)
+                        .toList())
+                .build();
     }
 
     private String latestLocation(Optional<ShardManifest> latest) {

@@ -1,0 +1,58 @@
+package io.walsink.maintenance;
+
+import io.walsink.annotation.PublicEvolving;
+import java.util.Optional;
+import org.lance.cleanup.CleanupPolicy;
+import org.lance.compaction.CompactionOptions;
+
+/**
+ * What one {@link Compactor} run does besides merging SSTables. Everything optional is off by
+ * default: a run merges every published, not yet merged SSTable of every shard and touches nothing
+ * else.
+ *
+ * @param maxGenerationsPerShard at most this many generations are merged per shard in one run (the
+ *     oldest ones); {@link Integer#MAX_VALUE} for all
+ * @param fileCompaction when present, lance-core's {@code Dataset.compact} rewrites the base table's
+ *     small fragments after the merges. It must defer index remapping ({@code
+ *     withDeferIndexRemap(true)}): lance-core 7.0.0 panics while remapping the MemWAL system index,
+ *     which has no fields ("An index existed with no fields"), and the panic aborts the JVM
+ * @param cleanup when present, lance-core's {@code Dataset.cleanupWithPolicy} removes old base table
+ *     versions after the merges (and after file compaction)
+ */
+@PublicEvolving
+public record CompactorOptions(
+        int maxGenerationsPerShard, Optional<CompactionOptions> fileCompaction, Optional<CleanupPolicy> cleanup) {
+
+    public CompactorOptions {
+        if (maxGenerationsPerShard < 1) {
+            throw new IllegalArgumentException(
+                    "maxGenerationsPerShard must be positive, was " + maxGenerationsPerShard);
+        }
+        fileCompaction = fileCompaction == null ? Optional.empty() : fileCompaction;
+        fileCompaction.ifPresent(c -> {
+            if (!c.getDeferIndexRemap().orElse(false)) {
+                throw new IllegalArgumentException("file compaction must defer index remapping "
+                        + "(CompactionOptions.builder().withDeferIndexRemap(true)): lance-core 7.0.0 aborts the JVM "
+                        + "remapping the MemWAL index of the table (\"An index existed with no fields\")");
+            }
+        });
+        cleanup = cleanup == null ? Optional.empty() : cleanup;
+    }
+
+    /** Merge everything; no file compaction, no cleanup. */
+    public static CompactorOptions defaults() {
+        return new CompactorOptions(Integer.MAX_VALUE, Optional.empty(), Optional.empty());
+    }
+
+    public CompactorOptions withMaxGenerationsPerShard(int max) {
+        return new CompactorOptions(max, fileCompaction, cleanup);
+    }
+
+    public CompactorOptions withFileCompaction(CompactionOptions options) {
+        return new CompactorOptions(maxGenerationsPerShard, Optional.of(options), cleanup);
+    }
+
+    public CompactorOptions withCleanup(CleanupPolicy policy) {
+        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, Optional.of(policy));
+    }
+}

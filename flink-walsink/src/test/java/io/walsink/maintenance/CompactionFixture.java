@@ -1,0 +1,220 @@
+package io.walsink.maintenance;
+
+import io.walsink.format.manifest.ShardPlacement;
+import io.walsink.format.sharding.BucketHash;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MergedGenerations;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableSharding;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableReader;
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardOpener;
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.SyncShardDriver;
+import io.walsink.shard.TableContext;
+import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.LanceOracle;
+import io.walsink.testing.LanceRows;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A real local Lance table with two bucket shards written by the engine (spec profile, so deletes
+ * are tombstones), a last-write-wins model of it, and the readers to compare against: walsink's
+ * TableReader, lance-core's LsmScanner and a plain lance-core scan of the base table.
+ */
+final class CompactionFixture implements AutoCloseable {
+    static final Schema SCHEMA = new Schema(List.of(
+            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+            // NOT NULL outside the key: SSTables store it nullable (spec profile), the merge must cope.
+            new Field("score", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
+    static final List<String> COLUMNS = List.of("id", "name", "score");
+    static final int BUCKETS = 2;
+    static final List<UUID> SHARDS = List.of(
+            UUID.fromString("0b5e2d3c-1a4f-4c6b-8d7e-9f0a1b2c3d4e"),
+            UUID.fromString("7c6d5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f"));
+
+    final Path tablePath;
+    final String uri;
+    final BufferAllocator allocator = new RootAllocator();
+    final TableInfo table;
+    final LocalObjectStore store;
+    final TableContext context;
+    final Random random;
+    /** id -> row; deleted ids absent. */
+    final Map<Long, Map<String, Object>> model = new TreeMap<>();
+
+    CompactionFixture(Path dir, long seed) {
+        this.tablePath = dir.resolve("table");
+        this.uri = tablePath.toString();
+        this.table = LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
+        this.store = new LocalObjectStore(tablePath);
+        this.context = new TableContext(
+                store, table, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), allocator);
+        this.random = new Random(seed);
+    }
+
+    static int bucketOf(long id) {
+        return BucketHash.bucketOf(BucketHash.hashLong(id), BUCKETS);
+    }
+
+    ShardPlacement placement(int bucket) {
+        return ShardPlacement.bucket(table.sharding().specId(), bucket);
+    }
+
+    ShardWriter open(int bucket) {
+        return ShardOpener.open(context, SHARDS.get(bucket), bucket, placement(bucket));
+    }
+
+    ShardWriter restore(ShardDescriptor asOf) {
+        return ShardOpener.restore(context, asOf, placement(asOf.bucket()));
+    }
+
+    List<ShardWriter> openAll() {
+        List<ShardWriter> writers = new ArrayList<>();
+        for (int b = 0; b < BUCKETS; b++) {
+            writers.add(open(b));
+        }
+        return writers;
+    }
+
+    Compactor compactor(CompactorOptions options) {
+        return new Compactor(store, uri, Map.of(), allocator, options);
+    }
+
+    Compactor compactor(CompactorOptions options, Compactor.CommitHook hook) {
+        return new Compactor(store, uri, Map.of(), allocator, options, hook);
+    }
+
+    void put(ShardWriter writer, long id, String name, int score) {
+        try (VectorSchemaRoot rows = rows(id, name, score)) {
+            writer.put(rows);
+        }
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", id);
+        row.put("name", name);
+        row.put("score", score);
+        model.put(id, row);
+    }
+
+    void delete(ShardWriter writer, long id) {
+        try (VectorSchemaRoot rows = rows(id, null, 0)) {
+            writer.delete(rows);
+        }
+        model.remove(id);
+    }
+
+    /**
+     * {@code ops} random upserts (some with a null name) and deletes over ids {@code [0, keys)},
+     * each routed to the writer of its bucket; keys repeat, so generations update and delete rows
+     * of earlier ones and of themselves.
+     */
+    void randomOps(List<ShardWriter> writers, int ops, int keys, String tag) {
+        for (int i = 0; i < ops; i++) {
+            long id = random.nextInt(keys);
+            ShardWriter writer = writers.get(bucketOf(id));
+            if (random.nextInt(10) < 3) {
+                delete(writer, id);
+            } else {
+                put(writer, id, random.nextInt(8) == 0 ? null : tag + "-" + i, random.nextInt(1000));
+            }
+        }
+    }
+
+    /** As {@link #randomOps} for one shard's writer only (ids of its bucket). */
+    void randomOps(ShardWriter writer, int bucket, int ops, int keys, String tag) {
+        int done = 0;
+        while (done < ops) {
+            long id = random.nextInt(keys);
+            if (bucketOf(id) != bucket) {
+                continue;
+            }
+            if (random.nextInt(10) < 3) {
+                delete(writer, id);
+            } else {
+                put(writer, id, random.nextInt(8) == 0 ? null : tag + "-" + done, random.nextInt(1000));
+            }
+            done++;
+        }
+    }
+
+    /** Appends, freezes, writes and publishes: one new generation per writer with rows. */
+    static void publishGeneration(List<ShardWriter> writers) {
+        for (ShardWriter w : writers) {
+            SyncShardDriver.flushAndPublishAll(w);
+        }
+    }
+
+    VectorSchemaRoot rows(long id, String name, int score) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
+        ((BigIntVector) root.getVector(0)).setSafe(0, id);
+        VarCharVector names = (VarCharVector) root.getVector(1);
+        if (name == null) {
+            names.setNull(0);
+        } else {
+            names.setSafe(0, name.getBytes(StandardCharsets.UTF_8));
+        }
+        ((IntVector) root.getVector(2)).setSafe(0, score);
+        root.setRowCount(1);
+        return root;
+    }
+
+    List<Map<String, Object>> modelRows() {
+        return new ArrayList<>(model.values());
+    }
+
+    /** walsink's merge-on-read reader, by id. */
+    List<Map<String, Object>> read(ReadMode mode) {
+        return byId(new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator)
+                .read(mode)
+                .rows());
+    }
+
+    /** The base table alone through a plain lance-core scan (no MemWAL), by id. */
+    List<Map<String, Object>> baseRows() {
+        return byId(LanceRows.scan(allocator, uri, Map.of()));
+    }
+
+    /** lance-core's LsmScanner over the latest manifests, leaving out what the base table says is merged. */
+    List<Map<String, Object>> lsmScan() {
+        return byId(
+                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, SHARDS, merged()), COLUMNS));
+    }
+
+    Map<UUID, Long> merged() {
+        return MergedGenerations.latest(allocator, uri, Map.of());
+    }
+
+    static List<Map<String, Object>> byId(List<Map<String, Object>> rows) {
+        List<Map<String, Object>> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        return sorted;
+    }
+
+    @Override
+    public void close() {
+        allocator.close();
+    }
+}
