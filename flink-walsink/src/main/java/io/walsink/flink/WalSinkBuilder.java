@@ -123,6 +123,17 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * {@code sink.compaction.enabled}: one writer subtask merges published SSTables into the Lance
+     * base table after completed checkpoints, at most once per {@code minInterval}
+     * ({@code sink.compaction.min-interval}, default 1 min), without blocking the writers. Readers
+     * that know nothing of MemWAL then see the data, and reads merge fewer SSTables. Off by default.
+     */
+    public WalSinkBuilder<IN> compaction(boolean enabled, Duration minInterval) {
+        writer.compaction(enabled).compactionMinInterval(minInterval);
+        return this;
+    }
+
     /** Every writer setting at once (the SQL options build one). */
     @Internal
     public WalSinkBuilder<IN> writerConfig(ShardWriterConfig config) {

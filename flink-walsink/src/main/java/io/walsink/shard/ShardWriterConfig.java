@@ -24,6 +24,7 @@ public final class ShardWriterConfig implements Serializable {
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK = 1L << 30;
     public static final Duration DEFAULT_MEMTABLE_MAX_AGE = Duration.ofMinutes(1);
+    public static final Duration DEFAULT_COMPACTION_MIN_INTERVAL = Duration.ofMinutes(1);
 
     private final Duration flushInterval;
     private final long walMaxBufferBytes;
@@ -34,6 +35,8 @@ public final class ShardWriterConfig implements Serializable {
     private final long maxUnflushedBytes;
     private final long maxUnflushedBytesPerSubtask;
     private final Duration memtableMaxAge;
+    private final boolean compaction;
+    private final Duration compactionMinInterval;
 
     private ShardWriterConfig(Builder b) {
         this.flushInterval = b.flushInterval;
@@ -45,6 +48,8 @@ public final class ShardWriterConfig implements Serializable {
         this.maxUnflushedBytes = b.maxUnflushedBytes;
         this.maxUnflushedBytesPerSubtask = b.maxUnflushedBytesPerSubtask;
         this.memtableMaxAge = b.memtableMaxAge;
+        this.compaction = b.compaction;
+        this.compactionMinInterval = b.compactionMinInterval;
     }
 
     /** A builder holding these settings, to change some of them. */
@@ -58,7 +63,9 @@ public final class ShardWriterConfig implements Serializable {
                 .batchMaxRows(batchMaxRows)
                 .maxUnflushedBytes(maxUnflushedBytes)
                 .maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask)
-                .memtableMaxAge(memtableMaxAge);
+                .memtableMaxAge(memtableMaxAge)
+                .compaction(compaction)
+                .compactionMinInterval(compactionMinInterval);
     }
 
     public static Builder builder() {
@@ -116,6 +123,16 @@ public final class ShardWriterConfig implements Serializable {
         return memtableMaxAge;
     }
 
+    /** Whether the sink merges published SSTables into the Lance base table (one subtask per table). */
+    public boolean compaction() {
+        return compaction;
+    }
+
+    /** At most one compaction run starts per this interval, after a completed checkpoint. */
+    public Duration compactionMinInterval() {
+        return compactionMinInterval;
+    }
+
     @Override
     public String toString() {
         return "ShardWriterConfig{flushInterval=" + flushInterval
@@ -126,7 +143,9 @@ public final class ShardWriterConfig implements Serializable {
                 + ", batchMaxRows=" + batchMaxRows
                 + ", maxUnflushedBytes=" + maxUnflushedBytes
                 + ", maxUnflushedBytesPerSubtask=" + maxUnflushedBytesPerSubtask
-                + ", memtableMaxAge=" + memtableMaxAge + "}";
+                + ", memtableMaxAge=" + memtableMaxAge
+                + ", compaction=" + compaction
+                + ", compactionMinInterval=" + compactionMinInterval + "}";
     }
 
     public static final class Builder {
@@ -139,6 +158,8 @@ public final class ShardWriterConfig implements Serializable {
         private long maxUnflushedBytes = DEFAULT_MAX_UNFLUSHED_BYTES;
         private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
         private Duration memtableMaxAge = DEFAULT_MEMTABLE_MAX_AGE;
+        private boolean compaction;
+        private Duration compactionMinInterval = DEFAULT_COMPACTION_MIN_INTERVAL;
 
         public Builder flushInterval(Duration v) {
             this.flushInterval = v;
@@ -185,6 +206,16 @@ public final class ShardWriterConfig implements Serializable {
             return this;
         }
 
+        public Builder compaction(boolean v) {
+            this.compaction = v;
+            return this;
+        }
+
+        public Builder compactionMinInterval(Duration v) {
+            this.compactionMinInterval = v;
+            return this;
+        }
+
         /** @throws IllegalArgumentException listing every problem, each naming its setting */
         public ShardWriterConfig build() {
             List<String> problems = new ArrayList<>();
@@ -194,6 +225,9 @@ public final class ShardWriterConfig implements Serializable {
             positive(problems, "sink.wal.max-buffer-size", walMaxBufferBytes);
             positive(problems, "sink.memtable.max-size", memtableMaxBytes);
             positive(problems, "sink.memtable.max-rows", memtableMaxRows);
+            if (compactionMinInterval == null || compactionMinInterval.isNegative()) {
+                problems.add("sink.compaction.min-interval must be zero or positive, was " + compactionMinInterval);
+            }
             if (memtableMaxAge == null || memtableMaxAge.isNegative()) {
                 problems.add("sink.memtable.max-age must be zero or positive, was " + memtableMaxAge);
             }

@@ -9,6 +9,8 @@ import static io.walsink.table.WalSinkTableOptions.S3_PATH_STYLE_ACCESS;
 import static io.walsink.table.WalSinkTableOptions.S3_REGION;
 import static io.walsink.table.WalSinkTableOptions.S3_SECRET_KEY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
+import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
+import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_MIN_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES;
@@ -99,6 +101,8 @@ record WalSinkTableConfig(
                     .maxUnflushedBytes(unflushed)
                     .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
                     .memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
+                    .compaction(options.get(SINK_COMPACTION_ENABLED))
+                    .compactionMinInterval(options.get(SINK_COMPACTION_MIN_INTERVAL))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);

@@ -64,6 +64,19 @@ public final class WalSinkTableOptions {
                     + " this age plus one checkpoint interval. 0 publishes everything at every checkpoint (one"
                     + " SSTable per shard per checkpoint).");
 
+    public static final ConfigOption<Boolean> SINK_COMPACTION_ENABLED = ConfigOptions.key("sink.compaction.enabled")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("One writer subtask merges published SSTables into the Lance base table after completed"
+                    + " checkpoints, without blocking the writers; readers that know nothing of MemWAL then see the"
+                    + " rows, and reads merge fewer SSTables.");
+
+    public static final ConfigOption<Duration> SINK_COMPACTION_MIN_INTERVAL = ConfigOptions.key(
+                    "sink.compaction.min-interval")
+            .durationType()
+            .defaultValue(ShardWriterConfig.DEFAULT_COMPACTION_MIN_INTERVAL)
+            .withDescription("At most one compaction run starts per this interval (after a completed checkpoint).");
+
     public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions.key(
                     "sink.max-unflushed-bytes-per-subtask")
             .memoryType()
@@ -138,6 +151,8 @@ public final class WalSinkTableOptions {
                 SINK_MEMTABLE_MAX_SIZE,
                 SINK_MEMTABLE_MAX_ROWS,
                 SINK_MEMTABLE_MAX_AGE,
+                SINK_COMPACTION_ENABLED,
+                SINK_COMPACTION_MIN_INTERVAL,
                 SINK_MAX_UNFLUSHED_BYTES,
                 SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
                 SINK_PARALLELISM,

@@ -4,9 +4,13 @@ import static io.walsink.flink.HarnessSupport.ROW;
 import static io.walsink.flink.HarnessSupport.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.table.MergedGenerations;
+import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceOracle;
+import io.walsink.testing.LanceRows;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -48,6 +52,9 @@ class WalSinkFailoverTest {
 
     @TempDir
     Path dir;
+
+    /** Whether the sink compacts into the base table while the job runs (after every checkpoint). */
+    private boolean compaction;
 
     private Path table() {
         return dir.resolve("table");
@@ -103,6 +110,7 @@ class WalSinkFailoverTest {
                 .createTableIfMissing(4)
                 .flushInterval(Duration.ofMillis(20))
                 .memtableMaxRows(memtableMaxRows)
+                .compaction(compaction, Duration.ZERO)
                 .storeWrapper(store)
                 .build();
         changes.apply(env).sinkTo(sink).uid("walsink-failover");
@@ -222,6 +230,40 @@ class WalSinkFailoverTest {
                 + " checkpoints completed while re-sending; reader: " + poller);
         assertThat(table).isEqualTo(changes.model(n));
         assertReaderSawNoViolations(poller, 0);
+    }
+
+    /**
+     * Compaction into the base table runs inside the failing job after every completed checkpoint:
+     * the table still ends equal to the model, the committed reader sees no key go back or vanish
+     * while generations move from SSTables into the base table, and once everything is merged a
+     * plain lance-core scan of the base table (no MemWAL) holds exactly the model's rows.
+     */
+    @Test
+    void compactionInsideTheJobSurvivesFailures() throws Exception {
+        long seed = FailoverTestSupport.seed("compactionInsideTheJobSurvivesFailures", 8_105);
+        ChangeGenerator changes = new ChangeGenerator(300, 7);
+        long n = 30_000;
+        CommittedReadPoller poller = poller(changes, n);
+        compaction = true;
+        Map<Long, String> table = runWithFailures(changes, n, seed, poller);
+        assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
+        assertThat(FailoverTestSupport.injectedStoreFaults())
+                .as("store faults fired, seed %d", seed)
+                .isPositive();
+        assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
+        assertReaderSawNoViolations(poller, seed);
+        try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
+            assertThat(MergedGenerations.latest(allocator, table().toString(), Map.of()))
+                    .as("generations the job's compaction merged")
+                    .isNotEmpty();
+            Compactor.compact(
+                    table().toString(), null, CompactorOptions.defaults()); // whatever the last checkpoint published
+            Map<Long, String> base = new HashMap<>();
+            LanceRows.scan(allocator, table().toString(), Map.of())
+                    .forEach(r -> base.put((Long) r.get("id"), String.valueOf(r.get("name"))));
+            assertThat(base).as("plain base table scan, seed %d", seed).isEqualTo(changes.model(n));
+        }
+        assertThat(read(table(), ReadMode.LATEST)).isEqualTo(changes.model(n));
     }
 
     @Test

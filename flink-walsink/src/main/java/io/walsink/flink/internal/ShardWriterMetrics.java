@@ -26,6 +26,8 @@ final class ShardWriterMetrics {
     private final Counter sstablesPublished;
     private final Counter backpressureMillis;
     private final Histogram durableLag;
+    private final Counter compactedGenerations;
+    private final Counter compactionFailures;
     private final Histogram visibilityLag;
     private volatile int openShards;
     private volatile long pendingRows;
@@ -44,6 +46,8 @@ final class ShardWriterMetrics {
         sstablesWritten = g.counter("sstablesWritten");
         sstablesPublished = g.counter("sstablesPublished");
         backpressureMillis = g.counter("backpressureTimeMs");
+        compactedGenerations = g.counter("compactedGenerations");
+        compactionFailures = g.counter("compactionFailures");
         durableLag = g.histogram("durableLagMs", new DescriptiveStatisticsHistogram(1_000));
         visibilityLag = g.histogram("visibilityLagMs", new DescriptiveStatisticsHistogram(1_000));
         g.gauge("shards", (Gauge<Integer>) () -> openShards);
@@ -83,6 +87,15 @@ final class ShardWriterMetrics {
 
     void rowIn(boolean delete) {
         (delete ? deletesIn : rowsIn).inc();
+    }
+
+    /** Called from the compaction thread: counters are thread-safe. */
+    void compacted(long generations) {
+        compactedGenerations.inc(generations);
+    }
+
+    void compactionFailed() {
+        compactionFailures.inc();
     }
 
     /** An SSTable was published; its first row had waited {@code waitedMillis} since it arrived. */

@@ -97,6 +97,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient SubtaskMemory memory;
     private transient boolean finished;
     private transient long maxAgeMillis;
+    /** Compaction into the base table, on subtask 0 only; null when off. */
+    private transient SinkCompaction compaction;
     /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
     private transient long stoppingAtCheckpoint = -1;
 
@@ -160,6 +162,16 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
+        if (options.shardWriterConfig().compaction()
+                && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
+            compaction = new SinkCompaction(
+                    options.path(),
+                    store,
+                    options.lanceUri(),
+                    options.lanceStorageOptions(),
+                    options.shardWriterConfig().compactionMinInterval().toMillis(),
+                    metrics);
+        }
         memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io, this::now);
         restoreShards();
         LOG.info(
@@ -333,6 +345,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 tasks.requestPublication(b, upTo);
             }
         });
+        if (compaction != null) {
+            compaction.checkpointCompleted(now());
+        }
         if (finished || checkpointId == stoppingAtCheckpoint) {
             // The task closes right after its final checkpoint or a stop-with-savepoint (which
             // closes without finish()): publish before letting it go.
@@ -381,6 +396,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         try {
             // I/O in flight reads the memtables (lance-core writes SSTables straight from their Arrow
             // buffers): let it end before freeing them.
+            if (compaction != null) {
+                compaction.close();
+            }
             boolean ioEnded = io == null || io.close(CLOSE_WAIT_SECONDS);
             if (!ioEnded) {
                 LOG.warn(
