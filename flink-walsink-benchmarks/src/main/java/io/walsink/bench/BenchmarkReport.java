@@ -99,7 +99,10 @@ public final class BenchmarkReport {
                 new TextTable("structure", ">key space", ">distinct keys", ">bytes/key", ">heap bytes/key (measured)");
         long puts = ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS;
         for (long keySpace : KEY_SPACES) {
-            for (KeyMemory.Outcome o : List.of(KeyMemory.index(puts, keySpace), KeyMemory.hashMap(puts, keySpace))) {
+            for (KeyMemory.Outcome o : List.of(
+                    KeyMemory.longIndex(puts, keySpace),
+                    KeyMemory.index(puts, keySpace),
+                    KeyMemory.hashMap(puts, keySpace))) {
                 table.row(
                         o.structure(),
                         Figures.count(o.keySpace()),

@@ -1,5 +1,7 @@
 package io.walsink.bench;
 
+import io.walsink.format.key.KeyBuffer;
+import io.walsink.shard.LongKeyIndex;
 import io.walsink.shard.PrimaryKeyIndex;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -50,7 +52,33 @@ final class KeyMemory {
         long retained = usedHeapAfterGc() - before;
         Reference.reachabilityFence(index);
         return new Outcome(
-                "PrimaryKeyIndex",
+                "PrimaryKeyIndex (key bytes)",
+                puts,
+                keySpace,
+                index.size(),
+                (double) index.memoryBytes() / index.size(),
+                perKey(retained, index.size()));
+    }
+
+    /** The index a one-column integer key gets: the 64-bit key values, no key bytes. */
+    static Outcome longIndex(long puts, long keySpace) {
+        byte[] keys = keys(puts, keySpace);
+        int length = EncodedKeys.INT64_KEY_LENGTH;
+        long[] values = new long[Math.toIntExact(puts)];
+        for (int i = 0; i < puts; i++) {
+            values[i] = KeyBuffer.longBits(Arrays.copyOfRange(keys, i * length, (i + 1) * length), length);
+        }
+        keys = null;
+        long before = usedHeapAfterGc();
+        LongKeyIndex index = new LongKeyIndex();
+        for (int i = 0; i < puts; i++) {
+            index.put(values[i], i);
+        }
+        long retained = usedHeapAfterGc() - before;
+        Reference.reachabilityFence(index);
+        Reference.reachabilityFence(values);
+        return new Outcome(
+                "LongKeyIndex (int64 values)",
                 puts,
                 keySpace,
                 index.size(),

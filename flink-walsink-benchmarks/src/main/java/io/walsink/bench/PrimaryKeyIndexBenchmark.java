@@ -1,5 +1,7 @@
 package io.walsink.bench;
 
+import io.walsink.format.key.KeyBuffer;
+import io.walsink.shard.LongKeyIndex;
 import io.walsink.shard.PrimaryKeyIndex;
 import io.walsink.shard.ShardWriterConfig;
 import java.nio.ByteBuffer;
@@ -22,9 +24,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Puts per second into the memtable's primary-key index against the obvious Java structure, a
+ * Puts per second into the memtable's primary-key indexes against the obvious Java structure, a
  * {@code HashMap<ByteBuffer, Long>} holding a copy of each key. Keys are the real encoded int64
- * key bytes. Both structures start empty and are dropped after a memtable's worth of puts.
+ * key bytes for the byte-key index ({@code indexPut}) and the map, and the same keys' 64-bit
+ * values for the index an int64 key gets ({@code longIndexPut}, as the memtable reads them from
+ * the key column). All structures start empty and are dropped after a memtable's worth of puts.
  * Bytes per key are reported by {@link KeyMemory}, not here.
  */
 @State(Scope.Thread)
@@ -42,21 +46,29 @@ public class PrimaryKeyIndexBenchmark {
 
     private final SplittableRandom random = new SplittableRandom(7);
     private byte[] keys;
+    private long[] values;
     private int keyLength;
     private long row;
     private PrimaryKeyIndex index;
+    private LongKeyIndex longIndex;
     private Map<ByteBuffer, Long> map;
 
     @Setup(Level.Trial)
     public void open() {
         keyLength = EncodedKeys.INT64_KEY_LENGTH;
         keys = new byte[PUTS * keyLength];
+        values = new long[PUTS];
         fresh();
     }
 
     @Setup(Level.Invocation)
     public void nextKeys() {
         EncodedKeys.fillRandom(keys, keySpace, random);
+        byte[] key = new byte[keyLength];
+        for (int i = 0; i < PUTS; i++) {
+            System.arraycopy(keys, i * keyLength, key, 0, keyLength);
+            values[i] = KeyBuffer.longBits(key, keyLength);
+        }
     }
 
     @Benchmark
@@ -76,6 +88,14 @@ public class PrimaryKeyIndexBenchmark {
         }
     }
 
+    @Benchmark
+    @OperationsPerInvocation(PUTS)
+    public void longIndexPut() {
+        for (int i = 0; i < PUTS; i++) {
+            longIndex.put(values[i], row++);
+        }
+    }
+
     @TearDown(Level.Invocation)
     public void recycleAfterOneMemtable() {
         if (row >= ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS) {
@@ -85,6 +105,7 @@ public class PrimaryKeyIndexBenchmark {
 
     private void fresh() {
         index = new PrimaryKeyIndex();
+        longIndex = new LongKeyIndex();
         map = new HashMap<>();
         row = 0;
     }

@@ -19,4 +19,18 @@ public final class Murmur3 {
         h ^= h >>> 16;
         return h;
     }
+
+    /**
+     * Murmur3's 64-bit finalizer ({@code fmix64}). In-memory tables keyed by one 64-bit key value
+     * hash with it: the bucket hash is Murmur3 x86-32 of the same value, and all keys of one shard
+     * share that hash modulo the bucket count, so a table must not take its slot from it.
+     */
+    public static long fmix64(long k) {
+        k ^= k >>> 33;
+        k *= 0xff51afd7ed558ccdL;
+        k ^= k >>> 33;
+        k *= 0xc4ceb9fe1a85ec53L;
+        k ^= k >>> 33;
+        return k;
+    }
 }

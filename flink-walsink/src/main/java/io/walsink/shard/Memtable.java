@@ -1,14 +1,21 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.TransferPair;
+import org.apache.arrow.vector.util.VectorAppender;
 
 /**
  * One generation of a shard's rows in memory, in the WAL storage schema.
@@ -20,6 +27,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * when both cover it; that count is derived from the cursors on every call, never cached, so it
  * cannot go stale when either moves.
  *
+ * <p>Rows come one at a time ({@link #append}) or as a range of a batch ({@link #appendRange}),
+ * which copies each column's range at once (Arrow's {@link VectorAppender}: a memory copy of the
+ * values and the validity bits) instead of one {@code copyFromSafe} per row and column. The
+ * primary-key index is chosen by the key's shape ({@link KeyIndex#forKey}).
+ *
  * <p>Not thread-safe: the shard's owner thread calls everything except reads of sealed batches.
  */
 @Internal
@@ -29,11 +41,14 @@ public final class Memtable implements AutoCloseable {
     private final long generation;
     private final int batchMaxRows;
     private final int tombstoneColumn;
-    private final PrimaryKeyIndex index; // null for append-only tables
+    private final KeyIndex index; // null for append-only tables
+    private final PrimaryKeyEncoder keys; // reads keys from columns; null when built without one
 
     private final List<VectorSchemaRoot> sealed = new ArrayList<>();
     private final List<Long> sealedStartRow = new ArrayList<>();
     private VectorSchemaRoot open;
+    private FieldVector[] openColumns;
+    private VectorAppender[] openAppenders; // per column; null where rows are copied one by one
     private int openRows;
     private long sealedRows;
     private long sealedBytes;
@@ -55,6 +70,38 @@ public final class Memtable implements AutoCloseable {
             int batchMaxRows,
             int tombstoneColumn,
             boolean keyed) {
+        this(allocator, schema, generation, batchMaxRows, tombstoneColumn, null, keyed ? new ByteKeyIndex() : null);
+    }
+
+    /**
+     * A memtable whose rows are indexed by the key {@code keys} reads (null for an append-only
+     * table), with the index that suits the key's shape.
+     */
+    public Memtable(
+            BufferAllocator allocator,
+            Schema schema,
+            long generation,
+            int batchMaxRows,
+            int tombstoneColumn,
+            PrimaryKeyEncoder keys) {
+        this(
+                allocator,
+                schema,
+                generation,
+                batchMaxRows,
+                tombstoneColumn,
+                keys,
+                keys == null ? null : KeyIndex.forKey(keys));
+    }
+
+    private Memtable(
+            BufferAllocator allocator,
+            Schema schema,
+            long generation,
+            int batchMaxRows,
+            int tombstoneColumn,
+            PrimaryKeyEncoder keys,
+            KeyIndex index) {
         if (generation < 1) {
             throw new IllegalArgumentException("memtable generation must be >= 1, was " + generation);
         }
@@ -63,7 +110,8 @@ public final class Memtable implements AutoCloseable {
         this.generation = generation;
         this.batchMaxRows = batchMaxRows;
         this.tombstoneColumn = tombstoneColumn;
-        this.index = keyed ? new PrimaryKeyIndex() : null;
+        this.keys = keys;
+        this.index = index;
     }
 
     public long generation() {
@@ -79,21 +127,116 @@ public final class Memtable implements AutoCloseable {
      * the tombstone column) and indexes its key bytes.
      */
     public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
+        checkTombstone(tombstone);
+        copyRow(input, row, tombstone);
+        rowAppended(key, keyLength);
+    }
+
+    /**
+     * Copies row {@code row} of {@code input} and indexes its key, read from {@code keyColumns}
+     * (the key vectors of {@code input}; ignored for an append-only table) without key bytes
+     * where the key's shape allows.
+     */
+    public void append(VectorSchemaRoot input, int row, boolean tombstone, FieldVector[] keyColumns) {
+        checkTombstone(tombstone);
+        checkKeyColumns(keyColumns);
+        copyRow(input, row, tombstone);
+        long position = sealedRows + openRows;
+        openRows++;
+        if (index != null) {
+            index.putRange(keys, keyColumns, row, row + 1, position);
+        }
+        rowsIndexed(position + 1);
+    }
+
+    /**
+     * Copies rows {@code [from, to)} of {@code input} column by column, a range of each column at
+     * once, and indexes their keys in row order (a later row of a key wins). The same as
+     * {@link #append(VectorSchemaRoot, int, boolean, FieldVector[])} for each row in turn:
+     * batches are sealed at the same rows.
+     */
+    public void appendRange(VectorSchemaRoot input, int from, int to, boolean tombstone, FieldVector[] keyColumns) {
+        checkTombstone(tombstone);
+        checkKeyColumns(keyColumns);
+        List<FieldVector> inputs = input.getFieldVectors();
+        for (int row = from; row < to; ) {
+            openBatch();
+            int count = Math.min(to - row, batchMaxRows - openRows);
+            copyRange(inputs, row, count, tombstone);
+            long first = sealedRows + openRows;
+            openRows += count;
+            if (index != null) {
+                index.putRange(keys, keyColumns, row, row + count, first);
+            }
+            row += count;
+            rowsIndexed(first + count);
+        }
+    }
+
+    private void checkTombstone(boolean tombstone) {
         if (tombstone && tombstoneColumn < 0) {
             throw new IllegalArgumentException(
                     "this WAL schema profile has no _tombstone column; deletes are not supported");
         }
-        VectorSchemaRoot target = openBatch();
+    }
+
+    private void checkKeyColumns(FieldVector[] keyColumns) {
+        if (index != null && (keys == null || keyColumns == null)) {
+            throw new IllegalStateException(
+                    "memtable generation " + generation + " needs key bytes: it was built without a key encoder");
+        }
+    }
+
+    private void copyRow(VectorSchemaRoot input, int row, boolean tombstone) {
+        openBatch();
         List<FieldVector> inputs = input.getFieldVectors();
-        for (int c = 0, in = 0; c < target.getFieldVectors().size(); c++) {
-            FieldVector column = target.getVector(c);
+        FieldVector[] columns = openColumns;
+        for (int c = 0, in = 0; c < columns.length; c++) {
+            FieldVector column = columns[c];
             if (c == tombstoneColumn) {
                 ((BitVector) column).setSafe(openRows, tombstone ? 1 : 0);
             } else {
                 column.copyFromSafe(row, openRows, inputs.get(in++));
             }
         }
-        rowAppended(key, keyLength);
+    }
+
+    /** Copies {@code count} rows of {@code inputs} from {@code from} to the open batch's end. */
+    private void copyRange(List<FieldVector> inputs, int from, int count, boolean tombstone) {
+        FieldVector[] columns = openColumns;
+        for (int c = 0, in = 0; c < columns.length; c++) {
+            FieldVector column = columns[c];
+            if (c == tombstoneColumn) {
+                BitVector bits = (BitVector) column;
+                while (bits.getValueCapacity() < openRows + count) {
+                    bits.reAlloc();
+                }
+                int value = tombstone ? 1 : 0;
+                for (int r = openRows; r < openRows + count; r++) {
+                    bits.set(r, value);
+                }
+                continue;
+            }
+            FieldVector source = inputs.get(in++);
+            VectorAppender appender = openAppenders[c];
+            if (appender == null) {
+                for (int r = 0; r < count; r++) {
+                    column.copyFromSafe(from + r, openRows + r, source);
+                }
+            } else {
+                // The appender adds after the target's value count, which row appends leave behind.
+                column.setValueCount(openRows);
+                if (from == 0 && count == source.getValueCount()) {
+                    source.accept(appender, null);
+                } else {
+                    TransferPair slice = source.getTransferPair(source.getAllocator());
+                    slice.splitAndTransfer(from, count);
+                    try (ValueVector part = slice.getTo()) {
+                        part.accept(appender, null);
+                    }
+                }
+            }
+        }
     }
 
     /**
@@ -101,10 +244,11 @@ public final class Memtable implements AutoCloseable {
      * tombstone column included.
      */
     public void appendStored(VectorSchemaRoot stored, int row, byte[] key, int keyLength) {
-        VectorSchemaRoot target = openBatch();
+        openBatch();
         List<FieldVector> inputs = stored.getFieldVectors();
-        for (int c = 0; c < target.getFieldVectors().size(); c++) {
-            target.getVector(c).copyFromSafe(row, openRows, inputs.get(c));
+        FieldVector[] columns = openColumns;
+        for (int c = 0; c < columns.length; c++) {
+            columns[c].copyFromSafe(row, openRows, inputs.get(c));
         }
         rowAppended(key, keyLength);
     }
@@ -117,20 +261,46 @@ public final class Memtable implements AutoCloseable {
             open = VectorSchemaRoot.create(schema, allocator);
             open.allocateNew();
             openRows = 0;
+            openColumns = open.getFieldVectors().toArray(new FieldVector[0]);
+            openAppenders = new VectorAppender[openColumns.length];
+            for (int c = 0; c < openColumns.length; c++) {
+                if (bulkCopyable(openColumns[c])) {
+                    openAppenders[c] = new VectorAppender(openColumns[c]);
+                }
+            }
         }
         return open;
+    }
+
+    /**
+     * Flat vectors are appended by memory copy; nested ones (lists, structs, maps, unions) keep
+     * the row copy, whose handling of children is Arrow's own and well trodden.
+     */
+    private static boolean bulkCopyable(FieldVector v) {
+        return v instanceof BaseFixedWidthVector
+                || v instanceof BaseVariableWidthVector
+                || v instanceof BaseLargeVariableWidthVector;
     }
 
     private void rowAppended(byte[] key, int keyLength) {
         long position = sealedRows + openRows;
         openRows++;
         if (index != null) {
-            index.put(key, 0, keyLength, position);
+            index.put(key, keyLength, position);
         }
-        indexedRows = position + 1;
+        rowsIndexed(position + 1);
+    }
+
+    private void rowsIndexed(long rows) {
+        indexedRows = rows;
         if (openRows >= batchMaxRows) {
             sealOpenBatch();
         }
+    }
+
+    /** Rows the open batch takes before it is sealed (a whole batch when none is open). */
+    int openBatchRoom() {
+        return open == null ? batchMaxRows : batchMaxRows - openRows;
     }
 
     /** Number of sealed batches (the open one excluded). */
@@ -149,6 +319,8 @@ public final class Memtable implements AutoCloseable {
         sealedRows += openRows;
         sealedBytes += bufferBytes(open);
         open = null;
+        openColumns = null;
+        openAppenders = null;
         openRows = 0;
     }
 
@@ -253,7 +425,7 @@ public final class Memtable implements AutoCloseable {
      * Every row of an append-only table is its own newest.
      */
     public boolean isNewest(long position, byte[] key, int keyLength) {
-        return index == null || index.get(key, 0, keyLength) == position;
+        return index == null || index.get(key, keyLength) == position;
     }
 
     public int tombstoneColumn() {
@@ -269,6 +441,8 @@ public final class Memtable implements AutoCloseable {
         if (open != null) {
             open.close();
             open = null;
+            openColumns = null;
+            openAppenders = null;
         }
     }
 

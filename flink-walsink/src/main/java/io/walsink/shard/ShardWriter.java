@@ -1,7 +1,6 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
@@ -48,7 +47,6 @@ public final class ShardWriter implements AutoCloseable {
     private final SsTableFlusher flusher;
     private final MemtableSet memtables;
     private final FlushTicker ticker;
-    private final KeyBuffer key = new KeyBuffer();
 
     ShardWriter(
             TableContext ctx,
@@ -175,25 +173,67 @@ public final class ShardWriter implements AutoCloseable {
         health.check();
         ctx.checkBatch(rows, delete);
         // The whole batch is checked before any row is taken: a batch is accepted or refused whole.
-        ctx.validator().checkKeysNotNull(rows, 0, rows.getRowCount());
+        int count = rows.getRowCount();
+        ctx.validator().checkKeysNotNull(rows, 0, count);
         FieldVector[] keyColumns = ctx.keyColumns(rows);
-        for (int r = 0; r < rows.getRowCount(); r++) {
-            appendRow(rows, keyColumns, r, delete);
+        for (int from = 0; from < count; ) {
+            Memtable active = memtables.active();
+            int to = from + rangeFor(active, rows, count - from);
+            active.appendRange(rows, from, to, delete, keyColumns);
+            rowsTaken(to - from, delete);
+            from = to;
+            freezeIfFull(active);
         }
     }
 
-    private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {
-        ctx.encodeKey(keyColumns, row, key);
-        Memtable active = memtables.active();
-        active.append(rows, row, delete, key.array(), key.length());
-        if (delete) {
-            stats.deletesWritten++;
-        } else {
-            stats.rowsWritten++;
+    /**
+     * How many of the {@code remaining} rows of {@code rows} go into {@code active} in one copy:
+     * no more than fit under the row limit and in its open Arrow batch. The row-at-a-time path
+     * looks at the byte and batch limits after every 256th row; where a range could reach one of
+     * them (judged conservatively: the whole input batch's bytes, the index doubling, the next
+     * batch), ranges end at those same multiples of 256, so a bulk put freezes where it would.
+     */
+    private int rangeFor(Memtable active, VectorSchemaRoot rows, int remaining) {
+        ShardWriterConfig config = ctx.config();
+        long range = Math.min(remaining, config.memtableMaxRows() - active.rows());
+        range = Math.min(range, active.openBatchRoom());
+        long reachable = active.payloadBytes() + 2 * active.primaryKeyIndexBytes() + inputBytes(rows) + 64 * range;
+        if (reachable >= config.memtableMaxBytes() || active.batchCount() + 1 >= config.memtableMaxBatches()) {
+            range = Math.min(range, 256 - (active.rows() & 255));
         }
-        // Size checks cost a pass over the open batch's vectors; rows are counted on every call.
+        return (int) Math.max(1, range);
+    }
+
+    private static long inputBytes(VectorSchemaRoot rows) {
+        long bytes = 0;
+        for (FieldVector v : rows.getFieldVectors()) {
+            bytes += v.getBufferSize();
+        }
+        return bytes;
+    }
+
+    private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {
+        Memtable active = memtables.active();
+        active.append(rows, row, delete, keyColumns);
+        rowsTaken(1, delete);
+        freezeIfFull(active);
+    }
+
+    /**
+     * Size checks cost a pass over the open batch's vectors, so they run after every 256th row;
+     * rows are counted on every call. Bulk puts look at the same rows ({@link #rangeFor}).
+     */
+    private void freezeIfFull(Memtable active) {
         if (active.rows() >= ctx.config().memtableMaxRows() || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
+        }
+    }
+
+    private void rowsTaken(int count, boolean delete) {
+        if (delete) {
+            stats.deletesWritten += count;
+        } else {
+            stats.rowsWritten += count;
         }
     }
 

@@ -150,7 +150,7 @@ public final class TableContext {
     }
 
     Memtable newMemtable(long generation) {
-        return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keyed());
+        return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keys);
     }
 
     /**

@@ -74,6 +74,24 @@ public final class KeyBuffer implements Comparable<KeyBuffer> {
         return this;
     }
 
+    /**
+     * The 64 value bits of a one-column key written by {@link #appendUnsigned} (or
+     * {@link #appendSigned}, whose value comes back with its sign bit flipped): the inverse of
+     * writing that key, for indexes that hold such keys as longs.
+     *
+     * @throws IllegalArgumentException unless {@code key[0, length)} is such a key
+     */
+    public static long longBits(byte[] key, int length) {
+        if (length != 9 || key[0] != PRESENT) {
+            throw new IllegalArgumentException("not a one-column 64-bit key encoding: " + length + " bytes");
+        }
+        long bits = 0;
+        for (int i = 1; i < 9; i++) {
+            bits = bits << 8 | (key[i] & 0xffL);
+        }
+        return bits;
+    }
+
     public KeyBuffer appendBoolean(boolean value) {
         ensure(2);
         bytes[length++] = PRESENT;

@@ -26,51 +26,131 @@ enum KeyColumnType {
     INT8 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendSigned(vector.getDataBuffer().getByte(row));
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getByte(row) ^ Long.MIN_VALUE;
         }
     },
     INT16 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendSigned(vector.getDataBuffer().getShort((long) row * 2));
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getShort((long) row * 2) ^ Long.MIN_VALUE;
         }
     },
     /** int32, date32, time32. */
     INT32 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendSigned(vector.getDataBuffer().getInt((long) row * 4));
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getInt((long) row * 4) ^ Long.MIN_VALUE;
         }
     },
     /** int64, date64, time64, timestamp (any unit and zone: the stored instant is the key). */
     INT64 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendSigned(vector.getDataBuffer().getLong((long) row * 8));
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getLong((long) row * 8) ^ Long.MIN_VALUE;
         }
     },
     UINT8 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(vector.getDataBuffer().getByte(row) & 0xffL);
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getByte(row) & 0xffL;
         }
     },
     UINT16 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(vector.getDataBuffer().getShort((long) row * 2) & 0xffffL);
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getShort((long) row * 2) & 0xffffL;
         }
     },
     UINT32 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(vector.getDataBuffer().getInt((long) row * 4) & 0xffffffffL);
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getInt((long) row * 4) & 0xffffffffL;
         }
     },
     UINT64 {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(vector.getDataBuffer().getLong((long) row * 8));
+            out.appendUnsigned(longBits(vector, row));
+        }
+
+        @Override
+        boolean hasLongBits() {
+            return true;
+        }
+
+        @Override
+        long longBits(FieldVector vector, int row) {
+            return vector.getDataBuffer().getLong((long) row * 8);
         }
     },
     /** utf8 and binary: 32-bit offsets. UTF-8 byte order is code point order. */
@@ -103,6 +183,22 @@ enum KeyColumnType {
 
     /** Appends the non-null value at {@code row}. */
     abstract void append(FieldVector vector, int row, KeyBuffer out);
+
+    /**
+     * Whether a value's encoding is the presence byte and eight value bytes, so that the 64-bit
+     * {@link #longBits} alone tells two values apart (integers, dates, times, timestamps).
+     */
+    boolean hasLongBits() {
+        return false;
+    }
+
+    /**
+     * The eight value bytes the encoding of the non-null value at {@code row} holds, as one long
+     * (for signed types the value with its sign bit flipped, as {@link KeyBuffer#appendSigned}).
+     */
+    long longBits(FieldVector vector, int row) {
+        throw new UnsupportedOperationException(this + " has no 64-bit key encoding");
+    }
 
     /** @throws UnsupportedKeyTypeException if {@code field}'s type cannot be a key column */
     public static KeyColumnType of(Field field) {

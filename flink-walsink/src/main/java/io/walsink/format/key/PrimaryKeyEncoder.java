@@ -58,6 +58,24 @@ public final class PrimaryKeyEncoder {
     }
 
     /**
+     * Whether the key is a single column whose encoding is a presence byte and eight value bytes
+     * (signed and unsigned integers, dates, times, timestamps). Such a key is told apart by the
+     * 64-bit {@link #singleLongBits} alone, with no key bytes.
+     */
+    public boolean isSingleLong() {
+        return types.length == 1 && types[0].hasLongBits();
+    }
+
+    /**
+     * The eight value bytes of the encoding of row {@code row}'s key, as one long: what
+     * {@link KeyBuffer#longBits} returns for {@link #encode}'s output. Only for
+     * {@link #isSingleLong()} keys, and only for a non-null value.
+     */
+    public long singleLongBits(FieldVector keyColumn, int row) {
+        return types[0].longBits(keyColumn, row);
+    }
+
+    /**
      * The key columns of a batch in key order, looked up once per batch by field name.
      *
      * @throws IllegalArgumentException if a key column is missing or has another type
