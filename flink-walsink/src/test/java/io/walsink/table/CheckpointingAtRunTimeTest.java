@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Whether SSTables wait for completed checkpoints is decided by the running job's checkpointing
  * configuration, wherever it was set: a SQL {@code SET}, a configuration applied after the
- * pipeline was built, or the environment. Each job checkpoints only once an hour, so while it
+ * pipeline was built, or the environment. Each job checkpoints only once an hour (and not before an
+ * hour: Flink draws the first delay between the minimum pause and the interval), so while it
  * runs a sink that follows checkpoints publishes nothing, and one that thinks checkpointing is
  * off publishes every SSTable it writes.
  */
@@ -42,6 +43,8 @@ class CheckpointingAtRunTimeTest {
         TableEnvironment sql = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         // What the SQL client's SET does: the session's table configuration.
         sql.getConfig().set("execution.checkpointing.interval", "1h");
+        // Flink draws the first checkpoint's delay between the minimum pause and the interval.
+        sql.getConfig().set("execution.checkpointing.min-pause", "1h");
         sql.getConfig().set("parallelism.default", "1");
         Path table = dir.resolve("t");
         JobClient job = insertGeneratedRows(sql, table);
@@ -69,6 +72,7 @@ class CheckpointingAtRunTimeTest {
         // As a cluster's or a submitter's configuration would, after the graph was built.
         Configuration later = new Configuration();
         later.setString("execution.checkpointing.interval", "1h");
+        later.setString("execution.checkpointing.min-pause", "1h");
         env.configure(later);
         JobClient job = env.executeAsync("walsink, checkpointing configured late");
         try {
