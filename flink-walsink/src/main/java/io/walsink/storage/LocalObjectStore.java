@@ -156,7 +156,12 @@ public final class LocalObjectStore implements ObjectStore {
     public Optional<ObjectMeta> head(String key) {
         try {
             BasicFileAttributes attributes = Files.readAttributes(resolve(key), BasicFileAttributes.class);
-            return attributes.isRegularFile() ? Optional.of(new ObjectMeta(key, attributes.size())) : Optional.empty();
+            return attributes.isRegularFile()
+                    ? Optional.of(new ObjectMeta(
+                            key,
+                            attributes.size(),
+                            attributes.lastModifiedTime().toInstant()))
+                    : Optional.empty();
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -187,6 +192,21 @@ public final class LocalObjectStore implements ObjectStore {
             Files.deleteIfExists(resolve(key));
         } catch (IOException e) {
             throw failure(key, "delete", e);
+        }
+    }
+
+    /**
+     * Temporary files under the folder {@code prefix} names completely, whatever their age, with
+     * their keys (for {@link #delete}), sizes and modification times.
+     */
+    @Override
+    public List<ObjectMeta> listLeftovers(String prefix) {
+        int slash = prefix.lastIndexOf('/');
+        Path folder = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
+        try {
+            return LeftoverTemporaryFiles.list(root, folder);
+        } catch (IOException e) {
+            throw failure(prefix, "list leftovers", e);
         }
     }
 
