@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
  * and only {@code flink} and {@code table} touch Flink.
  *
  * <pre>
- * table   -> flink, read, shard, format, storage, error
- * flink   -> shard, format, storage, error        (not read, not table)
+ * table   -> flink, read, maintenance, shard, format, storage, error
+ * flink   -> maintenance, shard, format, storage, error        (not read, not table)
+ * maintenance -> shard, format, storage, error (no Flink)
  * read    -> shard, format, storage, error        (no Flink)
  * shard   -> format, storage, error
  * format  -> storage, error
@@ -43,6 +44,8 @@ class LayeringTest {
                 .definedBy("io.walsink.flink..")
                 .layer("read")
                 .definedBy("io.walsink.read..")
+                .layer("maintenance")
+                .definedBy("io.walsink.maintenance..")
                 .layer("shard")
                 .definedBy("io.walsink.shard..")
                 .layer("format")
@@ -54,8 +57,11 @@ class LayeringTest {
                 .layer("annotation")
                 .definedBy("io.walsink.annotation..")
                 .whereLayer("table")
-                .mayOnlyAccessLayers("flink", "read", "shard", "format", "storage", "error", "annotation")
+                .mayOnlyAccessLayers(
+                        "flink", "read", "maintenance", "shard", "format", "storage", "error", "annotation")
                 .whereLayer("flink")
+                .mayOnlyAccessLayers("maintenance", "shard", "format", "storage", "error", "annotation")
+                .whereLayer("maintenance")
                 .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
                 .whereLayer("read")
                 .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
@@ -82,7 +88,8 @@ class LayeringTest {
                         "io.walsink.storage..",
                         "io.walsink.format..",
                         "io.walsink.shard..",
-                        "io.walsink.read..")
+                        "io.walsink.read..",
+                        "io.walsink.maintenance..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("org.apache.flink..")

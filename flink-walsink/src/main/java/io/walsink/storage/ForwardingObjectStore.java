@@ -72,6 +72,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     }
 
     @Override
+    public void removeEmptyFolders(String prefix) {
+        delegate.removeEmptyFolders(prefix);
+    }
+
+    @Override
     public String describe() {
         return delegate.describe();
     }

@@ -91,6 +91,13 @@ public interface ObjectStore extends AutoCloseable {
         return List.of();
     }
 
+    /**
+     * Removes the folders under {@code prefix} (a folder key ending in {@code /}, itself
+     * included) that hold nothing any more, after their objects were deleted. Only stores with
+     * real folders (local files) have any; best effort, never throws; wrappers forward it.
+     */
+    default void removeEmptyFolders(String prefix) {}
+
     /** The root of this store as a user would write it, for messages (never holds secrets). */
     String describe();
 

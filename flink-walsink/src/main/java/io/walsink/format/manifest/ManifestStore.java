@@ -158,6 +158,20 @@ public final class ManifestStore {
                 "manifest gap: " + why + "; versions present: " + summarize(present) + floorNote(floor));
     }
 
+    /**
+     * Makes sure {@code version_hint.json} names a version at or above {@code floor}, writing
+     * {@code latest} if it is missing, unreadable or below: garbage collection calls it before
+     * it removes versions below {@code floor}, so that readers which trust the hint or start at
+     * version 1 (other MemWAL implementations) find a kept version. Best effort, like every hint
+     * write; a hint that lags behind the latest version is still valid.
+     */
+    public void raiseHintTo(long floor, long latest) {
+        OptionalLong hint = readHint();
+        if (hint.isEmpty() || hint.getAsLong() < floor) {
+            writeHint(latest);
+        }
+    }
+
     /** The shard's garbage-collection floor; {@link GcFloor#NONE} if nothing was collected. */
     public GcFloor readFloor() {
         return GcFloor.read(store, shardId).orElse(GcFloor.NONE);
