@@ -347,10 +347,10 @@ public final class GarbageCollector {
         }
         if (!options.dryRun()) {
             deleteAll(records);
+            deleteAll(leftovers);
             for (String job : jobs) {
                 store.removeEmptyFolders(JOBS + job + "/");
             }
-            deleteAll(leftovers);
         }
         if (!records.isEmpty() || !leftovers.isEmpty()) {
             LOG.info(
