@@ -2,6 +2,8 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.manifest.GarbageCollectedException;
+import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
@@ -70,12 +72,16 @@ public final class ShardOpener {
      * Opens a shard as of a checkpoint's descriptor, rolling back anything written after it.
      *
      * @throws FormatException naming the object, before the shard is claimed, if the manifest
-     *     version the descriptor pins or an SSTable of its state is missing
+     *     version the descriptor pins or an SSTable of its state is missing; a
+     *     {@link GarbageCollectedException} naming the retention if garbage collection removed
+     *     the version or WAL entries the descriptor needs
      */
     public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
         Objects.requireNonNull(asOf, "asOf");
         // Checked before the claim: a restore that cannot succeed must not fence the running writer.
-        List<SsTable> state = new ArrayList<>(published(new ManifestStore(ctx.store(), asOf.shardId()), asOf));
+        ManifestStore manifests = new ManifestStore(ctx.store(), asOf.shardId());
+        requireNotCollected(manifests, new WalLog(ctx.store(), asOf.shardId(), ctx.codec()), asOf);
+        List<SsTable> state = new ArrayList<>(published(manifests, asOf));
         for (WrittenSsTable t : asOf.unpublished()) {
             state.add(t.toManifestEntry());
         }
@@ -148,6 +154,32 @@ public final class ShardOpener {
                 writer.stats().replayedRows(),
                 writer.nextPosition());
         return writer;
+    }
+
+    /**
+     * Fails if garbage collection removed, or is removing, what restoring {@code asOf} reads: the
+     * manifest version it pins or WAL entries of the range it replays. The shard's {@link GcFloor}
+     * says so whether or not the objects are gone yet; without one nothing was collected.
+     *
+     * @throws GarbageCollectedException naming the object and the retention
+     */
+    private static void requireNotCollected(ManifestStore manifests, WalLog wal, ShardDescriptor asOf) {
+        GcFloor floor = manifests.readFloor();
+        if (asOf.pinned() && floor.collectedVersion(asOf.manifestVersion())) {
+            throw new GarbageCollectedException(
+                    manifests.location(manifests.versionKey(asOf.manifestVersion())),
+                    "manifest version " + asOf.manifestVersion() + " of shard " + asOf.shardId()
+                            + ", which the checkpoint being restored pins, was " + floor.describe()
+                            + "; the checkpoint is older than the retention, restore a newer one");
+        }
+        long first = asOf.flushedThrough() + 1;
+        if (first <= asOf.durablePosition() && floor.collectedPosition(first)) {
+            throw new GarbageCollectedException(
+                    manifests.location(wal.key(first)),
+                    "WAL entry " + first + " of shard " + asOf.shardId() + ", in the range " + first + ".."
+                            + asOf.durablePosition() + " the checkpoint being restored replays, was "
+                            + floor.describe() + "; the checkpoint is older than the retention, restore a newer one");
+        }
     }
 
     /**

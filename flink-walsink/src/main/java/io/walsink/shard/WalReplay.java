@@ -2,6 +2,8 @@ package io.walsink.shard;
 
 import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
+import io.walsink.format.manifest.GarbageCollectedException;
+import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalLog;
@@ -38,6 +40,13 @@ final class WalReplay {
         for (long position = from; position <= to; position++) {
             Optional<WalEntry> read = wal.read(position);
             if (read.isEmpty()) {
+                GcFloor floor = manifests.readFloor();
+                if (floor.collectedPosition(position)) {
+                    throw new GarbageCollectedException(
+                            manifests.location(wal.key(position)),
+                            "WAL entry " + position + ", inside the range " + from + ".." + to
+                                    + " that must be replayed, was " + floor.describe());
+                }
                 throw new FormatException(
                         manifests.location(wal.key(position)),
                         "WAL entry missing inside the range " + from + ".." + to + " that must be replayed",

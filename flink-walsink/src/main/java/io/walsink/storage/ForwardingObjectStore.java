@@ -1,6 +1,7 @@
 package io.walsink.storage;
 
 import io.walsink.annotation.Internal;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -63,6 +64,16 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     @Override
     public int removeLeftovers(String prefix) {
         return delegate.removeLeftovers(prefix);
+    }
+
+    @Override
+    public List<ObjectMeta> listLeftovers(String prefix) {
+        return delegate.listLeftovers(prefix);
+    }
+
+    @Override
+    public void removeEmptyFolders(String prefix) {
+        delegate.removeEmptyFolders(prefix);
     }
 
     @Override

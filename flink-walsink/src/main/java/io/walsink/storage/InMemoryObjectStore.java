@@ -1,6 +1,8 @@
 package io.walsink.storage;
 
 import io.walsink.annotation.Internal;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,21 +17,30 @@ import java.util.concurrent.ConcurrentSkipListMap;
  */
 @Internal
 public final class InMemoryObjectStore implements ObjectStore {
-    private final ConcurrentNavigableMap<String, byte[]> objects = new ConcurrentSkipListMap<>();
+    private final ConcurrentNavigableMap<String, Stored> objects = new ConcurrentSkipListMap<>();
     private final String name;
+    private final Clock clock;
 
     public InMemoryObjectStore() {
         this("memory://");
     }
 
     public InMemoryObjectStore(String name) {
-        this.name = name;
+        this(name, Clock.systemUTC());
     }
+
+    /** @param clock stamps each write's {@link ObjectMeta#lastModified()} (tests pass a simulated one) */
+    public InMemoryObjectStore(String name, Clock clock) {
+        this.name = name;
+        this.clock = clock;
+    }
+
+    private record Stored(byte[] data, Instant lastModified) {}
 
     @Override
     public void putIfAbsent(String key, byte[] data) {
         checkKey(key);
-        if (objects.putIfAbsent(key, data.clone()) != null) {
+        if (objects.putIfAbsent(key, new Stored(data.clone(), clock.instant())) != null) {
             throw new ObjectAlreadyExistsException(name + key);
         }
     }
@@ -37,16 +48,16 @@ public final class InMemoryObjectStore implements ObjectStore {
     @Override
     public void put(String key, byte[] data) {
         checkKey(key);
-        objects.put(key, data.clone());
+        objects.put(key, new Stored(data.clone(), clock.instant()));
     }
 
     @Override
     public byte[] get(String key) {
-        byte[] data = objects.get(key);
-        if (data == null) {
+        Stored stored = objects.get(key);
+        if (stored == null) {
             throw new ObjectNotFoundException(name + key);
         }
-        return data.clone();
+        return stored.data().clone();
     }
 
     @Override
@@ -59,24 +70,24 @@ public final class InMemoryObjectStore implements ObjectStore {
 
     @Override
     public Optional<ObjectMeta> head(String key) {
-        byte[] data = objects.get(key);
-        return data == null ? Optional.empty() : Optional.of(new ObjectMeta(key, data.length));
+        Stored stored = objects.get(key);
+        return stored == null ? Optional.empty() : Optional.of(meta(key, stored));
     }
 
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         List<ObjectMeta> page = new ArrayList<>();
-        Map<String, byte[]> tail =
+        Map<String, Stored> tail =
                 continuation == null ? objects.tailMap(prefix, true) : objects.tailMap(continuation, false);
         String last = null;
-        for (Map.Entry<String, byte[]> e : tail.entrySet()) {
+        for (Map.Entry<String, Stored> e : tail.entrySet()) {
             if (!e.getKey().startsWith(prefix)) {
                 break;
             }
             if (page.size() == maxKeys) {
                 return new ListPage(page, last);
             }
-            page.add(new ObjectMeta(e.getKey(), e.getValue().length));
+            page.add(meta(e.getKey(), e.getValue()));
             last = e.getKey();
         }
         return new ListPage(page, null);
@@ -90,6 +101,10 @@ public final class InMemoryObjectStore implements ObjectStore {
     @Override
     public String describe() {
         return name;
+    }
+
+    private static ObjectMeta meta(String key, Stored stored) {
+        return new ObjectMeta(key, stored.data().length, stored.lastModified());
     }
 
     private void checkKey(String key) {

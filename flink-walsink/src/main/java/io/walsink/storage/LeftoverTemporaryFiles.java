@@ -8,6 +8,9 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +28,41 @@ final class LeftoverTemporaryFiles {
     private static final Logger LOG = LoggerFactory.getLogger(LeftoverTemporaryFiles.class);
 
     private LeftoverTemporaryFiles() {}
+
+    /**
+     * Every temporary file under {@code folder} (searched recursively), keyed relative to
+     * {@code root} like the store's objects. A file gone meanwhile is skipped.
+     */
+    static List<ObjectMeta> list(Path root, Path folder) throws IOException {
+        List<ObjectMeta> found = new ArrayList<>();
+        if (!Files.isDirectory(folder)) {
+            return found;
+        }
+        Files.walkFileTree(folder, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                if (attrs.isRegularFile()
+                        && TemporaryFileNames.isTemporary(file.getFileName().toString())) {
+                    String key = root.relativize(file)
+                            .toString()
+                            .replace(file.getFileSystem().getSeparator(), "/");
+                    found.add(new ObjectMeta(
+                            key, attrs.size(), attrs.lastModifiedTime().toInstant()));
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+        });
+        found.sort(Comparator.comparing(ObjectMeta::key));
+        return found;
+    }
 
     /** @return how many files were removed under {@code folder} (searched recursively) */
     static int remove(Path folder, Instant modifiedBefore) {

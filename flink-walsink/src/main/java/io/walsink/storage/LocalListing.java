@@ -91,7 +91,8 @@ final class LocalListing {
                 }
             }
             if (target.isRegularFile()) {
-                found.add(new ObjectMeta(key, target.size()));
+                found.add(new ObjectMeta(
+                        key, target.size(), target.lastModifiedTime().toInstant()));
             }
             return FileVisitResult.CONTINUE;
         }

@@ -2,9 +2,11 @@ package io.walsink.storage;
 
 import io.walsink.annotation.Internal;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -15,6 +17,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -156,7 +159,12 @@ public final class LocalObjectStore implements ObjectStore {
     public Optional<ObjectMeta> head(String key) {
         try {
             BasicFileAttributes attributes = Files.readAttributes(resolve(key), BasicFileAttributes.class);
-            return attributes.isRegularFile() ? Optional.of(new ObjectMeta(key, attributes.size())) : Optional.empty();
+            return attributes.isRegularFile()
+                    ? Optional.of(new ObjectMeta(
+                            key,
+                            attributes.size(),
+                            attributes.lastModifiedTime().toInstant()))
+                    : Optional.empty();
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -187,6 +195,51 @@ public final class LocalObjectStore implements ObjectStore {
             Files.deleteIfExists(resolve(key));
         } catch (IOException e) {
             throw failure(key, "delete", e);
+        }
+    }
+
+    /**
+     * Temporary files under the folder {@code prefix} names completely, whatever their age, with
+     * their keys (for {@link #delete}), sizes and modification times.
+     */
+    @Override
+    public List<ObjectMeta> listLeftovers(String prefix) {
+        int slash = prefix.lastIndexOf('/');
+        Path folder = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
+        try {
+            return LeftoverTemporaryFiles.list(root, folder);
+        } catch (IOException e) {
+            throw failure(prefix, "list leftovers", e);
+        }
+    }
+
+    /**
+     * Empty directories under the folder {@code prefix} names, deepest first; a directory that is
+     * not empty (a writer put something meanwhile) is left.
+     */
+    @Override
+    public void removeEmptyFolders(String prefix) {
+        if (!prefix.endsWith("/")) {
+            throw new IllegalArgumentException("a folder key ends with '/': '" + prefix + "'");
+        }
+        Path folder = resolveDirectory(prefix.substring(0, prefix.length() - 1));
+        if (!Files.isDirectory(folder)) {
+            return;
+        }
+        try (var paths = Files.walk(folder)) {
+            for (Path dir : paths.filter(Files::isDirectory)
+                    .sorted(Comparator.reverseOrder())
+                    .toList()) {
+                try {
+                    Files.deleteIfExists(dir);
+                } catch (DirectoryNotEmptyException inUse) {
+                    // holds files: kept
+                } catch (IOException e) {
+                    // best effort, like removeLeftovers
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: a folder left behind holds no object
         }
     }
 

@@ -81,6 +81,23 @@ public interface ObjectStore extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * What {@link #removeLeftovers} would consider under {@code prefix}, whatever its age: keys
+     * that {@link #delete} removes, with sizes and modification times. For garbage collection,
+     * which applies its own retention and can report before it removes. Empty for stores whose
+     * writes leave nothing behind; wrappers forward it.
+     */
+    default List<ObjectMeta> listLeftovers(String prefix) {
+        return List.of();
+    }
+
+    /**
+     * Removes the folders under {@code prefix} (a folder key ending in {@code /}, itself
+     * included) that hold nothing any more, after their objects were deleted. Only stores with
+     * real folders (local files) have any; best effort, never throws; wrappers forward it.
+     */
+    default void removeEmptyFolders(String prefix) {}
+
     /** The root of this store as a user would write it, for messages (never holds secrets). */
     String describe();
 

@@ -1,5 +1,6 @@
 package io.walsink.storage;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -135,7 +136,7 @@ final class S3ObjectStore implements ObjectStore {
         try {
             HeadObjectResponse response =
                     client.headObject(r -> r.bucket(bucket).key(fullKey(key)));
-            return Optional.of(new ObjectMeta(key, response.contentLength()));
+            return Optional.of(new ObjectMeta(key, response.contentLength(), modified(response.lastModified())));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (AwsServiceException e) {
@@ -162,10 +163,19 @@ final class S3ObjectStore implements ObjectStore {
                         .maxKeys(maxKeys)));
         List<ObjectMeta> objects = new ArrayList<>(response.contents().size());
         for (S3Object object : response.contents()) {
-            objects.add(new ObjectMeta(object.key().substring(prefix.length()), object.size()));
+            objects.add(new ObjectMeta(
+                    object.key().substring(prefix.length()), object.size(), modified(object.lastModified())));
         }
         boolean more = Boolean.TRUE.equals(response.isTruncated()) && response.nextContinuationToken() != null;
         return new ListPage(objects, more ? response.nextContinuationToken() : null);
+    }
+
+    /**
+     * A server that omits {@code Last-Modified} makes the object look brand new, so garbage
+     * collection keeps it rather than guessing its age.
+     */
+    private static Instant modified(Instant lastModified) {
+        return lastModified != null ? lastModified : Instant.now();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.walsink.storage;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
 
 class LocalObjectStoreContractTest extends ObjectStoreContractTest {
@@ -10,6 +11,12 @@ class LocalObjectStoreContractTest extends ObjectStoreContractTest {
     @Override
     protected ObjectStore createStore() {
         return new LocalObjectStore(root.resolve("table"));
+    }
+
+    /** File times come from the kernel's coarse clock, which ticks every few milliseconds. */
+    @Override
+    protected Duration lastModifiedResolution() {
+        return Duration.ofMillis(10);
     }
 
     /** Each put-if-absent fsyncs a file and its directory; 1,000 keys keep the test to a few seconds. */

@@ -50,6 +50,33 @@ class LocalObjectStoreLeftoversTest {
     }
 
     @Test
+    void listingLeftoversShowsEveryTemporaryFileWithItsTimeAndDeleteRemovesIt() throws IOException {
+        Instant old = NOW.minus(Duration.ofDays(3));
+        Instant young = NOW.minusSeconds(5);
+        String oldName = TemporaryFileNames.next();
+        file("shard/wal/" + oldName, old);
+        file("shard/manifest/" + TemporaryFileNames.next(), young);
+        file("shard/manifest/version_hint.json", old);
+        file("other/" + TemporaryFileNames.next(), old);
+        try (ObjectStore store = ObjectStores.open(root.toString(), null)) {
+            var leftovers = store.listLeftovers("shard/");
+
+            assertThat(leftovers).extracting(ObjectMeta::lastModified).containsExactlyInAnyOrder(old, young);
+            assertThat(leftovers).allSatisfy(m -> assertThat(m.size()).isEqualTo(1));
+            String oldKey = "shard/wal/" + oldName;
+            assertThat(leftovers).extracting(ObjectMeta::key).contains(oldKey);
+            assertThat(store.listAll("shard/"))
+                    .extracting(ObjectMeta::key)
+                    .containsExactly("shard/manifest/version_hint.json");
+
+            store.delete(oldKey);
+            assertThat(root.resolve(oldKey)).doesNotExist();
+            assertThat(store.listLeftovers("shard/")).hasSize(1);
+            assertThat(store.listLeftovers("no/such/")).isEmpty();
+        }
+    }
+
+    @Test
     void aMissingFolderHasNoLeftovers() {
         LocalObjectStore store = new LocalObjectStore(root, AGE, Clock.fixed(NOW, ZoneOffset.UTC));
 

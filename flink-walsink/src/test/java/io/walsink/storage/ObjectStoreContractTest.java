@@ -3,8 +3,11 @@ package io.walsink.storage;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -59,7 +62,10 @@ abstract class ObjectStoreContractTest {
         store.putIfAbsent("a/b/c/object.bin", bytes("hello world"));
 
         assertThat(store.get("a/b/c/object.bin")).isEqualTo(bytes("hello world"));
-        assertThat(store.head("a/b/c/object.bin")).contains(new ObjectMeta("a/b/c/object.bin", 11));
+        assertThat(store.head("a/b/c/object.bin"))
+                .get()
+                .extracting(ObjectMeta::key, ObjectMeta::size)
+                .containsExactly("a/b/c/object.bin", 11L);
         assertThat(store.exists("a/b/c/object.bin")).isTrue();
     }
 
@@ -68,7 +74,7 @@ abstract class ObjectStoreContractTest {
         store.putIfAbsent("empty", new byte[0]);
 
         assertThat(store.get("empty")).isEmpty();
-        assertThat(store.head("empty")).contains(new ObjectMeta("empty", 0));
+        assertThat(store.head("empty")).get().extracting(ObjectMeta::size).isEqualTo(0L);
     }
 
     @Test
@@ -132,7 +138,63 @@ abstract class ObjectStoreContractTest {
         store.putIfAbsent("sized/three", bytes("333"));
 
         assertThat(store.listAll("sized/"))
-                .containsExactly(new ObjectMeta("sized/one", 1), new ObjectMeta("sized/three", 3));
+                .extracting(ObjectMeta::key, ObjectMeta::size)
+                .containsExactly(tuple("sized/one", 1L), tuple("sized/three", 3L));
+    }
+
+    /** How far a store's modification times may be from the caller's clock (S3 has one-second resolution). */
+    protected Duration lastModifiedTolerance() {
+        return Duration.ofSeconds(2);
+    }
+
+    /** The clock the store stamps writes with, as the caller sees it. */
+    protected Instant now() {
+        return Instant.now();
+    }
+
+    @Test
+    void headAndListingReportWhenTheObjectWasWritten() {
+        Instant before = now().minus(lastModifiedTolerance());
+        store.putIfAbsent("timed/one", bytes("1"));
+        store.put("timed/hint", bytes("h"));
+        Instant after = now().plus(lastModifiedTolerance());
+
+        for (String key : List.of("timed/one", "timed/hint")) {
+            Instant headed = store.head(key).orElseThrow().lastModified();
+            assertThat(headed).as(key).isBetween(before, after);
+            Instant listed = store.listAll(key).get(0).lastModified();
+            // S3 lists milliseconds but HEAD answers whole seconds
+            assertThat(Duration.between(headed, listed).abs()).as(key).isLessThan(Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
+    void replacingAnObjectMovesItsModificationTime() {
+        assumeTrue(
+                lastModifiedResolution().compareTo(Duration.ofMillis(10)) <= 0,
+                "the store's times are too coarse to see a replacement without waiting");
+        store.put("timed/hint", bytes("old"));
+        Instant first = store.head("timed/hint").orElseThrow().lastModified();
+        advancePast(first);
+        store.put("timed/hint", bytes("new"));
+
+        assertThat(store.head("timed/hint").orElseThrow().lastModified()).isAfter(first);
+    }
+
+    /**
+     * Makes the store's next write carry a later time than {@code written}: a real clock is
+     * waited for (at most the resolution, a few milliseconds at most); a simulated one is advanced.
+     */
+    protected void advancePast(Instant written) {
+        Instant target = written.plusMillis(1);
+        while (!now().isAfter(target.plus(lastModifiedResolution()))) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The granularity of the store's modification times. */
+    protected Duration lastModifiedResolution() {
+        return Duration.ZERO;
     }
 
     @Test

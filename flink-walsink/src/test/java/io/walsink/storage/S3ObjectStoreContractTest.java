@@ -1,6 +1,7 @@
 package io.walsink.storage;
 
 import io.walsink.testing.S3MockServer;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,11 @@ class S3ObjectStoreContractTest extends ObjectStoreContractTest {
     @Override
     protected int listingKeyCount() {
         return 250;
+    }
+
+    @Override
+    protected Duration lastModifiedResolution() {
+        return Duration.ofSeconds(1);
     }
 
     @Override

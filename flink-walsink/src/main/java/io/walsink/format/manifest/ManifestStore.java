@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * {@code latest + 1}, so two writers can never both create the same version and the history has
  * no holes. {@code version_hint.json} is rewritten best effort afterwards and is only a starting
  * point for finding the latest version.
+ *
+ * <p>Garbage collection may remove the oldest versions: those below the floor recorded in the
+ * shard's {@link GcFloor} may be absent, so the history must be contiguous from the floor, not from
+ * 1. The floor is read only when a version is found missing, so reads of an intact history cost
+ * what they did before.
  */
 @Internal
 public final class ManifestStore {
@@ -72,7 +77,8 @@ public final class ManifestStore {
     /**
      * The newest manifest, or empty for a shard that has none yet.
      *
-     * @throws ManifestGapException if the versions around the hint are not contiguous from 1
+     * @throws ManifestGapException if the versions around the hint are not contiguous from 1, or
+     *     from the shard's garbage-collection floor ({@link GcFloor}) when versions were collected
      * @throws CorruptManifestException if the newest object cannot be decoded
      */
     public Optional<ShardManifest> readLatest() {
@@ -84,23 +90,39 @@ public final class ManifestStore {
         }
     }
 
-    // Empty when the first version appeared between our HEAD and our LIST (a concurrent first
-    // claim): the caller reads again instead of reporting a gap that is not there.
+    // Empty when the read must start over: the first version appeared between our HEAD and our
+    // LIST (a concurrent first claim), or the version we probed to was removed by garbage
+    // collection before we read it.
     private Optional<Optional<ShardManifest>> tryReadLatest(boolean mayRetry) {
         OptionalLong hint = readHint();
         long start = hint.orElse(1);
+        GcFloor floor = null; // read only when something is missing
         if (!store.exists(versionKey(start))) {
-            List<Long> present = listVersions();
-            if (mayRetry && present.contains(start)) {
-                return Optional.empty();
+            floor = readFloor();
+            if (floor.collectedVersion(start) && store.exists(versionKey(floor.manifestFloor()))) {
+                // The hint (or version 1) was collected; the floor version is kept and never below the latest.
+                start = floor.manifestFloor();
+            } else {
+                List<Long> present = listVersions();
+                if (mayRetry && present.contains(start)) {
+                    return Optional.empty();
+                }
+                if (mayRetry && floor.collectedVersion(start)) {
+                    return Optional.empty(); // the floor rose meanwhile
+                }
+                return Optional.of(missingStart(start, hint.isPresent(), present, floor));
             }
-            return Optional.of(missingStart(start, hint.isPresent(), present));
         }
         if (start > 1 && !store.exists(versionKey(start - 1))) {
-            throw new ManifestGapException(
-                    location(versionKey(start - 1)),
-                    "manifest gap: version " + (start - 1) + " is missing below version " + start + " named by "
-                            + VersionHint.FILE_NAME);
+            if (floor == null) {
+                floor = readFloor();
+            }
+            if (!floor.collectedVersion(start - 1)) {
+                throw new ManifestGapException(
+                        location(versionKey(start - 1)),
+                        "manifest gap: version " + (start - 1) + " is missing below version " + start + " named by "
+                                + VersionHint.FILE_NAME + floorNote(floor));
+            }
         }
         long latest = start;
         while (store.exists(versionKey(latest + 1))) {
@@ -109,11 +131,22 @@ public final class ManifestStore {
         if (hint.isPresent() && latest > hint.getAsLong()) {
             LOG.debug("Version hint of shard {} lags: {} < {}", shardId, hint.getAsLong(), latest);
         }
-        return Optional.of(Optional.of(read(latest)));
+        try {
+            return Optional.of(Optional.of(read(latest)));
+        } catch (ObjectNotFoundException collectedMeanwhile) {
+            // Garbage collection removes versions one at a time in ascending order, so if version
+            // `latest` is still readable after `latest + 1` was seen missing, `latest + 1` was
+            // never written: the answer is right. If it is gone, we probed through versions being
+            // collected and must start again from the floor.
+            if (mayRetry) {
+                return Optional.empty();
+            }
+            throw collectedMeanwhile;
+        }
     }
 
     // The first version to look at does not exist: either the shard is new or history is broken.
-    private Optional<ShardManifest> missingStart(long start, boolean fromHint, List<Long> present) {
+    private Optional<ShardManifest> missingStart(long start, boolean fromHint, List<Long> present, GcFloor floor) {
         if (start == 1 && present.isEmpty()) {
             return Optional.empty();
         }
@@ -121,7 +154,33 @@ public final class ManifestStore {
                 ? VersionHint.FILE_NAME + " names version " + start + " but it is missing"
                 : "version 1 is missing";
         throw new ManifestGapException(
-                location(versionKey(start)), "manifest gap: " + why + "; versions present: " + summarize(present));
+                location(versionKey(start)),
+                "manifest gap: " + why + "; versions present: " + summarize(present) + floorNote(floor));
+    }
+
+    /**
+     * Makes sure {@code version_hint.json} names a version at or above {@code floor}, writing
+     * {@code latest} if it is missing, unreadable or below: garbage collection calls it before
+     * it removes versions below {@code floor}, so that readers which trust the hint or start at
+     * version 1 (other MemWAL implementations) find a kept version. Best effort, like every hint
+     * write; a hint that lags behind the latest version is still valid.
+     */
+    public void raiseHintTo(long floor, long latest) {
+        OptionalLong hint = readHint();
+        if (hint.isEmpty() || hint.getAsLong() < floor) {
+            writeHint(latest);
+        }
+    }
+
+    /** The shard's garbage-collection floor; {@link GcFloor#NONE} if nothing was collected. */
+    public GcFloor readFloor() {
+        return GcFloor.read(store, shardId).orElse(GcFloor.NONE);
+    }
+
+    private static String floorNote(GcFloor floor) {
+        return floor.manifestFloor() > 1
+                ? " (garbage collection keeps every version from " + floor.manifestFloor() + " on)"
+                : "";
     }
 
     /**

@@ -1,0 +1,384 @@
+package io.walsink.maintenance;
+
+import io.walsink.annotation.Internal;
+import io.walsink.format.BitReversedName;
+import io.walsink.format.manifest.GcFloor;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.manifest.SsTablePaths;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes from a MemWAL table what neither a live manifest nor a checkpoint within the retention
+ * can need, each object only once it is older than the retention (by its last-modified time):
+ *
+ * <ul>
+ *   <li>manifest versions: a version is kept while it is among the newest {@code
+ *       keepManifestVersions} or was superseded (its successor written) less than the retention
+ *       ago, since a checkpoint pins the version that was current when it was taken. Removal is
+ *       a prefix in ascending order, never the latest, and the shard's {@link GcFloor} is raised
+ *       first;
+ *   <li>WAL entries at or below the lowest {@code replay_after} of the kept versions (a retained
+ *       checkpoint replays only above its pinned version's), never the newest entry (writers
+ *       find the tip from it when the manifest's hint is gone);
+ *   <li>SSTable folders no kept version lists, of a generation below every kept version's
+ *       {@code current_generation} (so neither an SSTable being written nor one a retained
+ *       checkpoint holds as written-but-unpublished), all files old;
+ *   <li>{@code .tmp-*.partial} files of interrupted puts, and {@code _walsink/jobs/} job-start
+ *       records.
+ * </ul>
+ *
+ * <p>Run one collector per table at a time; writers and readers may run meanwhile. A restore of
+ * a checkpoint older than the retention then fails naming the retention (see {@link GcFloor}).
+ * No Flink types: it runs from a command line, a scheduler or a test.
+ */
+@Internal
+public final class GarbageCollector {
+    private static final Logger LOG = LoggerFactory.getLogger(GarbageCollector.class);
+    private static final String SHARDS = "_mem_wal/";
+    private static final String JOBS = "_walsink/jobs/";
+    private static final Pattern JOB_RECORD = Pattern.compile("[^/]+/bucket-[0-9]+\\.bin");
+
+    /** Manifest versions always kept per shard, however old. */
+    public static final int DEFAULT_KEEP_MANIFEST_VERSIONS = 10;
+
+    /**
+     * @param retention nothing younger is removed; at least the age of the oldest checkpoint or
+     *     savepoint that may be restored
+     * @param keepManifestVersions the newest versions of each shard kept whatever their age (at
+     *     least 1: the latest is never removed)
+     * @param dryRun report what would be removed, remove nothing
+     */
+    public record Options(Duration retention, int keepManifestVersions, boolean dryRun) {
+        public Options {
+            Objects.requireNonNull(retention, "retention");
+            if (retention.isNegative()) {
+                throw new IllegalArgumentException("retention must not be negative, got " + retention);
+            }
+            if (keepManifestVersions < 1) {
+                throw new IllegalArgumentException(
+                        "keepManifestVersions must be at least 1 (the latest version), got " + keepManifestVersions);
+            }
+        }
+
+        public static Options retaining(Duration retention) {
+            return new Options(retention, DEFAULT_KEEP_MANIFEST_VERSIONS, false);
+        }
+
+        public Options keepingNewest(int versions) {
+            return new Options(retention, versions, dryRun);
+        }
+
+        public Options dryRun(boolean dry) {
+            return new Options(retention, keepManifestVersions, dry);
+        }
+    }
+
+    private final ObjectStore store;
+    private final Options options;
+    private final Clock clock;
+
+    public GarbageCollector(ObjectStore store, Options options) {
+        this(store, options, Clock.systemUTC());
+    }
+
+    /** @param clock the time the retention is measured from (tests pass a simulated one) */
+    public GarbageCollector(ObjectStore store, Options options, Clock clock) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.options = Objects.requireNonNull(options, "options");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** One pass over every shard and the job records; returns what was (or would be) removed. */
+    public GcSummary collect() {
+        Instant now = clock.instant();
+        Instant cutoff = now.minus(options.retention());
+        GcSummary total = new GcSummary(options.dryRun(), 0, 0, 0, 0, 0, 0, 0, 0);
+        for (Map.Entry<UUID, List<ObjectMeta>> shard : objectsByShard().entrySet()) {
+            total = total.plus(collectShard(shard.getKey(), shard.getValue(), now, cutoff));
+        }
+        total = total.plus(collectJobRecords(cutoff));
+        LOG.info(
+                "Garbage collection of {} (retention {}, keeping the newest {} manifest versions{}): {} shards, "
+                        + "{} WAL entries, {} manifest versions, {} SSTable folders, {} temporary files, "
+                        + "{} job records; {} objects / {} bytes {}",
+                store.describe(),
+                options.retention(),
+                options.keepManifestVersions(),
+                options.dryRun() ? ", dry run" : "",
+                total.shards(),
+                total.walEntries(),
+                total.manifestVersions(),
+                total.ssTableFolders(),
+                total.temporaryFiles(),
+                total.jobRecords(),
+                total.objects(),
+                total.bytes(),
+                options.dryRun() ? "would be removed" : "removed");
+        return total;
+    }
+
+    private Map<UUID, List<ObjectMeta>> objectsByShard() {
+        Map<UUID, List<ObjectMeta>> byShard = new TreeMap<>();
+        for (ObjectMeta meta : store.listAll(SHARDS)) {
+            String rest = meta.key().substring(SHARDS.length());
+            int slash = rest.indexOf('/');
+            if (slash > 0) {
+                Optional<UUID> shard = ManifestStore.parseShardFolder(rest.substring(0, slash));
+                shard.ifPresent(id ->
+                        byShard.computeIfAbsent(id, k -> new ArrayList<>()).add(meta));
+            }
+        }
+        return byShard;
+    }
+
+    private GcSummary collectShard(UUID shard, List<ObjectMeta> objects, Instant now, Instant cutoff) {
+        ManifestStore manifests = new ManifestStore(store, shard);
+        String folder = ManifestStore.shardFolder(shard);
+        TreeMap<Long, ObjectMeta> versions = new TreeMap<>();
+        TreeMap<Long, ObjectMeta> positions = new TreeMap<>();
+        TreeMap<String, List<ObjectMeta>> folders = new TreeMap<>();
+        for (ObjectMeta meta : objects) {
+            String rest = meta.key().substring(folder.length());
+            if (rest.startsWith("manifest/")) {
+                BitReversedName.parseManifestVersion(rest.substring("manifest/".length()))
+                        .ifPresent(v -> versions.put(v, meta));
+            } else if (rest.startsWith("wal/")) {
+                BitReversedName.parseWalEntryPosition(rest.substring("wal/".length()))
+                        .ifPresent(p -> positions.put(p, meta));
+            } else {
+                int slash = rest.indexOf('/');
+                if (slash > 0 && SsTablePaths.isFolderName(rest.substring(0, slash))) {
+                    folders.computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>())
+                            .add(meta);
+                }
+            }
+        }
+        Optional<ShardManifest> latestRead = manifests.readLatest();
+        if (latestRead.isEmpty()) {
+            // No manifest yet (a first claim in progress): nothing here can be judged.
+            return execute(new Plan(shard, manifests, 0, null, List.of(), List.of(), Map.of()));
+        }
+        long latest = latestRead.get().version();
+        GcFloor oldFloor = manifests.readFloor();
+
+        // Manifest versions: the prefix that is neither among the newest N nor superseded recently.
+        long manifestFloor = oldFloor.manifestFloor();
+        for (Map.Entry<Long, ObjectMeta> e : versions.headMap(latest).entrySet()) {
+            long v = e.getKey();
+            if (v < manifestFloor) {
+                continue; // below the floor already (an interrupted earlier run): removed below
+            }
+            ObjectMeta successor = versions.get(v + 1);
+            boolean removable = v <= latest - options.keepManifestVersions()
+                    && successor != null
+                    && old(e.getValue(), cutoff)
+                    && old(successor, cutoff);
+            if (!removable) {
+                break;
+            }
+            manifestFloor = v + 1;
+        }
+        manifestFloor = Math.min(manifestFloor, latest);
+
+        // What the kept versions, and hence the retained checkpoints, can need.
+        long minReplayAfter = Long.MAX_VALUE;
+        long minGeneration = Long.MAX_VALUE;
+        Set<String> referenced = new HashSet<>();
+        for (long v = Math.max(manifestFloor, 1); v <= latest; v++) {
+            ShardManifest m = v == latest ? latestRead.get() : manifests.read(v);
+            minReplayAfter = Math.min(minReplayAfter, m.replayAfterWalEntryPosition());
+            minGeneration = Math.min(minGeneration, m.currentGeneration());
+            for (SsTable t : m.sstables()) {
+                referenced.add(t.path());
+            }
+        }
+
+        // WAL entries: a prefix at or below the lowest kept replay_after, never the newest entry.
+        long highest = positions.isEmpty() ? 0 : positions.lastKey();
+        long walFloor = oldFloor.walFloor();
+        List<ObjectMeta> walRemoved = new ArrayList<>();
+        for (Map.Entry<Long, ObjectMeta> e : positions.entrySet()) {
+            long p = e.getKey();
+            boolean removable =
+                    p <= oldFloor.walFloor() || (p <= minReplayAfter && p < highest && old(e.getValue(), cutoff));
+            if (!removable) {
+                break;
+            }
+            walRemoved.add(e.getValue());
+            walFloor = Math.max(walFloor, p);
+        }
+
+        List<ObjectMeta> versionsRemoved =
+                List.copyOf(versions.headMap(manifestFloor).values());
+
+        Map<String, List<ObjectMeta>> foldersRemoved = new TreeMap<>();
+        for (Map.Entry<String, List<ObjectMeta>> e : folders.entrySet()) {
+            String name = e.getKey();
+            long generation = Long.parseLong(name.substring(name.indexOf("_gen_") + "_gen_".length()));
+            if (!referenced.contains(name)
+                    && generation < minGeneration
+                    && e.getValue().stream().allMatch(m -> old(m, cutoff))) {
+                foldersRemoved.put(name, e.getValue());
+            }
+        }
+
+        GcFloor raised = oldFloor.manifestFloor() < manifestFloor || oldFloor.walFloor() < walFloor
+                ? new GcFloor(manifestFloor, walFloor, options.retention(), now).raisedTo(oldFloor)
+                : null;
+        return execute(new Plan(shard, manifests, latest, raised, versionsRemoved, walRemoved, foldersRemoved));
+    }
+
+    /** What one shard loses; {@code raisedFloor} null when the floors stay where they are. */
+    private record Plan(
+            UUID shard,
+            ManifestStore manifests,
+            long latest,
+            GcFloor raisedFloor,
+            List<ObjectMeta> versions,
+            List<ObjectMeta> wal,
+            Map<String, List<ObjectMeta>> folders) {}
+
+    /**
+     * Removes in the order that keeps every reader right at every moment: the floor first (a
+     * missing object below it is expected), the hint above the floor, then manifest versions in
+     * ascending order (see {@link ManifestStore#readLatest}), WAL entries in ascending order, and
+     * SSTable folders with their Lance manifests first (a half-removed folder is no dataset).
+     */
+    private GcSummary execute(Plan plan) {
+        long bytes = 0;
+        long objects = 0;
+        List<ObjectMeta> folderFiles = new ArrayList<>();
+        for (List<ObjectMeta> files : plan.folders().values()) {
+            folderFiles.addAll(files);
+        }
+        for (List<ObjectMeta> group : List.of(plan.versions(), plan.wal(), folderFiles)) {
+            for (ObjectMeta m : group) {
+                bytes += m.size();
+                objects++;
+            }
+        }
+        if (!options.dryRun()) {
+            if (plan.raisedFloor() != null) {
+                GcFloor.write(store, plan.shard(), plan.raisedFloor());
+                plan.manifests().raiseHintTo(plan.raisedFloor().manifestFloor(), plan.latest());
+            }
+            deleteAll(plan.versions());
+            deleteAll(plan.wal());
+            String shardFolder = ManifestStore.shardFolder(plan.shard());
+            for (Map.Entry<String, List<ObjectMeta>> folder : plan.folders().entrySet()) {
+                List<ObjectMeta> files = new ArrayList<>(folder.getValue());
+                files.sort(Comparator.comparing((ObjectMeta m) -> !m.key().contains("/_versions/"))
+                        .thenComparing(ObjectMeta::key));
+                deleteAll(files);
+                store.removeEmptyFolders(shardFolder + folder.getKey() + "/");
+            }
+        }
+        GcSummary summary = new GcSummary(
+                options.dryRun(),
+                1,
+                plan.wal().size(),
+                plan.versions().size(),
+                plan.folders().size(),
+                0,
+                0,
+                objects,
+                bytes);
+        if (objects > 0 || plan.raisedFloor() != null) {
+            LOG.info(
+                    "{} shard {}: {} WAL entries, {} manifest versions, {} SSTable folders {}; {} objects / {} bytes{}",
+                    options.dryRun() ? "Would collect from" : "Collected from",
+                    plan.shard(),
+                    plan.wal().size(),
+                    plan.versions().size(),
+                    plan.folders().size(),
+                    plan.folders().keySet(),
+                    objects,
+                    bytes,
+                    plan.raisedFloor() == null
+                            ? ""
+                            : "; kept from manifest version "
+                                    + plan.raisedFloor().manifestFloor() + " and WAL position "
+                                    + (plan.raisedFloor().walFloor() + 1));
+        }
+        return summary;
+    }
+
+    /** Job-start records older than the retention, and temporary files of interrupted puts anywhere we write. */
+    private GcSummary collectJobRecords(Instant cutoff) {
+        List<ObjectMeta> records = new ArrayList<>();
+        Set<String> jobs = new TreeSet<>();
+        for (ObjectMeta m : store.listAll(JOBS)) {
+            String rest = m.key().substring(JOBS.length());
+            if (JOB_RECORD.matcher(rest).matches() && old(m, cutoff)) {
+                records.add(m);
+                jobs.add(rest.substring(0, rest.indexOf('/')));
+            }
+        }
+        List<ObjectMeta> leftovers = new ArrayList<>();
+        for (String prefix : List.of(SHARDS, "_walsink/")) {
+            store.listLeftovers(prefix).stream().filter(m -> old(m, cutoff)).forEach(leftovers::add);
+        }
+        long bytes = 0;
+        for (ObjectMeta m : records) {
+            bytes += m.size();
+        }
+        for (ObjectMeta m : leftovers) {
+            bytes += m.size();
+        }
+        if (!options.dryRun()) {
+            deleteAll(records);
+            deleteAll(leftovers);
+            for (String job : jobs) {
+                store.removeEmptyFolders(JOBS + job + "/");
+            }
+        }
+        if (!records.isEmpty() || !leftovers.isEmpty()) {
+            LOG.info(
+                    "{} {} job-start records of jobs {} and {} temporary files of interrupted puts",
+                    options.dryRun() ? "Would collect" : "Collected",
+                    records.size(),
+                    jobs,
+                    leftovers.size());
+        }
+        return new GcSummary(
+                options.dryRun(),
+                0,
+                0,
+                0,
+                0,
+                leftovers.size(),
+                records.size(),
+                records.size() + leftovers.size(),
+                bytes);
+    }
+
+    private void deleteAll(List<ObjectMeta> objects) {
+        for (ObjectMeta m : objects) {
+            store.delete(m.key());
+        }
+    }
+
+    private static boolean old(ObjectMeta meta, Instant cutoff) {
+        return meta.lastModified().isBefore(cutoff);
+    }
+}

@@ -1,0 +1,43 @@
+package io.walsink.maintenance;
+
+import io.walsink.annotation.Internal;
+
+/**
+ * What one run of the {@link GarbageCollector} removed (or, in a dry run, would remove), for
+ * metrics and command-line use. {@code bytes} is the size of every removed object.
+ *
+ * @param shards shards looked at
+ * @param walEntries WAL entries
+ * @param manifestVersions shard manifest versions
+ * @param ssTableFolders SSTable folders (all their files)
+ * @param temporaryFiles {@code .tmp-*.partial} files of interrupted puts
+ * @param jobRecords {@code _walsink/jobs/} job-start records
+ * @param objects every object removed, SSTable files counted one by one
+ */
+@Internal
+public record GcSummary(
+        boolean dryRun,
+        int shards,
+        long walEntries,
+        long manifestVersions,
+        long ssTableFolders,
+        long temporaryFiles,
+        long jobRecords,
+        long objects,
+        long bytes) {
+
+    static final GcSummary EMPTY = new GcSummary(false, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    GcSummary plus(GcSummary o) {
+        return new GcSummary(
+                dryRun || o.dryRun,
+                shards + o.shards,
+                walEntries + o.walEntries,
+                manifestVersions + o.manifestVersions,
+                ssTableFolders + o.ssTableFolders,
+                temporaryFiles + o.temporaryFiles,
+                jobRecords + o.jobRecords,
+                objects + o.objects,
+                bytes + o.bytes);
+    }
+}
