@@ -124,13 +124,29 @@ public final class WalSinkBuilder<IN> {
     }
 
     /**
-     * {@code sink.compaction.enabled}: one writer subtask merges published SSTables into the Lance
-     * base table after completed checkpoints, at most once per {@code minInterval}
-     * ({@code sink.compaction.min-interval}, default 1 min), without blocking the writers. Readers
-     * that know nothing of MemWAL then see the data, and reads merge fewer SSTables. Off by default.
+     * {@code sink.compaction.enabled}: writer subtask 0 merges published SSTables into the Lance base
+     * table on a thread of its own after completed checkpoints, without blocking the writers. Readers
+     * that know nothing of MemWAL then see the rows, and reads merge fewer SSTables. Off by default.
      */
-    public WalSinkBuilder<IN> compaction(boolean enabled, Duration minInterval) {
-        writer.compaction(enabled).compactionMinInterval(minInterval);
+    public WalSinkBuilder<IN> compaction(boolean enabled) {
+        writer.compaction(enabled);
+        return this;
+    }
+
+    /**
+     * {@code sink.gc.enabled} and {@code sink.gc.retention}: writer subtask 0 removes WAL entries,
+     * manifest versions, SSTable folders and records that no live manifest and no checkpoint younger
+     * than {@code retention} can need (default 1 h). Restoring a checkpoint or savepoint older than
+     * the retention then fails, naming it. Off by default.
+     */
+    public WalSinkBuilder<IN> garbageCollection(boolean enabled, Duration retention) {
+        writer.garbageCollection(enabled).gcRetention(retention);
+        return this;
+    }
+
+    /** {@code sink.maintenance.interval}: at most one compaction and collection run per interval (default 1 min). */
+    public WalSinkBuilder<IN> maintenanceInterval(Duration interval) {
+        writer.maintenanceInterval(interval);
         return this;
     }
 

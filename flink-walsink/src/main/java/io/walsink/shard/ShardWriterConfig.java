@@ -24,7 +24,8 @@ public final class ShardWriterConfig implements Serializable {
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK = 1L << 30;
     public static final Duration DEFAULT_MEMTABLE_MAX_AGE = Duration.ofMinutes(1);
-    public static final Duration DEFAULT_COMPACTION_MIN_INTERVAL = Duration.ofMinutes(1);
+    public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofMinutes(1);
+    public static final Duration DEFAULT_GC_RETENTION = Duration.ofHours(1);
 
     private final Duration flushInterval;
     private final long walMaxBufferBytes;
@@ -36,7 +37,9 @@ public final class ShardWriterConfig implements Serializable {
     private final long maxUnflushedBytesPerSubtask;
     private final Duration memtableMaxAge;
     private final boolean compaction;
-    private final Duration compactionMinInterval;
+    private final Duration maintenanceInterval;
+    private final boolean garbageCollection;
+    private final Duration gcRetention;
 
     private ShardWriterConfig(Builder b) {
         this.flushInterval = b.flushInterval;
@@ -49,7 +52,9 @@ public final class ShardWriterConfig implements Serializable {
         this.maxUnflushedBytesPerSubtask = b.maxUnflushedBytesPerSubtask;
         this.memtableMaxAge = b.memtableMaxAge;
         this.compaction = b.compaction;
-        this.compactionMinInterval = b.compactionMinInterval;
+        this.maintenanceInterval = b.maintenanceInterval;
+        this.garbageCollection = b.garbageCollection;
+        this.gcRetention = b.gcRetention;
     }
 
     /** A builder holding these settings, to change some of them. */
@@ -65,7 +70,9 @@ public final class ShardWriterConfig implements Serializable {
                 .maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask)
                 .memtableMaxAge(memtableMaxAge)
                 .compaction(compaction)
-                .compactionMinInterval(compactionMinInterval);
+                .maintenanceInterval(maintenanceInterval)
+                .garbageCollection(garbageCollection)
+                .gcRetention(gcRetention);
     }
 
     public static Builder builder() {
@@ -128,9 +135,19 @@ public final class ShardWriterConfig implements Serializable {
         return compaction;
     }
 
-    /** At most one compaction run starts per this interval, after a completed checkpoint. */
-    public Duration compactionMinInterval() {
-        return compactionMinInterval;
+    /** At most one maintenance run (compaction, then garbage collection) starts per this interval. */
+    public Duration maintenanceInterval() {
+        return maintenanceInterval;
+    }
+
+    /** Whether the sink removes what no live manifest and no retained checkpoint can need. */
+    public boolean garbageCollection() {
+        return garbageCollection;
+    }
+
+    /** How long removed history stays: checkpoints and savepoints older than this cannot be restored. */
+    public Duration gcRetention() {
+        return gcRetention;
     }
 
     @Override
@@ -145,7 +162,9 @@ public final class ShardWriterConfig implements Serializable {
                 + ", maxUnflushedBytesPerSubtask=" + maxUnflushedBytesPerSubtask
                 + ", memtableMaxAge=" + memtableMaxAge
                 + ", compaction=" + compaction
-                + ", compactionMinInterval=" + compactionMinInterval + "}";
+                + ", maintenanceInterval=" + maintenanceInterval
+                + ", garbageCollection=" + garbageCollection
+                + ", gcRetention=" + gcRetention + "}";
     }
 
     public static final class Builder {
@@ -159,7 +178,9 @@ public final class ShardWriterConfig implements Serializable {
         private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
         private Duration memtableMaxAge = DEFAULT_MEMTABLE_MAX_AGE;
         private boolean compaction;
-        private Duration compactionMinInterval = DEFAULT_COMPACTION_MIN_INTERVAL;
+        private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
+        private boolean garbageCollection;
+        private Duration gcRetention = DEFAULT_GC_RETENTION;
 
         public Builder flushInterval(Duration v) {
             this.flushInterval = v;
@@ -211,8 +232,18 @@ public final class ShardWriterConfig implements Serializable {
             return this;
         }
 
-        public Builder compactionMinInterval(Duration v) {
-            this.compactionMinInterval = v;
+        public Builder maintenanceInterval(Duration v) {
+            this.maintenanceInterval = v;
+            return this;
+        }
+
+        public Builder garbageCollection(boolean v) {
+            this.garbageCollection = v;
+            return this;
+        }
+
+        public Builder gcRetention(Duration v) {
+            this.gcRetention = v;
             return this;
         }
 
@@ -225,8 +256,11 @@ public final class ShardWriterConfig implements Serializable {
             positive(problems, "sink.wal.max-buffer-size", walMaxBufferBytes);
             positive(problems, "sink.memtable.max-size", memtableMaxBytes);
             positive(problems, "sink.memtable.max-rows", memtableMaxRows);
-            if (compactionMinInterval == null || compactionMinInterval.isNegative()) {
-                problems.add("sink.compaction.min-interval must be zero or positive, was " + compactionMinInterval);
+            if (gcRetention == null || gcRetention.isNegative() || gcRetention.isZero()) {
+                problems.add("sink.gc.retention must be positive, was " + gcRetention);
+            }
+            if (maintenanceInterval == null || maintenanceInterval.isNegative()) {
+                problems.add("sink.maintenance.interval must be zero or positive, was " + maintenanceInterval);
             }
             if (memtableMaxAge == null || memtableMaxAge.isNegative()) {
                 problems.add("sink.memtable.max-age must be zero or positive, was " + memtableMaxAge);

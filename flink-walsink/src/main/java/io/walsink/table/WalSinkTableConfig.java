@@ -10,9 +10,11 @@ import static io.walsink.table.WalSinkTableOptions.S3_REGION;
 import static io.walsink.table.WalSinkTableOptions.S3_SECRET_KEY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
-import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_MIN_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
+import static io.walsink.table.WalSinkTableOptions.SINK_GC_ENABLED;
+import static io.walsink.table.WalSinkTableOptions.SINK_GC_RETENTION;
 import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
+import static io.walsink.table.WalSinkTableOptions.SINK_MAINTENANCE_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_AGE;
@@ -102,7 +104,9 @@ record WalSinkTableConfig(
                     .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
                     .memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
                     .compaction(options.get(SINK_COMPACTION_ENABLED))
-                    .compactionMinInterval(options.get(SINK_COMPACTION_MIN_INTERVAL))
+                    .garbageCollection(options.get(SINK_GC_ENABLED))
+                    .gcRetention(options.get(SINK_GC_RETENTION))
+                    .maintenanceInterval(options.get(SINK_MAINTENANCE_INTERVAL))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);

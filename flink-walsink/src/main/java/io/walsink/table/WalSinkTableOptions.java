@@ -71,11 +71,24 @@ public final class WalSinkTableOptions {
                     + " checkpoints, without blocking the writers; readers that know nothing of MemWAL then see the"
                     + " rows, and reads merge fewer SSTables.");
 
-    public static final ConfigOption<Duration> SINK_COMPACTION_MIN_INTERVAL = ConfigOptions.key(
-                    "sink.compaction.min-interval")
+    public static final ConfigOption<Boolean> SINK_GC_ENABLED = ConfigOptions.key("sink.gc.enabled")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("One writer subtask removes WAL entries, manifest versions, SSTable folders and records"
+                    + " that no live manifest and no checkpoint younger than 'sink.gc.retention' can need.");
+
+    public static final ConfigOption<Duration> SINK_GC_RETENTION = ConfigOptions.key("sink.gc.retention")
             .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_COMPACTION_MIN_INTERVAL)
-            .withDescription("At most one compaction run starts per this interval (after a completed checkpoint).");
+            .defaultValue(ShardWriterConfig.DEFAULT_GC_RETENTION)
+            .withDescription("How long garbage collection keeps history: restoring a checkpoint or savepoint older"
+                    + " than this fails, naming the retention.");
+
+    public static final ConfigOption<Duration> SINK_MAINTENANCE_INTERVAL = ConfigOptions.key(
+                    "sink.maintenance.interval")
+            .durationType()
+            .defaultValue(ShardWriterConfig.DEFAULT_MAINTENANCE_INTERVAL)
+            .withDescription("At most one maintenance run (compaction, then garbage collection) starts per this"
+                    + " interval, after a completed checkpoint.");
 
     public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions.key(
                     "sink.max-unflushed-bytes-per-subtask")
@@ -152,7 +165,9 @@ public final class WalSinkTableOptions {
                 SINK_MEMTABLE_MAX_ROWS,
                 SINK_MEMTABLE_MAX_AGE,
                 SINK_COMPACTION_ENABLED,
-                SINK_COMPACTION_MIN_INTERVAL,
+                SINK_GC_ENABLED,
+                SINK_GC_RETENTION,
+                SINK_MAINTENANCE_INTERVAL,
                 SINK_MAX_UNFLUSHED_BYTES,
                 SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
                 SINK_PARALLELISM,

@@ -110,7 +110,9 @@ class WalSinkFailoverTest {
                 .createTableIfMissing(4)
                 .flushInterval(Duration.ofMillis(20))
                 .memtableMaxRows(memtableMaxRows)
-                .compaction(compaction, Duration.ZERO)
+                .compaction(compaction)
+                .garbageCollection(compaction, Duration.ofSeconds(3))
+                .maintenanceInterval(Duration.ZERO)
                 .storeWrapper(store)
                 .build();
         changes.apply(env).sinkTo(sink).uid("walsink-failover");
@@ -233,7 +235,8 @@ class WalSinkFailoverTest {
     }
 
     /**
-     * Compaction into the base table runs inside the failing job after every completed checkpoint:
+     * Compaction into the base table and garbage collection (3 s retention) run inside the failing
+     * job after every completed checkpoint:
      * the table still ends equal to the model, the committed reader sees no key go back or vanish
      * while generations move from SSTables into the base table, and once everything is merged a
      * plain lance-core scan of the base table (no MemWAL) holds exactly the model's rows.
@@ -264,6 +267,17 @@ class WalSinkFailoverTest {
             assertThat(base).as("plain base table scan, seed %d", seed).isEqualTo(changes.model(n));
         }
         assertThat(read(table(), ReadMode.LATEST)).isEqualTo(changes.model(n));
+        // The job's garbage collection removed history: fewer manifest versions remain than were written.
+        LocalObjectStore store = new LocalObjectStore(table());
+        long written = 0;
+        long kept = 0;
+        for (java.util.UUID shard : HarnessSupport.shards(table())) {
+            var manifests = new io.walsink.format.manifest.ManifestStore(store, shard);
+            List<Long> versions = manifests.listVersions();
+            written += versions.get(versions.size() - 1);
+            kept += versions.size();
+        }
+        assertThat(kept).as("manifest versions kept of %d written", written).isLessThan(written);
     }
 
     @Test

@@ -28,6 +28,8 @@ final class ShardWriterMetrics {
     private final Histogram durableLag;
     private final Counter compactedGenerations;
     private final Counter compactionFailures;
+    private final Counter collectedBytes;
+    private final Counter gcFailures;
     private final Histogram visibilityLag;
     private volatile int openShards;
     private volatile long pendingRows;
@@ -48,6 +50,8 @@ final class ShardWriterMetrics {
         backpressureMillis = g.counter("backpressureTimeMs");
         compactedGenerations = g.counter("compactedGenerations");
         compactionFailures = g.counter("compactionFailures");
+        collectedBytes = g.counter("gcCollectedBytes");
+        gcFailures = g.counter("gcFailures");
         durableLag = g.histogram("durableLagMs", new DescriptiveStatisticsHistogram(1_000));
         visibilityLag = g.histogram("visibilityLagMs", new DescriptiveStatisticsHistogram(1_000));
         g.gauge("shards", (Gauge<Integer>) () -> openShards);
@@ -96,6 +100,14 @@ final class ShardWriterMetrics {
 
     void compactionFailed() {
         compactionFailures.inc();
+    }
+
+    void collected(long bytes) {
+        collectedBytes.inc(bytes);
+    }
+
+    void gcFailed() {
+        gcFailures.inc();
     }
 
     /** An SSTable was published; its first row had waited {@code waitedMillis} since it arrived. */

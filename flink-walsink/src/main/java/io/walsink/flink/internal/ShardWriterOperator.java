@@ -7,6 +7,7 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
@@ -97,8 +98,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient SubtaskMemory memory;
     private transient boolean finished;
     private transient long maxAgeMillis;
-    /** Compaction into the base table, on subtask 0 only; null when off. */
-    private transient SinkCompaction compaction;
+    /** Compaction and garbage collection, on subtask 0 only; null when both are off. */
+    private transient SinkMaintenance maintenance;
     /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
     private transient long stoppingAtCheckpoint = -1;
 
@@ -162,14 +163,17 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
-        if (options.shardWriterConfig().compaction()
+        ShardWriterConfig writerConfig = options.shardWriterConfig();
+        if ((writerConfig.compaction() || writerConfig.garbageCollection())
                 && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
-            compaction = new SinkCompaction(
+            maintenance = new SinkMaintenance(
                     options.path(),
                     store,
                     options.lanceUri(),
                     options.lanceStorageOptions(),
-                    options.shardWriterConfig().compactionMinInterval().toMillis(),
+                    writerConfig.compaction(),
+                    writerConfig.garbageCollection() ? writerConfig.gcRetention() : null,
+                    writerConfig.maintenanceInterval().toMillis(),
                     metrics);
         }
         memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io, this::now);
@@ -345,8 +349,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 tasks.requestPublication(b, upTo);
             }
         });
-        if (compaction != null) {
-            compaction.checkpointCompleted(now());
+        if (maintenance != null) {
+            maintenance.checkpointCompleted(now());
         }
         if (finished || checkpointId == stoppingAtCheckpoint) {
             // The task closes right after its final checkpoint or a stop-with-savepoint (which
@@ -396,8 +400,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         try {
             // I/O in flight reads the memtables (lance-core writes SSTables straight from their Arrow
             // buffers): let it end before freeing them.
-            if (compaction != null) {
-                compaction.close();
+            if (maintenance != null) {
+                maintenance.close();
             }
             boolean ioEnded = io == null || io.close(CLOSE_WAIT_SECONDS);
             if (!ioEnded) {

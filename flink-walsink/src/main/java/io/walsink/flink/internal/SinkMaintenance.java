@@ -3,7 +3,10 @@ package io.walsink.flink.internal;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.GcSummary;
 import io.walsink.storage.ObjectStore;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,37 +18,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Compaction into the Lance base table from inside the sink ({@code sink.compaction.enabled}): one
- * writer subtask per table runs it on a thread of its own after completed checkpoints, at most
- * once per minimum interval and one run at a time, so the writers never wait for it. A failed run
- * is logged and counted; the next one retries (compaction is idempotent).
+ * Table maintenance from inside the sink: compaction into the Lance base table
+ * ({@code sink.compaction.enabled}), then garbage collection ({@code sink.gc.enabled}). One writer
+ * subtask per table runs it on a thread of its own after completed checkpoints, at most once per
+ * {@code sink.maintenance.interval} and one run at a time, so the writers never wait for it. A
+ * failed run is logged and counted; the next one retries (both actions are idempotent).
  */
-final class SinkCompaction implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(SinkCompaction.class);
+final class SinkMaintenance implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkMaintenance.class);
     private static final long CLOSE_WAIT_SECONDS = 60;
 
     private final String path;
     private final BufferAllocator allocator = new RootAllocator();
     private final Compactor compactor;
+    private final GarbageCollector collector;
     private final long minIntervalMillis;
     private final ShardWriterMetrics metrics;
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "walsink-compaction");
+        Thread t = new Thread(r, "walsink-maintenance");
         t.setDaemon(true);
         return t;
     });
     private Future<?> running;
     private long lastStart = Long.MIN_VALUE / 2;
 
-    SinkCompaction(
+    SinkMaintenance(
             String path,
             ObjectStore store,
             String lanceUri,
             Map<String, String> lanceStorageOptions,
+            boolean compaction,
+            Duration gcRetention,
             long minIntervalMillis,
             ShardWriterMetrics metrics) {
         this.path = path;
-        this.compactor = new Compactor(store, lanceUri, lanceStorageOptions, allocator, CompactorOptions.defaults());
+        this.compactor = compaction
+                ? new Compactor(store, lanceUri, lanceStorageOptions, allocator, CompactorOptions.defaults())
+                : null;
+        this.collector = gcRetention == null
+                ? null
+                : new GarbageCollector(store, GarbageCollector.Options.retaining(gcRetention));
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
     }
@@ -60,16 +72,27 @@ final class SinkCompaction implements AutoCloseable {
     }
 
     private void runOnce() {
-        try {
-            CompactionResult result = compactor.run();
-            metrics.compacted(result.mergedGenerations());
-        } catch (RuntimeException e) {
-            metrics.compactionFailed();
-            LOG.warn("walsink compaction of {} failed; the next run retries it", path, e);
+        if (compactor != null) {
+            try {
+                CompactionResult result = compactor.run();
+                metrics.compacted(result.mergedGenerations());
+            } catch (RuntimeException e) {
+                metrics.compactionFailed();
+                LOG.warn("walsink compaction of {} failed; the next run retries it", path, e);
+            }
+        }
+        if (collector != null) {
+            try {
+                GcSummary summary = collector.collect();
+                metrics.collected(summary.bytes());
+            } catch (RuntimeException e) {
+                metrics.gcFailed();
+                LOG.warn("walsink garbage collection of {} failed; the next run retries it", path, e);
+            }
         }
     }
 
-    /** Lets a running compaction finish (its commits are atomic), then frees its memory. */
+    /** Lets a running compaction or collection finish (each step is atomic), then frees its memory. */
     @Override
     public void close() throws InterruptedException {
         thread.shutdown();
