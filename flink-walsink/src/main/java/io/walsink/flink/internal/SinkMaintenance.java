@@ -14,6 +14,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.lance.cleanup.CleanupPolicy;
+import org.lance.compaction.CompactionOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +32,11 @@ final class SinkMaintenance implements AutoCloseable {
 
     private final String path;
     private final BufferAllocator allocator = new RootAllocator();
-    private final Compactor compactor;
+    private final ObjectStore store;
+    private final String lanceUri;
+    private final Map<String, String> lanceStorageOptions;
+    private final boolean compaction;
+    private final Duration gcRetention;
     private final GarbageCollector collector;
     private final long minIntervalMillis;
     private final ShardWriterMetrics metrics;
@@ -52,9 +58,11 @@ final class SinkMaintenance implements AutoCloseable {
             long minIntervalMillis,
             ShardWriterMetrics metrics) {
         this.path = path;
-        this.compactor = compaction
-                ? new Compactor(store, lanceUri, lanceStorageOptions, allocator, CompactorOptions.defaults())
-                : null;
+        this.store = store;
+        this.lanceUri = lanceUri;
+        this.lanceStorageOptions = lanceStorageOptions;
+        this.compaction = compaction;
+        this.gcRetention = gcRetention;
         this.collector = gcRetention == null
                 ? null
                 : new GarbageCollector(store, GarbageCollector.Options.retaining(gcRetention));
@@ -72,9 +80,10 @@ final class SinkMaintenance implements AutoCloseable {
     }
 
     private void runOnce() {
-        if (compactor != null) {
+        if (compaction) {
             try {
-                CompactionResult result = compactor.run();
+                CompactionResult result =
+                        new Compactor(store, lanceUri, lanceStorageOptions, allocator, options()).run();
                 metrics.compacted(result.mergedGenerations());
             } catch (RuntimeException e) {
                 metrics.compactionFailed();
@@ -90,6 +99,25 @@ final class SinkMaintenance implements AutoCloseable {
                 LOG.warn("walsink garbage collection of {} failed; the next run retries it", path, e);
             }
         }
+    }
+
+    /**
+     * With garbage collection on, the base table is tidied too: small fragments rewritten (index
+     * remapping deferred, as lance-core 7.0.0 requires for MemWAL tables) and versions older than
+     * the retention removed, since every merge commit leaves a version behind.
+     */
+    private CompactorOptions options() {
+        if (gcRetention == null) {
+            return CompactorOptions.defaults();
+        }
+        return CompactorOptions.defaults()
+                .withFileCompaction(CompactionOptions.builder()
+                        .withTargetRowsPerFragment(1_000_000)
+                        .withDeferIndexRemap(true)
+                        .build())
+                .withCleanup(CleanupPolicy.builder()
+                        .withBeforeTimestampMillis(System.currentTimeMillis() - gcRetention.toMillis())
+                        .build());
     }
 
     /** Lets a running compaction or collection finish (each step is atomic), then frees its memory. */
