@@ -6,15 +6,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BaseLargeVariableWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.TransferPair;
 import org.apache.arrow.vector.util.VectorAppender;
 
 /**
@@ -189,54 +183,12 @@ public final class Memtable implements AutoCloseable {
 
     private void copyRow(VectorSchemaRoot input, int row, boolean tombstone) {
         openBatch();
-        List<FieldVector> inputs = input.getFieldVectors();
-        FieldVector[] columns = openColumns;
-        for (int c = 0, in = 0; c < columns.length; c++) {
-            FieldVector column = columns[c];
-            if (c == tombstoneColumn) {
-                ((BitVector) column).setSafe(openRows, tombstone ? 1 : 0);
-            } else {
-                column.copyFromSafe(row, openRows, inputs.get(in++));
-            }
-        }
+        ColumnCopy.row(input.getFieldVectors(), row, openColumns, openRows, tombstoneColumn, tombstone);
     }
 
     /** Copies {@code count} rows of {@code inputs} from {@code from} to the open batch's end. */
     private void copyRange(List<FieldVector> inputs, int from, int count, boolean tombstone) {
-        FieldVector[] columns = openColumns;
-        for (int c = 0, in = 0; c < columns.length; c++) {
-            FieldVector column = columns[c];
-            if (c == tombstoneColumn) {
-                BitVector bits = (BitVector) column;
-                while (bits.getValueCapacity() < openRows + count) {
-                    bits.reAlloc();
-                }
-                int value = tombstone ? 1 : 0;
-                for (int r = openRows; r < openRows + count; r++) {
-                    bits.set(r, value);
-                }
-                continue;
-            }
-            FieldVector source = inputs.get(in++);
-            VectorAppender appender = openAppenders[c];
-            if (appender == null) {
-                for (int r = 0; r < count; r++) {
-                    column.copyFromSafe(from + r, openRows + r, source);
-                }
-            } else {
-                // The appender adds after the target's value count, which row appends leave behind.
-                column.setValueCount(openRows);
-                if (from == 0 && count == source.getValueCount()) {
-                    source.accept(appender, null);
-                } else {
-                    TransferPair slice = source.getTransferPair(source.getAllocator());
-                    slice.splitAndTransfer(from, count);
-                    try (ValueVector part = slice.getTo()) {
-                        part.accept(appender, null);
-                    }
-                }
-            }
-        }
+        ColumnCopy.range(inputs, from, count, openColumns, openAppenders, openRows, tombstoneColumn, tombstone);
     }
 
     /**
@@ -262,24 +214,9 @@ public final class Memtable implements AutoCloseable {
             open.allocateNew();
             openRows = 0;
             openColumns = open.getFieldVectors().toArray(new FieldVector[0]);
-            openAppenders = new VectorAppender[openColumns.length];
-            for (int c = 0; c < openColumns.length; c++) {
-                if (bulkCopyable(openColumns[c])) {
-                    openAppenders[c] = new VectorAppender(openColumns[c]);
-                }
-            }
+            openAppenders = ColumnCopy.appenders(openColumns);
         }
         return open;
-    }
-
-    /**
-     * Flat vectors are appended by memory copy; nested ones (lists, structs, maps, unions) keep
-     * the row copy, whose handling of children is Arrow's own and well trodden.
-     */
-    private static boolean bulkCopyable(FieldVector v) {
-        return v instanceof BaseFixedWidthVector
-                || v instanceof BaseVariableWidthVector
-                || v instanceof BaseLargeVariableWidthVector;
     }
 
     private void rowAppended(byte[] key, int keyLength) {

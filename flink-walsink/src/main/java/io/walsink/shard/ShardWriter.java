@@ -178,38 +178,12 @@ public final class ShardWriter implements AutoCloseable {
         FieldVector[] keyColumns = ctx.keyColumns(rows);
         for (int from = 0; from < count; ) {
             Memtable active = memtables.active();
-            int to = from + rangeFor(active, rows, count - from);
+            int to = from + ctx.bulkRange(active, rows, count - from);
             active.appendRange(rows, from, to, delete, keyColumns);
             rowsTaken(to - from, delete);
             from = to;
             freezeIfFull(active);
         }
-    }
-
-    /**
-     * How many of the {@code remaining} rows of {@code rows} go into {@code active} in one copy:
-     * no more than fit under the row limit and in its open Arrow batch. The row-at-a-time path
-     * looks at the byte and batch limits after every 256th row; where a range could reach one of
-     * them (judged conservatively: the whole input batch's bytes, the index doubling, the next
-     * batch), ranges end at those same multiples of 256, so a bulk put freezes where it would.
-     */
-    private int rangeFor(Memtable active, VectorSchemaRoot rows, int remaining) {
-        ShardWriterConfig config = ctx.config();
-        long range = Math.min(remaining, config.memtableMaxRows() - active.rows());
-        range = Math.min(range, active.openBatchRoom());
-        long reachable = active.payloadBytes() + 2 * active.primaryKeyIndexBytes() + inputBytes(rows) + 64 * range;
-        if (reachable >= config.memtableMaxBytes() || active.batchCount() + 1 >= config.memtableMaxBatches()) {
-            range = Math.min(range, 256 - (active.rows() & 255));
-        }
-        return (int) Math.max(1, range);
-    }
-
-    private static long inputBytes(VectorSchemaRoot rows) {
-        long bytes = 0;
-        for (FieldVector v : rows.getFieldVectors()) {
-            bytes += v.getBufferSize();
-        }
-        return bytes;
     }
 
     private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {

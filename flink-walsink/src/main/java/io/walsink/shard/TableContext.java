@@ -196,4 +196,30 @@ public final class TableContext {
             out.clear();
         }
     }
+
+    /**
+     * How many of the {@code remaining} rows of {@code rows} go into {@code active} in one copy:
+     * no more than fit under the row limit and in its open Arrow batch. The row-at-a-time path
+     * looks at the byte and batch limits after every 256th row; where a range could reach one of
+     * them (judged conservatively: the whole input batch's bytes, the index doubling, the next
+     * batch), ranges end at those same multiples of 256, so a bulk put freezes where it would.
+     */
+    int bulkRange(Memtable active, VectorSchemaRoot rows, int remaining) {
+        ShardWriterConfig config = config();
+        long range = Math.min(remaining, config.memtableMaxRows() - active.rows());
+        range = Math.min(range, active.openBatchRoom());
+        long reachable = active.payloadBytes() + 2 * active.primaryKeyIndexBytes() + inputBytes(rows) + 64 * range;
+        if (reachable >= config.memtableMaxBytes() || active.batchCount() + 1 >= config.memtableMaxBatches()) {
+            range = Math.min(range, 256 - (active.rows() & 255));
+        }
+        return (int) Math.max(1, range);
+    }
+
+    private static long inputBytes(VectorSchemaRoot rows) {
+        long bytes = 0;
+        for (FieldVector v : rows.getFieldVectors()) {
+            bytes += v.getBufferSize();
+        }
+        return bytes;
+    }
 }

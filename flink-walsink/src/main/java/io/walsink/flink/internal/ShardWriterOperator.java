@@ -7,7 +7,6 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.shard.ShardWriter;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
@@ -163,19 +162,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
-        ShardWriterConfig writerConfig = options.shardWriterConfig();
-        if ((writerConfig.compaction() || writerConfig.garbageCollection())
-                && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
-            maintenance = new SinkMaintenance(
-                    options.path(),
-                    store,
-                    options.lanceUri(),
-                    options.lanceStorageOptions(),
-                    writerConfig.compaction(),
-                    writerConfig.garbageCollection() ? writerConfig.gcRetention() : null,
-                    writerConfig.maintenanceInterval().toMillis(),
-                    metrics);
-        }
+        maintenance = SinkMaintenance.forSubtask(
+                options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics);
         memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io, this::now);
         restoreShards();
         LOG.info(

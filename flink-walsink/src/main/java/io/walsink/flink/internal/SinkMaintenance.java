@@ -1,10 +1,12 @@
 package io.walsink.flink.internal;
 
+import io.walsink.flink.WalSinkOptions;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
 import java.time.Duration;
 import java.util.Map;
@@ -68,6 +70,24 @@ final class SinkMaintenance implements AutoCloseable {
                 : new GarbageCollector(store, GarbageCollector.Options.retaining(gcRetention));
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
+    }
+
+    /** Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else null. */
+    static SinkMaintenance forSubtask(
+            WalSinkOptions options, int subtask, ObjectStore store, ShardWriterMetrics metrics) {
+        ShardWriterConfig config = options.shardWriterConfig();
+        if (subtask != 0 || !(config.compaction() || config.garbageCollection())) {
+            return null;
+        }
+        return new SinkMaintenance(
+                options.path(),
+                store,
+                options.lanceUri(),
+                options.lanceStorageOptions(),
+                config.compaction(),
+                config.garbageCollection() ? config.gcRetention() : null,
+                config.maintenanceInterval().toMillis(),
+                metrics);
     }
 
     /** Starts a run unless one is running or the last one started less than the interval ago. */
