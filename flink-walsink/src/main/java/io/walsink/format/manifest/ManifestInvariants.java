@@ -1,5 +1,6 @@
 package io.walsink.format.manifest;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -10,10 +11,12 @@ import java.util.Set;
 /**
  * What must hold across a shard's manifest history, as checkable code: versions contiguous from
  * 1; writer epochs, generations and the replay cursor never go back; one shard id throughout;
- * published SSTables older than the generation counter and unique per generation. Only tests use
- * it: the manifest store, claim and restore tests run {@link #check} on the histories they
- * produce. The writer does not call it.
+ * published SSTables older than the generation counter and unique per generation. The manifest
+ * store, claim and restore tests run {@link #check} on the histories they produce, and the
+ * command-line tool's {@code verify} runs {@link #violations(List, long)} from the shard's
+ * garbage-collection floor. The writer does not call it.
  */
+@Internal
 public final class ManifestInvariants {
     private ManifestInvariants() {}
 
@@ -45,14 +48,36 @@ public final class ManifestInvariants {
 
     /** The broken rules of a history given in ascending version order. */
     public static List<String> violations(List<ShardManifest> history) {
+        return violations(history, 1);
+    }
+
+    /**
+     * The broken rules of a history given in ascending version order whose first version must be
+     * {@code firstVersion} (the garbage-collection floor, when older versions were collected).
+     */
+    public static List<String> violations(List<ShardManifest> history, long firstVersion) {
         List<String> problems = new ArrayList<>();
         ShardManifest prev = null;
         for (ShardManifest m : history) {
-            long expected = prev == null ? 1 : prev.version() + 1;
+            long expected = prev == null ? firstVersion : prev.version() + 1;
             if (m.version() != expected) {
                 problems.add("version " + m.version() + " follows " + (prev == null ? "nothing" : prev.version())
                         + ", expected " + expected);
             }
+            prev = m;
+        }
+        problems.addAll(contentViolations(history));
+        return problems;
+    }
+
+    /**
+     * The broken rules of a history given in ascending version order, except the numbering:
+     * each version on its own, and each version against the one before it in the list.
+     */
+    public static List<String> contentViolations(List<ShardManifest> history) {
+        List<String> problems = new ArrayList<>();
+        ShardManifest prev = null;
+        for (ShardManifest m : history) {
             problems.addAll(withinOne(m));
             if (prev != null) {
                 problems.addAll(between(prev, m));

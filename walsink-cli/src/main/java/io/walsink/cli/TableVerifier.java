@@ -1,0 +1,225 @@
+package io.walsink.cli;
+
+import io.walsink.annotation.Internal;
+import io.walsink.format.BitReversedName;
+import io.walsink.format.FormatException;
+import io.walsink.format.manifest.GcFloor;
+import io.walsink.format.manifest.ManifestInvariants;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.manifest.SsTablePaths;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.wal.WalLog;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/**
+ * The format checks of {@code walsink verify}: what must hold for a MemWAL table written by this
+ * library, checked on the objects in storage. Each problem is one line naming the object at fault.
+ *
+ * <ul>
+ *   <li>the base table opens with a primary key and a MemWAL index;
+ *   <li>every object under {@code _mem_wal/} sits in a canonical shard folder, in {@code manifest/},
+ *       {@code wal/} or an SSTable folder, with a manifest or WAL entry name;
+ *   <li>manifest versions are contiguous from the shard's garbage-collection floor ({@link GcFloor})
+ *       to the latest, each decodes, names its shard, and its SSTable paths stay in the shard folder;
+ *       across versions writer epochs, generations and the replay cursor never go back
+ *       ({@link ManifestInvariants});
+ *   <li>WAL positions are contiguous above the garbage-collection floor;
+ *   <li>every SSTable the latest manifest lists is present;
+ *   <li>no temporary file of an interrupted write is left in the table (local tables).
+ * </ul>
+ */
+@Internal
+final class TableVerifier {
+    private static final String MEM_WAL = "_mem_wal/";
+
+    private final ObjectStore store;
+    private final String tableUri;
+    private final Map<String, String> storageOptions;
+    private final List<String> problems = new ArrayList<>();
+
+    TableVerifier(ObjectStore store, String tableUri, Map<String, String> storageOptions) {
+        this.store = store;
+        this.tableUri = tableUri;
+        this.storageOptions = storageOptions;
+    }
+
+    /** Every problem found, one line each; empty for a healthy table. */
+    List<String> verify() {
+        try {
+            LanceTables.open(tableUri, storageOptions, true);
+        } catch (RuntimeException e) {
+            problems.add(tableUri + ": the base table does not open as a MemWAL table: " + e.getMessage());
+            return problems;
+        }
+        for (ObjectMeta leftover : store.listLeftovers("")) {
+            problems.add(location(leftover.key()) + ": temporary file of an interrupted write left in the table"
+                    + " (garbage collection removes it once older than an hour)");
+        }
+        Map<UUID, List<String>> shards = new TreeMap<>();
+        for (ObjectMeta meta : store.listAll(MEM_WAL)) {
+            String rest = meta.key().substring(MEM_WAL.length());
+            int slash = rest.indexOf('/');
+            var shard = slash > 0
+                    ? ManifestStore.parseShardFolder(rest.substring(0, slash))
+                    : java.util.Optional.<UUID>empty();
+            if (shard.isEmpty()) {
+                problems.add(location(meta.key()) + ": not inside a shard folder (_mem_wal/{shard uuid}/)");
+                continue;
+            }
+            shards.computeIfAbsent(shard.get(), s -> new ArrayList<>()).add(rest.substring(slash + 1));
+        }
+        shards.forEach(this::verifyShard);
+        return problems;
+    }
+
+    private void verifyShard(UUID shard, List<String> keys) {
+        String folder = ManifestStore.shardFolder(shard);
+        TreeSet<Long> versions = new TreeSet<>();
+        TreeSet<Long> positions = new TreeSet<>();
+        TreeSet<String> ssTableFolders = new TreeSet<>();
+        for (String key : keys) {
+            int slash = key.indexOf('/');
+            String top = slash < 0 ? key : key.substring(0, slash);
+            String name = key.substring(key.lastIndexOf('/') + 1);
+            boolean nested = key.indexOf('/', slash + 1) >= 0;
+            if (top.equals("manifest") && slash > 0 && !nested) {
+                OptionalLong v = BitReversedName.parseManifestVersion(name);
+                if (v.isPresent()) {
+                    versions.add(v.getAsLong());
+                } else if (!(folder + key).equals(new ManifestStore(store, shard).hintKey())) {
+                    problems.add(location(folder + key) + ": not a manifest version name");
+                }
+            } else if (top.equals("wal") && slash > 0 && !nested) {
+                OptionalLong p = BitReversedName.parseWalEntryPosition(name);
+                if (p.isPresent()) {
+                    positions.add(p.getAsLong());
+                } else {
+                    problems.add(location(folder + key) + ": not a WAL entry name");
+                }
+            } else if (slash > 0 && SsTablePaths.isFolderName(top)) {
+                ssTableFolders.add(top);
+            } else {
+                problems.add(location(folder + key) + ": unexpected object in the shard folder "
+                        + "(only manifest/, wal/ and SSTable folders {random8}_gen_{g}/ belong there)");
+            }
+        }
+        GcFloor floor;
+        try {
+            floor = new ManifestStore(store, shard).readFloor();
+        } catch (FormatException e) {
+            problems.add(e.getMessage());
+            floor = GcFloor.NONE;
+        }
+        List<ShardManifest> history = checkManifests(shard, versions, floor);
+        checkWal(shard, positions, floor);
+        if (!history.isEmpty()) {
+            ShardManifest latest = history.get(history.size() - 1);
+            for (SsTable t : latest.sstables()) {
+                if (SsTablePaths.problem(t.generation(), t.path()).isEmpty() && !ssTableFolders.contains(t.path())) {
+                    problems.add(location(folder + t.path() + "/") + ": SSTable of generation " + t.generation()
+                            + " listed by manifest version " + latest.version() + " is missing");
+                }
+            }
+        } else if (versions.isEmpty() && !positions.isEmpty()) {
+            problems.add(location(folder + "manifest/") + ": shard has WAL entries but no manifest version");
+        }
+    }
+
+    private List<ShardManifest> checkManifests(UUID shard, TreeSet<Long> versions, GcFloor floor) {
+        ManifestStore manifests = new ManifestStore(store, shard);
+        List<ShardManifest> history = new ArrayList<>();
+        if (versions.isEmpty()) {
+            return history;
+        }
+        long first = floor.manifestFloor();
+        long last = versions.last();
+        for (long v = first; v <= last; v++) {
+            if (!versions.contains(v)) {
+                problems.add(location(manifests.versionKey(v)) + ": manifest gap: version " + v + " is missing"
+                        + " (versions present: " + ranges(versions)
+                        + (first > 1 ? ", garbage collection keeps every " + "version from " + first + " on" : "")
+                        + ")");
+            }
+        }
+        for (long v : versions.tailSet(first, true)) {
+            try {
+                history.add(manifests.read(v));
+            } catch (FormatException e) {
+                problems.add(e.getMessage());
+            } catch (RuntimeException e) {
+                problems.add(location(manifests.versionKey(v)) + ": cannot be read: " + e.getMessage());
+            }
+        }
+        String where = location(ManifestStore.shardFolder(shard) + "manifest/");
+        for (String p : ManifestInvariants.contentViolations(history)) {
+            problems.add(where + ": " + p);
+        }
+        return history;
+    }
+
+    private void checkWal(UUID shard, TreeSet<Long> positions, GcFloor floor) {
+        if (positions.isEmpty()) {
+            return;
+        }
+        WalLogKeys keys = new WalLogKeys(shard);
+        long last = positions.last();
+        long missingFrom = -1;
+        for (long p = floor.walFloor() + 1; p <= last + 1; p++) {
+            boolean missing = p <= last && !positions.contains(p);
+            if (missing && missingFrom < 0) {
+                missingFrom = p;
+            } else if (!missing && missingFrom >= 0) {
+                problems.add(location(keys.key(missingFrom)) + ": WAL gap: "
+                        + (p - 1 == missingFrom
+                                ? "position " + missingFrom
+                                : "positions " + missingFrom + "-" + (p - 1))
+                        + " missing below position " + p
+                        + (floor.walFloor() > 0 ? " (garbage collection removed up to " + floor.walFloor() + ")" : ""));
+                missingFrom = -1;
+            }
+        }
+    }
+
+    private String location(String key) {
+        String root = store.describe();
+        return root.endsWith("/") ? root + key : root + "/" + key;
+    }
+
+    private static String ranges(TreeSet<Long> values) {
+        StringBuilder out = new StringBuilder();
+        Long start = null;
+        Long prev = null;
+        for (long v : values) {
+            if (prev != null && v == prev + 1) {
+                prev = v;
+                continue;
+            }
+            if (start != null) {
+                out.append(out.length() > 0 ? "," : "").append(start.equals(prev) ? start : start + "-" + prev);
+            }
+            start = v;
+            prev = v;
+        }
+        if (start != null) {
+            out.append(out.length() > 0 ? "," : "").append(start.equals(prev) ? start : start + "-" + prev);
+        }
+        return out.toString();
+    }
+
+    /** WAL keys without a codec (the verifier decodes no entries). */
+    private record WalLogKeys(UUID shard) {
+        String key(long position) {
+            return WalLog.walPrefix(shard) + BitReversedName.walEntryName(position);
+        }
+    }
+}

@@ -1,0 +1,290 @@
+package io.walsink.cli;
+
+import static io.walsink.testing.Memtables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.walsink.format.BitReversedName;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.ShardManifestCodec;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableSharding;
+import io.walsink.format.wal.WalLog;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.storage.LocalObjectStore;
+import io.walsink.storage.TemporaryFileNames;
+import io.walsink.testing.AllocatorExtension;
+import io.walsink.testing.MemWalTable;
+import io.walsink.testing.RowModel;
+import io.walsink.testing.RowOp;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The commands against tables laid out by the library's own writer code, healthy and damaged. */
+class WalsinkCliTest {
+    static final Schema TABLE = new Schema(List.of(
+            Field.notNullable("id", new ArrowType.Int(64, true)),
+            Field.nullable("name", ArrowType.Utf8.INSTANCE),
+            Field.nullable("score", new ArrowType.Int(32, true))));
+    static final List<String> COLUMNS = List.of("id", "name", "score");
+
+    @TempDir
+    Path dir;
+
+    @RegisterExtension
+    final AllocatorExtension allocators = new AllocatorExtension();
+
+    private BufferAllocator allocator;
+    private String uri;
+    private LocalObjectStore store;
+    private MemWalTable.Shard a;
+    private MemWalTable.Shard b;
+    private RowModel committed;
+    private RowModel latest;
+
+    private static RowOp put(long id, String name, Integer score) {
+        return RowOp.put(row("id", id, "name", name, "score", score));
+    }
+
+    private static RowOp delete(long id) {
+        return RowOp.delete(row("id", id));
+    }
+
+    /** Base rows, shard a with two published generations and a WAL tail, shard b with one generation. */
+    @BeforeEach
+    void createTable() {
+        allocator = allocators.allocator();
+        uri = dir.resolve("table").toString();
+        LanceTables.create(uri, TABLE, List.of("id"), TableSharding.bucket("id", 2), Map.of());
+        store = new LocalObjectStore(Path.of(uri));
+        MemWalTable table = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        List<RowOp> base = List.of(put(1, "base", 1), put(2, "base", 2), put(3, "base", 3), put(4, "base,4", 4));
+        List<RowOp> aGen1 = List.of(put(1, "a1", 10), put(5, "a1", 50), delete(3));
+        List<RowOp> aGen2 = List.of(put(5, "a2", 51), put(7, "a2", null));
+        List<RowOp> aWal = List.of(put(9, "w", 90), delete(1));
+        List<RowOp> bGen1 = List.of(put(2, "b1", 20), delete(4), put(6, "b1", 60));
+        table.writeBase(base);
+        a = table.shard();
+        a.flush(aGen1, 4);
+        a.publish();
+        a.flush(aGen2, 4);
+        a.publish();
+        a.walEntry(aWal);
+        b = table.shard();
+        b.flush(bGen1, 4);
+        b.publish();
+        committed = new RowModel(COLUMNS, List.of("id"))
+                .apply(base)
+                .apply(aGen1)
+                .apply(aGen2)
+                .apply(bGen1);
+        latest = new RowModel(COLUMNS, List.of("id"))
+                .apply(base)
+                .apply(aGen1)
+                .apply(aGen2)
+                .apply(bGen1)
+                .apply(aWal);
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            code = new WalsinkCli(o, e).run(args);
+        }
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void verifyPassesOnAHealthyTable() {
+        Run r = run("verify", uri);
+        assertThat(r.out()).startsWith("OK: ");
+        assertThat(r.code()).isZero();
+        assertThat(run("verify", "file://" + uri).code()).isZero();
+    }
+
+    @Test
+    void verifyNamesAWalGap() {
+        store.delete(WalLog.walPrefix(a.id()) + BitReversedName.walEntryName(2));
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out())
+                .contains("WAL gap: position 2 missing below position 3")
+                .contains(a.id().toString());
+    }
+
+    @Test
+    void verifyNamesAManifestGap() {
+        ManifestStore manifests = new ManifestStore(store, a.id());
+        store.delete(manifests.versionKey(2));
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out()).contains("manifest gap: version 2 is missing (versions present: 1,3)");
+    }
+
+    @Test
+    void verifyNamesAMissingSsTable() throws IOException {
+        ShardManifest m = new ManifestStore(store, b.id()).readLatest().orElseThrow();
+        String path = m.sstables().get(0).path();
+        deleteTree(Path.of(uri, ManifestStore.shardFolder(b.id()), path));
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out())
+                .contains(
+                        path + "/: SSTable of generation 1 listed by manifest version " + m.version() + " is missing");
+    }
+
+    @Test
+    void verifyNamesAnSsTablePathOutsideTheTable() {
+        ManifestStore manifests = new ManifestStore(store, b.id());
+        ShardManifest m = manifests.readLatest().orElseThrow();
+        ShardManifest bad = m.toBuilder()
+                .sstables(List.of(SsTable.of(1, "../../../elsewhere_gen_1")))
+                .build();
+        store.put(manifests.versionKey(m.version()), ShardManifestCodec.encode(bad));
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out()).contains("SSTable path '../../../elsewhere_gen_1'");
+    }
+
+    @Test
+    void verifyNamesAStrayTemporaryFile() throws IOException {
+        Path tmp = Path.of(uri, WalLog.walPrefix(a.id()), TemporaryFileNames.next());
+        Files.write(tmp, new byte[] {1, 2, 3});
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out()).contains(tmp.getFileName().toString()).contains("temporary file of an interrupted write");
+    }
+
+    @Test
+    void verifyNamesAnEpochGoingBack() {
+        ManifestStore manifests = new ManifestStore(store, a.id());
+        ShardManifest m = manifests.readLatest().orElseThrow();
+        store.putIfAbsent(
+                manifests.versionKey(m.version() + 1),
+                ShardManifestCodec.encode(m.withVersion(m.version() + 1).withWriterEpoch(0)));
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out()).contains("writer_epoch went back 1 -> 0");
+    }
+
+    @Test
+    void scanPrintsTheModelsRows() throws IOException {
+        Run json = run("scan", uri, "--format", "json");
+        assertThat(json.code()).as(json.err()).isZero();
+        List<Map<String, Object>> parsed = new ArrayList<>();
+        for (JsonNode n : new ObjectMapper().readTree(json.out())) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", n.get("id").asLong());
+            row.put("name", n.get("name").isNull() ? null : n.get("name").asText());
+            row.put("score", n.get("score").isNull() ? null : n.get("score").asInt());
+            parsed.add(row);
+        }
+        assertThat(parsed).containsExactlyElementsOf(committed.rows());
+
+        Run csv = run("scan", uri, "--mode", "latest", "--format", "csv", "--columns", "id,name");
+        List<String> expected = new ArrayList<>(List.of("id,name"));
+        for (Map<String, Object> row : latest.rows()) {
+            String name = (String) row.get("name");
+            expected.add(row.get("id") + "," + (name.contains(",") ? "\"" + name + "\"" : name));
+        }
+        assertThat(csv.out().lines().toList()).containsExactlyElementsOf(expected);
+
+        Run where = run("scan", uri, "--where", "name=a2", "--limit", "1");
+        assertThat(where.out().lines().toList())
+                .hasSize(4)
+                .element(2)
+                .asString()
+                .isEqualTo("5   a2    51");
+        assertThat(where.out()).endsWith("(1 row)\n");
+    }
+
+    @Test
+    void inspectJsonMatchesTheShards() throws IOException {
+        Run r = run("inspect", uri, "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode report = new ObjectMapper().readTree(r.out());
+        assertThat(report.get("primary_key").get(0).asText()).isEqualTo("id");
+        assertThat(report.get("sharding").get("transform").asText()).isEqualTo("bucket");
+        assertThat(report.get("sharding").get("buckets").asInt()).isEqualTo(2);
+        assertThat(report.get("schema")).hasSize(3);
+        Map<String, JsonNode> shards = new LinkedHashMap<>();
+        report.get("shards").forEach(s -> shards.put(s.get("shard").asText(), s));
+        assertThat(shards).containsOnlyKeys(a.id().toString(), b.id().toString());
+        JsonNode sa = shards.get(a.id().toString());
+        assertThat(sa.get("epoch").asLong()).isEqualTo(1);
+        assertThat(sa.get("manifest").asLong()).isEqualTo(3);
+        assertThat(sa.get("replay_after").asLong()).isEqualTo(2);
+        assertThat(sa.get("wal_tip").asLong()).isEqualTo(3);
+        assertThat(sa.get("sstables").asInt()).isEqualTo(2);
+        JsonNode sb = shards.get(b.id().toString());
+        assertThat(sb.get("manifest").asLong()).isEqualTo(2);
+        assertThat(sb.get("wal_tip").asLong()).isEqualTo(1);
+        assertThat(sb.get("sstables").asInt()).isEqualTo(1);
+
+        Run human = run("inspect", uri);
+        assertThat(human.out()).contains("Primary key  [id]").contains("bucket on id into 2 buckets");
+    }
+
+    @Test
+    void compactAndGcDryRunPrintSummaries() {
+        Run dry = run("gc", uri, "--retention", "0s", "--dry-run");
+        assertThat(dry.code()).as(dry.err()).isZero();
+        assertThat(dry.out()).startsWith("Dry run, would remove from " + uri).contains("2 shards");
+
+        Run compact = run("compact", uri);
+        assertThat(compact.code()).as(compact.err()).isZero();
+        assertThat(compact.out()).contains("Compacted " + uri + ": 3 generations merged over 2 shards");
+        assertThat(run("scan", uri, "--format", "csv").out().lines().count())
+                .isEqualTo(committed.rows().size() + 1);
+        assertThat(run("verify", uri).code()).isZero();
+    }
+
+    @Test
+    void badUsageExitsWithTwo() {
+        assertThat(run().code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(run("frobnicate", uri).code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(run("scan", uri, "--mode", "sometimes").code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(run("scan", uri, "--bogus").err()).contains("unknown option --bogus");
+        assertThat(run("gc", uri, "--retention", "soon").code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(run("inspect", dir.resolve("nothing").toString()).code()).isEqualTo(WalsinkCli.ERROR);
+        for (String c : List.of("inspect", "scan", "verify", "compact", "gc")) {
+            Run help = run(c, "--help");
+            assertThat(help.code()).isZero();
+            assertThat(help.out()).startsWith("Usage: walsink " + c);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
