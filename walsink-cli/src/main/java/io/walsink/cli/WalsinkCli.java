@@ -1,24 +1,12 @@
 package io.walsink.cli;
 
 import io.walsink.annotation.PublicEvolving;
-import io.walsink.format.BitReversedName;
-import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.ShardFieldEntry;
-import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceStorageOptions;
-import io.walsink.format.table.LanceTables;
-import io.walsink.format.table.TableInfo;
-import io.walsink.format.table.TableSharding;
-import io.walsink.format.wal.WalLog;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
-import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
-import io.walsink.read.TableRows;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -26,18 +14,10 @@ import io.walsink.storage.StorageLocation;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.UUID;
-import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * The {@code walsink} command: look at, check and maintain a MemWAL table without Flink.
@@ -143,7 +123,7 @@ public final class WalsinkCli {
                             + "  --json   one JSON object instead of the human-readable report\n",
                     Set.of(),
                     Set.of("json"),
-                    this::inspect);
+                    args -> new InspectCommand(out).run(args));
             case "scan" -> new Command(
                     "Usage: walsink scan TABLE [--mode committed|latest] [--columns a,b] [--where col=value]"
                             + " [--limit N] [--format table|csv|json]\n"
@@ -156,7 +136,7 @@ public final class WalsinkCli {
                             + "  --format F         table (default), csv or json (an array of objects)\n",
                     Set.of("mode", "columns", "where", "limit", "format"),
                     Set.of(),
-                    this::scan);
+                    args -> new ScanCommand(out).run(args));
             case "verify" -> new Command(
                     "Usage: walsink verify TABLE\n"
                             + "Checks the MemWAL format invariants: manifest versions gap-free above the GC floor,\n"
@@ -184,248 +164,6 @@ public final class WalsinkCli {
                     this::gc);
             default -> null;
         };
-    }
-
-    // ---- inspect ----
-
-    private int inspect(Args args) {
-        String path = args.table();
-        S3Options s3 = args.s3();
-        StorageLocation location = StorageLocation.parse(path);
-        TableInfo info = LanceTables.open(location.lanceUri(), LanceStorageOptions.of(location, s3), true);
-        List<Map<String, Object>> shards = new ArrayList<>();
-        try (ObjectStore store = ObjectStores.open(path, s3)) {
-            for (UUID shard : shardIds(store)) {
-                shards.add(shardState(store, shard));
-            }
-        }
-        Map<String, Object> report = new LinkedHashMap<>();
-        report.put("table", path);
-        report.put("version", info.version());
-        List<Map<String, Object>> schema = new ArrayList<>();
-        for (Field f : info.schema().getFields()) {
-            Map<String, Object> column = new LinkedHashMap<>();
-            column.put("name", f.getName());
-            column.put("type", f.getType().toString());
-            column.put("nullable", f.isNullable());
-            schema.add(column);
-        }
-        report.put("schema", schema);
-        report.put("primary_key", info.primaryKey());
-        TableSharding sharding = info.sharding().sharding();
-        Map<String, Object> sh = new LinkedHashMap<>();
-        sh.put("transform", sharding.transform().name().toLowerCase(Locale.ROOT));
-        sh.put("column", sharding.sourceColumn().orElse(null));
-        sh.put(
-                "buckets",
-                sharding.numBuckets().isPresent() ? sharding.numBuckets().getAsInt() : null);
-        report.put("sharding", sh);
-        report.put("shards", shards);
-        if (args.flag("json")) {
-            out.println(Json.write(report));
-            return OK;
-        }
-        out.println("Table        " + path + " (version " + info.version() + ")");
-        out.println("Primary key  " + (info.primaryKey().isEmpty() ? "(none: append-only)" : info.primaryKey()));
-        out.println("Sharding     " + sh.get("transform")
-                + (sharding.sourceColumn().isPresent()
-                        ? " on " + sharding.sourceColumn().get() + " into " + sh.get("buckets") + " buckets"
-                        : ""));
-        out.println("Schema");
-        for (Map<String, Object> column : schema) {
-            out.println("  " + column.get("name") + " " + column.get("type")
-                    + (Boolean.TRUE.equals(column.get("nullable")) ? "" : " NOT NULL"));
-        }
-        out.println("Shards       " + shards.size());
-        List<String> header =
-                List.of("shard", "bucket", "epoch", "manifest", "replay_after", "wal_tip", "sstables", "status");
-        List<List<String>> rows = new ArrayList<>();
-        for (Map<String, Object> s : shards) {
-            rows.add(header.stream()
-                    .map(h -> s.get(h) == null ? "-" : String.valueOf(s.get(h)))
-                    .toList());
-        }
-        printTable(header, rows);
-        return OK;
-    }
-
-    private static Map<String, Object> shardState(ObjectStore store, UUID shard) {
-        Optional<ShardManifest> latest = new ManifestStore(store, shard).readLatest();
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("shard", shard.toString());
-        s.put(
-                "bucket",
-                latest.flatMap(m -> m.shardFieldEntries().stream()
-                                .filter(e -> e.fieldId().equals(ShardFieldEntry.BUCKET_FIELD_ID))
-                                .findFirst())
-                        .map(e -> e.int32Value().isPresent()
-                                ? (Object) e.int32Value().getAsInt()
-                                : null)
-                        .orElse(null));
-        s.put("epoch", latest.map(ShardManifest::writerEpoch).orElse(0L));
-        s.put("manifest", latest.map(ShardManifest::version).orElse(0L));
-        s.put(
-                "replay_after",
-                latest.map(ShardManifest::replayAfterWalEntryPosition).orElse(0L));
-        s.put("wal_tip", walTip(store, shard));
-        s.put("sstables", latest.map(m -> m.sstables().size()).orElse(0));
-        s.put("status", latest.map(m -> m.isSealed() ? "sealed" : "active").orElse("unclaimed"));
-        return s;
-    }
-
-    private static long walTip(ObjectStore store, UUID shard) {
-        String prefix = WalLog.walPrefix(shard);
-        long highest = 0;
-        for (ObjectMeta meta : store.listAll(prefix)) {
-            OptionalLong p = BitReversedName.parseWalEntryPosition(meta.key().substring(prefix.length()));
-            if (p.isPresent()) {
-                highest = Math.max(highest, p.getAsLong());
-            }
-        }
-        return highest;
-    }
-
-    private static TreeSet<UUID> shardIds(ObjectStore store) {
-        TreeSet<UUID> shards = new TreeSet<>();
-        for (ObjectMeta meta : store.listAll("_mem_wal/")) {
-            String[] parts = meta.key().split("/");
-            if (parts.length >= 3) {
-                ManifestStore.parseShardFolder(parts[1]).ifPresent(shards::add);
-            }
-        }
-        return shards;
-    }
-
-    // ---- scan ----
-
-    private int scan(Args args) {
-        String path = args.table();
-        ReadMode mode =
-                switch (args.option("mode").orElse("committed")) {
-                    case "committed" -> ReadMode.COMMITTED;
-                    case "latest" -> ReadMode.LATEST;
-                    default -> throw new UsageException("--mode must be committed or latest");
-                };
-        String format = args.option("format").orElse("table");
-        if (!Set.of("table", "csv", "json").contains(format)) {
-            throw new UsageException("--format must be table, csv or json");
-        }
-        long limit = Long.MAX_VALUE;
-        if (args.option("limit").isPresent()) {
-            try {
-                limit = Long.parseLong(args.option("limit").get());
-            } catch (NumberFormatException e) {
-                limit = -1;
-            }
-            if (limit < 0) {
-                throw new UsageException("--limit must be a non-negative number");
-            }
-        }
-        String[] where = null;
-        if (args.option("where").isPresent()) {
-            String w = args.option("where").get();
-            int eq = w.indexOf('=');
-            if (eq <= 0) {
-                throw new UsageException("--where takes column=value, got '" + w + "'");
-            }
-            where = new String[] {w.substring(0, eq), w.substring(eq + 1)};
-        }
-        TableRows rows;
-        try (TableReader reader = TableReader.open(path, args.s3())) {
-            rows = reader.read(mode);
-        }
-        List<String> columns = rows.columns();
-        if (args.option("columns").isPresent()) {
-            columns = Arrays.stream(args.option("columns").get().split(","))
-                    .map(String::trim)
-                    .toList();
-            for (String c : columns) {
-                if (!rows.columns().contains(c)) {
-                    throw new UsageException("no column '" + c + "'; columns: " + String.join(",", rows.columns()));
-                }
-            }
-        }
-        if (where != null && !rows.columns().contains(where[0])) {
-            throw new UsageException("no column '" + where[0] + "'; columns: " + String.join(",", rows.columns()));
-        }
-        List<Map<String, Object>> selected = new ArrayList<>();
-        for (Map<String, Object> row : rows.rows()) {
-            if (selected.size() >= limit) {
-                break;
-            }
-            if (where != null && !Json.text(row.get(where[0])).equals(where[1])) {
-                continue;
-            }
-            Map<String, Object> projected = new LinkedHashMap<>();
-            for (String c : columns) {
-                projected.put(c, row.get(c));
-            }
-            selected.add(projected);
-        }
-        switch (format) {
-            case "json" -> out.println(Json.write(selected));
-            case "csv" -> {
-                out.println(
-                        String.join(",", columns.stream().map(WalsinkCli::csv).toList()));
-                for (Map<String, Object> row : selected) {
-                    out.println(String.join(
-                            ",",
-                            row.values().stream()
-                                    .map(v -> v == null ? "" : csv(Json.text(v)))
-                                    .toList()));
-                }
-            }
-            default -> {
-                List<List<String>> cells = new ArrayList<>();
-                for (Map<String, Object> row : selected) {
-                    cells.add(row.values().stream()
-                            .map(v -> v == null ? "null" : Json.text(v))
-                            .toList());
-                }
-                printTable(columns, cells);
-                out.println("(" + selected.size() + (selected.size() == 1 ? " row)" : " rows)"));
-            }
-        }
-        return OK;
-    }
-
-    private static String csv(String s) {
-        return s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r")
-                ? "\"" + s.replace("\"", "\"\"") + "\""
-                : s;
-    }
-
-    private void printTable(List<String> header, List<List<String>> rows) {
-        int[] widths = new int[header.size()];
-        for (int i = 0; i < header.size(); i++) {
-            widths[i] = header.get(i).length();
-            for (List<String> row : rows) {
-                widths[i] = Math.max(widths[i], row.get(i).length());
-            }
-        }
-        out.println(line(header, widths));
-        StringBuilder rule = new StringBuilder();
-        for (int i = 0; i < widths.length; i++) {
-            rule.append(i > 0 ? "  " : "").append("-".repeat(widths[i]));
-        }
-        out.println(rule);
-        for (List<String> row : rows) {
-            out.println(line(row, widths));
-        }
-    }
-
-    private static String line(List<String> cells, int[] widths) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < cells.size(); i++) {
-            if (i > 0) {
-                b.append("  ");
-            }
-            b.append(cells.get(i));
-            if (i < cells.size() - 1) {
-                b.append(" ".repeat(widths[i] - cells.get(i).length()));
-            }
-        }
-        return b.toString();
     }
 
     // ---- verify ----

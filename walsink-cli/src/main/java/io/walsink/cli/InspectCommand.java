@@ -1,0 +1,144 @@
+package io.walsink.cli;
+
+import io.walsink.format.BitReversedName;
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardFieldEntry;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.table.LanceStorageOptions;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableSharding;
+import io.walsink.format.wal.WalLog;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
+import io.walsink.storage.S3Options;
+import io.walsink.storage.StorageLocation;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/** {@code walsink inspect}: the table's schema, key and sharding, and each shard's state. */
+final class InspectCommand {
+    private final PrintStream out;
+
+    InspectCommand(PrintStream out) {
+        this.out = out;
+    }
+
+    int run(Args args) {
+        String path = args.table();
+        S3Options s3 = args.s3();
+        StorageLocation location = StorageLocation.parse(path);
+        TableInfo info = LanceTables.open(location.lanceUri(), LanceStorageOptions.of(location, s3), true);
+        List<Map<String, Object>> shards = new ArrayList<>();
+        try (ObjectStore store = ObjectStores.open(path, s3)) {
+            for (UUID shard : shardIds(store)) {
+                shards.add(shardState(store, shard));
+            }
+        }
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("table", path);
+        report.put("version", info.version());
+        List<Map<String, Object>> schema = new ArrayList<>();
+        for (Field f : info.schema().getFields()) {
+            Map<String, Object> column = new LinkedHashMap<>();
+            column.put("name", f.getName());
+            column.put("type", f.getType().toString());
+            column.put("nullable", f.isNullable());
+            schema.add(column);
+        }
+        report.put("schema", schema);
+        report.put("primary_key", info.primaryKey());
+        TableSharding sharding = info.sharding().sharding();
+        Map<String, Object> sh = new LinkedHashMap<>();
+        sh.put("transform", sharding.transform().name().toLowerCase(Locale.ROOT));
+        sh.put("column", sharding.sourceColumn().orElse(null));
+        sh.put(
+                "buckets",
+                sharding.numBuckets().isPresent() ? sharding.numBuckets().getAsInt() : null);
+        report.put("sharding", sh);
+        report.put("shards", shards);
+        if (args.flag("json")) {
+            out.println(Json.write(report));
+            return WalsinkCli.OK;
+        }
+        out.println("Table        " + path + " (version " + info.version() + ")");
+        out.println("Primary key  " + (info.primaryKey().isEmpty() ? "(none: append-only)" : info.primaryKey()));
+        out.println("Sharding     " + sh.get("transform")
+                + (sharding.sourceColumn().isPresent()
+                        ? " on " + sharding.sourceColumn().get() + " into " + sh.get("buckets") + " buckets"
+                        : ""));
+        out.println("Schema");
+        for (Map<String, Object> column : schema) {
+            out.println("  " + column.get("name") + " " + column.get("type")
+                    + (Boolean.TRUE.equals(column.get("nullable")) ? "" : " NOT NULL"));
+        }
+        out.println("Shards       " + shards.size());
+        List<String> header =
+                List.of("shard", "bucket", "epoch", "manifest", "replay_after", "wal_tip", "sstables", "status");
+        List<List<String>> rows = new ArrayList<>();
+        for (Map<String, Object> s : shards) {
+            rows.add(header.stream()
+                    .map(h -> s.get(h) == null ? "-" : String.valueOf(s.get(h)))
+                    .toList());
+        }
+        new TextTable(out).print(header, rows);
+        return WalsinkCli.OK;
+    }
+
+    private static Map<String, Object> shardState(ObjectStore store, UUID shard) {
+        Optional<ShardManifest> latest = new ManifestStore(store, shard).readLatest();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("shard", shard.toString());
+        s.put(
+                "bucket",
+                latest.flatMap(m -> m.shardFieldEntries().stream()
+                                .filter(e -> e.fieldId().equals(ShardFieldEntry.BUCKET_FIELD_ID))
+                                .findFirst())
+                        .map(e -> e.int32Value().isPresent()
+                                ? (Object) e.int32Value().getAsInt()
+                                : null)
+                        .orElse(null));
+        s.put("epoch", latest.map(ShardManifest::writerEpoch).orElse(0L));
+        s.put("manifest", latest.map(ShardManifest::version).orElse(0L));
+        s.put(
+                "replay_after",
+                latest.map(ShardManifest::replayAfterWalEntryPosition).orElse(0L));
+        s.put("wal_tip", walTip(store, shard));
+        s.put("sstables", latest.map(m -> m.sstables().size()).orElse(0));
+        s.put("status", latest.map(m -> m.isSealed() ? "sealed" : "active").orElse("unclaimed"));
+        return s;
+    }
+
+    private static long walTip(ObjectStore store, UUID shard) {
+        String prefix = WalLog.walPrefix(shard);
+        long highest = 0;
+        for (ObjectMeta meta : store.listAll(prefix)) {
+            OptionalLong p = BitReversedName.parseWalEntryPosition(meta.key().substring(prefix.length()));
+            if (p.isPresent()) {
+                highest = Math.max(highest, p.getAsLong());
+            }
+        }
+        return highest;
+    }
+
+    private static TreeSet<UUID> shardIds(ObjectStore store) {
+        TreeSet<UUID> shards = new TreeSet<>();
+        for (ObjectMeta meta : store.listAll("_mem_wal/")) {
+            String[] parts = meta.key().split("/");
+            if (parts.length >= 3) {
+                ManifestStore.parseShardFolder(parts[1]).ifPresent(shards::add);
+            }
+        }
+        return shards;
+    }
+}
