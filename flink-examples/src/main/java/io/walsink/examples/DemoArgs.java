@@ -1,21 +1,60 @@
 package io.walsink.examples;
 
+import io.walsink.storage.S3Options;
 import java.nio.file.Path;
 
 /** {@code --path}, {@code --rows}, {@code --keys}, {@code --buckets}; every one optional. */
-record DemoArgs(String path, long rows, int keys, int buckets) {
+record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3) {
+
+    DemoArgs(String path, long rows, int keys, int buckets) {
+        this(path, rows, keys, buckets, S3Options.defaults());
+    }
+
+    /** Usage asked for: printed, and the demo ends with exit code 0. */
+    static final class HelpRequested extends RuntimeException {
+        HelpRequested(String usage) {
+            super(usage);
+        }
+    }
 
     static DemoArgs parse(String[] args) {
+        return parse("UpsertDemo", args, 200_000, 10_000);
+    }
+
+    /** Parses, or prints the usage (exit 0 for --help) or the problem (exit 2) and exits. */
+    static DemoArgs parseOrExit(String demo, String[] args, long defaultRows, int defaultKeys) {
+        try {
+            return parse(demo, args, defaultRows, defaultKeys);
+        } catch (HelpRequested help) {
+            System.out.println(help.getMessage());
+            System.exit(0);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+        }
+        throw new AssertionError("unreachable");
+    }
+
+    static DemoArgs parse(String demo, String[] args, long defaultRows, int defaultKeys) {
         String path = Path.of(System.getProperty("java.io.tmpdir"), "walsink-demo-" + System.currentTimeMillis())
                 .toString();
-        long rows = 200_000;
-        int keys = 10_000;
+        long rows = defaultRows;
+        int keys = defaultKeys;
         int buckets = 4;
+        S3Options.Builder s3 = S3Options.builder();
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
-                throw new IllegalArgumentException(
-                        "usage: UpsertDemo [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]");
+                throw new HelpRequested("usage: " + demo
+                        + " [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]\n"
+                        + "        [--s3-endpoint URL] [--s3-region NAME] [--s3-path-style]   (s3:// paths; credentials"
+                        + " from the AWS default chain)\n"
+                        + "Runs on an embedded local Flink cluster; the table goes to a new folder under the temp"
+                        + " directory unless --path is given.");
+            }
+            if (flag.equals("--s3-path-style")) {
+                s3.pathStyleAccess(true);
+                continue;
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(flag + " needs a value");
@@ -26,11 +65,14 @@ record DemoArgs(String path, long rows, int keys, int buckets) {
                 case "--rows" -> rows = positive(flag, Long.parseLong(value));
                 case "--keys" -> keys = (int) positive(flag, Integer.parseInt(value));
                 case "--buckets" -> buckets = (int) positive(flag, Integer.parseInt(value));
-                default -> throw new IllegalArgumentException(
-                        "unknown option " + flag + "; options: --path, --rows, --keys, --buckets");
+                case "--s3-endpoint" -> s3.endpoint(value);
+                case "--s3-region" -> s3.region(value);
+                default -> throw new IllegalArgumentException("unknown option " + flag
+                        + "; options: --path, --rows, --keys, --buckets, --s3-endpoint, --s3-region,"
+                        + " --s3-path-style");
             }
         }
-        return new DemoArgs(path, rows, keys, buckets);
+        return new DemoArgs(path, rows, keys, buckets, s3.build());
     }
 
     private static long positive(String flag, long value) {

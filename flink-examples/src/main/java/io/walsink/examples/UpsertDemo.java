@@ -3,7 +3,6 @@ package io.walsink.examples;
 import io.walsink.flink.WalSink;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
-import io.walsink.storage.S3Options;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,14 +28,7 @@ public final class UpsertDemo {
     private UpsertDemo() {}
 
     public static void main(String[] argv) throws Exception {
-        DemoArgs args;
-        try {
-            args = DemoArgs.parse(argv);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return;
-        }
+        DemoArgs args = DemoArgs.parseOrExit("UpsertDemo", argv, 200_000, 10_000);
         System.out.printf(
                 "walsink demo: %,d changes over %,d keys into %s (%d buckets)%n",
                 args.rows(), args.keys(), args.path(), args.buckets());
@@ -58,13 +50,14 @@ public final class UpsertDemo {
                         .primaryKey("id")
                         .createTableIfMissing(args.buckets())
                         .flushInterval(Duration.ofMillis(100))
+                        .s3(args.s3())
                         .build())
                 .uid("walsink-demo");
         env.execute("walsink upsert demo");
         double seconds = (System.nanoTime() - started) / 1e9;
 
         Map<Long, String> expected = changes.model(args.rows());
-        Map<Long, String> actual = readBack(args.path());
+        Map<Long, String> actual = readBack(args);
         boolean match = actual.equals(expected);
         System.out.println();
         System.out.println("walsink demo summary");
@@ -81,9 +74,9 @@ public final class UpsertDemo {
         }
     }
 
-    private static Map<Long, String> readBack(String path) {
+    private static Map<Long, String> readBack(DemoArgs args) {
         Map<Long, String> rows = new TreeMap<>();
-        try (TableReader reader = TableReader.open(path, S3Options.defaults())) {
+        try (TableReader reader = TableReader.open(args.path(), args.s3())) {
             reader.read(ReadMode.COMMITTED).rows().forEach(r -> rows.put((Long) r.get("id"), (String) r.get("value")));
         }
         return rows;
