@@ -13,6 +13,12 @@ class ExamplesTest {
     Path dir;
 
     @Test
+    void theUpsertDemoReadsBackItsModel() throws Exception {
+        assertThat(UpsertDemo.run(new DemoArgs(dir.resolve("upsert").toString(), 5_000, 500, 2)))
+                .isTrue();
+    }
+
+    @Test
     void theSqlDemoSelectsWhatItInserted() throws Exception {
         assertThat(SqlDemo.run(new DemoArgs(dir.resolve("sql").toString(), 3_000, 200, 2)))
                 .isTrue();

@@ -4,8 +4,10 @@ import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardFieldEntry;
 import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalLog;
@@ -24,6 +26,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /** {@code walsink inspect}: the table's schema, key and sharding, and each shard's state. */
@@ -40,9 +44,15 @@ final class InspectCommand {
         StorageLocation location = StorageLocation.parse(path);
         TableInfo info = LanceTables.open(location.lanceUri(), LanceStorageOptions.of(location, s3), true);
         List<Map<String, Object>> shards = new ArrayList<>();
+        Map<UUID, Long> merged;
+        try (BufferAllocator allocator = new RootAllocator()) {
+            merged = MergedGenerations.latest(allocator, location.lanceUri(), LanceStorageOptions.of(location, s3));
+        }
         try (ObjectStore store = ObjectStores.open(path, s3)) {
             for (UUID shard : shardIds(store)) {
-                shards.add(shardState(store, shard));
+                Map<String, Object> state = shardState(store, shard);
+                state.put("merged_through", merged.getOrDefault(shard, 0L));
+                shards.add(state);
             }
         }
         Map<String, Object> report = new LinkedHashMap<>();
@@ -83,8 +93,20 @@ final class InspectCommand {
                     + (Boolean.TRUE.equals(column.get("nullable")) ? "" : " NOT NULL"));
         }
         out.println("Shards       " + shards.size());
-        List<String> header =
-                List.of("shard", "bucket", "epoch", "manifest", "replay_after", "wal_tip", "sstables", "status");
+        List<String> header = List.of(
+                "shard",
+                "bucket",
+                "epoch",
+                "manifest",
+                "replay_after",
+                "wal_tip",
+                "replay_entries",
+                "replay_bytes",
+                "sstables",
+                "sstable_bytes",
+                "published_through",
+                "merged_through",
+                "status");
         List<List<String>> rows = new ArrayList<>();
         for (Map<String, Object> s : shards) {
             rows.add(header.stream()
@@ -114,7 +136,32 @@ final class InspectCommand {
                 "replay_after",
                 latest.map(ShardManifest::replayAfterWalEntryPosition).orElse(0L));
         s.put("wal_tip", walTip(store, shard));
-        s.put("sstables", latest.map(m -> m.sstables().size()).orElse(0));
+        long replayAfter =
+                latest.map(ShardManifest::replayAfterWalEntryPosition).orElse(0L);
+        long pendingEntries = 0;
+        long pendingBytes = 0;
+        String walPrefix = WalLog.walPrefix(shard);
+        for (ObjectMeta meta : store.listAll(walPrefix)) {
+            OptionalLong p = BitReversedName.parseWalEntryPosition(meta.key().substring(walPrefix.length()));
+            if (p.isPresent() && p.getAsLong() > replayAfter) {
+                pendingEntries++;
+                pendingBytes += meta.size();
+            }
+        }
+        s.put("replay_entries", pendingEntries); // what a writer opening the shard replays
+        s.put("replay_bytes", pendingBytes);
+        List<SsTable> tables = latest.map(ShardManifest::sstables).orElse(List.of());
+        s.put("sstables", tables.size());
+        s.put(
+                "published_through",
+                tables.stream().mapToLong(SsTable::generation).max().orElse(0));
+        long ssTableBytes = 0;
+        for (SsTable t : tables) {
+            for (ObjectMeta meta : store.listAll(ManifestStore.shardFolder(shard) + t.path() + "/")) {
+                ssTableBytes += meta.size();
+            }
+        }
+        s.put("sstable_bytes", ssTableBytes);
         s.put("status", latest.map(m -> m.isSealed() ? "sealed" : "active").orElse("unclaimed"));
         return s;
     }

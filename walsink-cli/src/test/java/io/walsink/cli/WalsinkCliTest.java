@@ -242,10 +242,17 @@ class WalsinkCliTest {
         assertThat(sa.get("replay_after").asLong()).isEqualTo(2);
         assertThat(sa.get("wal_tip").asLong()).isEqualTo(3);
         assertThat(sa.get("sstables").asInt()).isEqualTo(2);
+        assertThat(sa.get("replay_entries").asLong()).isEqualTo(1); // the WAL tail after replay_after
+        assertThat(sa.get("replay_bytes").asLong()).isPositive();
+        assertThat(sa.get("sstable_bytes").asLong()).isPositive();
+        assertThat(sa.get("published_through").asLong()).isEqualTo(2);
+        assertThat(sa.get("merged_through").asLong()).isZero();
         JsonNode sb = shards.get(b.id().toString());
         assertThat(sb.get("manifest").asLong()).isEqualTo(2);
         assertThat(sb.get("wal_tip").asLong()).isEqualTo(1);
         assertThat(sb.get("sstables").asInt()).isEqualTo(1);
+        assertThat(sb.get("replay_entries").asLong()).isZero();
+        assertThat(sb.get("replay_bytes").asLong()).isZero();
 
         Run human = run("inspect", uri);
         assertThat(human.out()).contains("Primary key  [id]").contains("bucket on id into 2 buckets");
@@ -263,6 +270,9 @@ class WalsinkCliTest {
         assertThat(run("scan", uri, "--format", "csv").out().lines().count())
                 .isEqualTo(committed.rows().size() + 1);
         assertThat(run("verify", uri).code()).isZero();
+        assertThat(run("inspect", uri, "--json").out())
+                .as("inspect reports the merge progress")
+                .contains("\"merged_through\":2");
     }
 
     @Test
