@@ -23,136 +23,16 @@ enum KeyColumnType {
             out.appendBoolean(((BitVector) vector).get(row) != 0);
         }
     },
-    INT8 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getByte(row) ^ Long.MIN_VALUE;
-        }
-    },
-    INT16 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getShort((long) row * 2) ^ Long.MIN_VALUE;
-        }
-    },
+    INT8((data, row) -> data.getByte(row) ^ Long.MIN_VALUE),
+    INT16((data, row) -> data.getShort((long) row * 2) ^ Long.MIN_VALUE),
     /** int32, date32, time32. */
-    INT32 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getInt((long) row * 4) ^ Long.MIN_VALUE;
-        }
-    },
+    INT32((data, row) -> data.getInt((long) row * 4) ^ Long.MIN_VALUE),
     /** int64, date64, time64, timestamp (any unit and zone: the stored instant is the key). */
-    INT64 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getLong((long) row * 8) ^ Long.MIN_VALUE;
-        }
-    },
-    UINT8 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getByte(row) & 0xffL;
-        }
-    },
-    UINT16 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getShort((long) row * 2) & 0xffffL;
-        }
-    },
-    UINT32 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getInt((long) row * 4) & 0xffffffffL;
-        }
-    },
-    UINT64 {
-        @Override
-        void append(FieldVector vector, int row, KeyBuffer out) {
-            out.appendUnsigned(longBits(vector, row));
-        }
-
-        @Override
-        boolean hasLongBits() {
-            return true;
-        }
-
-        @Override
-        long longBits(FieldVector vector, int row) {
-            return vector.getDataBuffer().getLong((long) row * 8);
-        }
-    },
+    INT64((data, row) -> data.getLong((long) row * 8) ^ Long.MIN_VALUE),
+    UINT8((data, row) -> data.getByte(row) & 0xffL),
+    UINT16((data, row) -> data.getShort((long) row * 2) & 0xffffL),
+    UINT32((data, row) -> data.getInt((long) row * 4) & 0xffffffffL),
+    UINT64((data, row) -> data.getLong((long) row * 8)),
     /** utf8 and binary: 32-bit offsets. UTF-8 byte order is code point order. */
     BYTES {
         @Override
@@ -181,15 +61,34 @@ enum KeyColumnType {
         }
     };
 
-    /** Appends the non-null value at {@code row}. */
-    abstract void append(FieldVector vector, int row, KeyBuffer out);
+    /** The eight value bytes of an integer-like value, read from the vector's data buffer. */
+    @FunctionalInterface
+    private interface LongBitsReader {
+        long read(ArrowBuf data, int row);
+    }
+
+    /** Null for the types whose encoding is not eight value bytes. */
+    private final LongBitsReader longBits;
+
+    KeyColumnType() {
+        this(null);
+    }
+
+    KeyColumnType(LongBitsReader longBits) {
+        this.longBits = longBits;
+    }
+
+    /** Appends the non-null value at {@code row}; integer-like types as their eight value bytes. */
+    void append(FieldVector vector, int row, KeyBuffer out) {
+        out.appendUnsigned(longBits(vector, row));
+    }
 
     /**
      * Whether a value's encoding is the presence byte and eight value bytes, so that the 64-bit
      * {@link #longBits} alone tells two values apart (integers, dates, times, timestamps).
      */
     boolean hasLongBits() {
-        return false;
+        return longBits != null;
     }
 
     /**
@@ -197,7 +96,10 @@ enum KeyColumnType {
      * (for signed types the value with its sign bit flipped, as {@link KeyBuffer#appendSigned}).
      */
     long longBits(FieldVector vector, int row) {
-        throw new UnsupportedOperationException(this + " has no 64-bit key encoding");
+        if (longBits == null) {
+            throw new UnsupportedOperationException(this + " has no 64-bit key encoding");
+        }
+        return longBits.read(vector.getDataBuffer(), row);
     }
 
     /** @throws UnsupportedKeyTypeException if {@code field}'s type cannot be a key column */
