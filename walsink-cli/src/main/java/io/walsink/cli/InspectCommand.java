@@ -178,7 +178,8 @@ final class InspectCommand {
         return highest;
     }
 
-    private static TreeSet<UUID> shardIds(ObjectStore store) {
+    /** The shards with at least one object under {@code _mem_wal/}. */
+    static TreeSet<UUID> shardIds(ObjectStore store) {
         TreeSet<UUID> shards = new TreeSet<>();
         for (ObjectMeta meta : store.listAll("_mem_wal/")) {
             String[] parts = meta.key().split("/");

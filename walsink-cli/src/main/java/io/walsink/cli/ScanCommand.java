@@ -1,5 +1,6 @@
 package io.walsink.cli;
 
+import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
@@ -52,7 +53,10 @@ final class ScanCommand {
             where = new String[] {w.substring(0, eq), w.substring(eq + 1)};
         }
         TableRows rows;
-        try (TableReader reader = TableReader.open(path, args.s3())) {
+        // Only the WAL tail (LATEST) is decoded with a profile; committed rows are Lance datasets.
+        WalSchemaProfile profile =
+                mode == ReadMode.LATEST ? WalProfileDetector.detect(path, args.s3()) : WalSchemaProfile.SPEC;
+        try (TableReader reader = TableReader.open(path, args.s3(), profile)) {
             rows = reader.read(mode);
         }
         List<String> columns = rows.columns();

@@ -10,6 +10,8 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.manifest.SsTablePaths;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.wal.AnyProfileDecoder;
 import io.walsink.format.wal.WalLog;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
@@ -20,6 +22,8 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The format checks of {@code walsink verify}: what must hold for a MemWAL table written by this
@@ -33,7 +37,9 @@ import java.util.UUID;
  *       to the latest, each decodes, names its shard, and its SSTable paths stay in the shard folder;
  *       across versions writer epochs, generations and the replay cursor never go back
  *       ({@link ManifestInvariants});
- *   <li>WAL positions are contiguous above the garbage-collection floor;
+ *   <li>WAL positions are contiguous above the garbage-collection floor; every WAL entry decodes
+ *       in a supported schema profile, and writer epochs never decrease along the WAL
+ *       ({@link WalEntryCheck});
  *   <li>every SSTable the latest manifest lists is present;
  *   <li>no temporary file of an interrupted write is left in the table (local tables).
  * </ul>
@@ -46,6 +52,7 @@ final class TableVerifier {
     private final String tableUri;
     private final Map<String, String> storageOptions;
     private final List<String> problems = new ArrayList<>();
+    private WalEntryCheck walEntries;
 
     TableVerifier(ObjectStore store, String tableUri, Map<String, String> storageOptions) {
         this.store = store;
@@ -55,12 +62,21 @@ final class TableVerifier {
 
     /** Every problem found, one line each; empty for a healthy table. */
     List<String> verify() {
+        TableInfo table;
         try {
-            LanceTables.open(tableUri, storageOptions, true);
+            table = LanceTables.open(tableUri, storageOptions, true);
         } catch (RuntimeException e) {
             problems.add(tableUri + ": the base table does not open as a MemWAL table: " + e.getMessage());
             return problems;
         }
+        try (BufferAllocator allocator = new RootAllocator()) {
+            walEntries = new WalEntryCheck(store, new AnyProfileDecoder(table, allocator), this::location);
+            verifyShards();
+        }
+        return problems;
+    }
+
+    private void verifyShards() {
         for (ObjectMeta leftover : store.listLeftovers("")) {
             problems.add(location(leftover.key()) + ": temporary file of an interrupted write left in the table"
                     + " (garbage collection removes it once older than an hour)");
@@ -79,7 +95,6 @@ final class TableVerifier {
             shards.computeIfAbsent(shard.get(), s -> new ArrayList<>()).add(rest.substring(slash + 1));
         }
         shards.forEach(this::verifyShard);
-        return problems;
     }
 
     private void verifyShard(UUID shard, List<String> keys) {
@@ -122,6 +137,7 @@ final class TableVerifier {
         }
         List<ShardManifest> history = checkManifests(shard, versions, floor);
         checkWal(shard, positions, floor);
+        problems.addAll(walEntries.check(shard, positions));
         if (!history.isEmpty()) {
             ShardManifest latest = history.get(history.size() - 1);
             for (SsTable t : latest.sstables()) {
@@ -216,7 +232,7 @@ final class TableVerifier {
         return out.toString();
     }
 
-    /** WAL keys without a codec (the verifier decodes no entries). */
+    /** WAL keys for the gap check, which needs no codec. */
     private record WalLogKeys(UUID shard) {
         String key(long position) {
             return WalLog.walPrefix(shard) + BitReversedName.walEntryName(position);

@@ -7,17 +7,24 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
+import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
+import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.shard.Memtable;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.TemporaryFileNames;
 import io.walsink.testing.AllocatorExtension;
+import io.walsink.testing.ArrowRows;
 import io.walsink.testing.MemWalTable;
+import io.walsink.testing.Memtables;
 import io.walsink.testing.RowModel;
 import io.walsink.testing.RowOp;
 import java.io.ByteArrayOutputStream;
@@ -33,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -58,6 +66,7 @@ class WalsinkCliTest {
     private BufferAllocator allocator;
     private String uri;
     private LocalObjectStore store;
+    private MemWalTable table;
     private MemWalTable.Shard a;
     private MemWalTable.Shard b;
     private RowModel committed;
@@ -78,7 +87,7 @@ class WalsinkCliTest {
         uri = dir.resolve("table").toString();
         LanceTables.create(uri, TABLE, List.of("id"), TableSharding.bucket("id", 2), Map.of());
         store = new LocalObjectStore(Path.of(uri));
-        MemWalTable table = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        table = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
         List<RowOp> base = List.of(put(1, "base", 1), put(2, "base", 2), put(3, "base", 3), put(4, "base,4", 4));
         List<RowOp> aGen1 = List.of(put(1, "a1", 10), put(5, "a1", 50), delete(3));
         List<RowOp> aGen2 = List.of(put(5, "a2", 51), put(7, "a2", null));
@@ -191,6 +200,85 @@ class WalsinkCliTest {
         Run r = run("verify", uri);
         assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
         assertThat(r.out()).contains("writer_epoch went back 1 -> 0");
+    }
+
+    /**
+     * A restore of shard a as the writer protocol does it: a claim raises the epoch to 2, a fence
+     * sentinel goes to the WAL tip (position 4), and position 5 gets an entry of the given epoch.
+     *
+     * @return the key of that entry
+     */
+    private String reclaimShardAAndAppendWithEpoch(long epoch, RowOp op) {
+        ShardManifest claimed = new ShardClaimer(new ManifestStore(store, a.id())).claim(ShardPlacement.none());
+        assertThat(claimed.writerEpoch()).isEqualTo(2);
+        WalEntryCodec codec = new WalEntryCodec(table.storage(), allocator);
+        WalLog wal = new WalLog(store, a.id(), codec);
+        wal.append(4, codec.encodeSentinel(claimed.writerEpoch()));
+        Memtables memtables = new Memtables(table.storage(), allocator);
+        try (Memtable m = memtables.build(3, 4, List.of(op))) {
+            memtables.appendToWal(m, wal, codec, epoch, 5);
+        }
+        return wal.key(5);
+    }
+
+    @Test
+    void verifyPassesAfterARestoreFencedTheShard() {
+        reclaimShardAAndAppendWithEpoch(2, put(11, "after restore", 1));
+        Run r = run("verify", uri);
+        assertThat(r.out()).startsWith("OK: ");
+        assertThat(r.code()).isZero();
+    }
+
+    @Test
+    void verifyNamesAWalEntryWhoseEpochWentBack() {
+        String zombie = reclaimShardAAndAppendWithEpoch(1, put(11, "zombie", 1));
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out())
+                .contains(zombie + ": writer_epoch went back along the WAL: 1 at position 5 after 2 at position 4")
+                .contains("1 problem found");
+    }
+
+    @Test
+    void verifyNamesAWalEntryThatMatchesNoProfile() {
+        // an entry of another table's schema: one column, no primary key, no tombstone
+        Schema other = new Schema(List.of(Field.notNullable("x", new ArrowType.Int(32, true))));
+        WalEntryCodec codec = new WalEntryCodec(
+                WalStorageSchema.derive(other, List.of(), Map.of(), WalSchemaProfile.LANCE_JAVA_7_0), allocator);
+        String key = WalLog.walPrefix(b.id()) + BitReversedName.walEntryName(2);
+        try (VectorSchemaRoot batch = ArrowRows.batch(allocator, other, List.of(Map.<String, Object>of("x", 1)))) {
+            store.putIfAbsent(key, codec.encode(1, 2, List.of(batch)));
+        }
+        Run r = run("verify", uri);
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        assertThat(r.out()).contains(key + ": column 'id': missing");
+    }
+
+    @Test
+    void aTableWrittenInTheLanceJava70ProfileVerifiesAndScansItsWalTail() {
+        String other = dir.resolve("lance-java-7.0").toString();
+        LanceTables.create(other, TABLE, List.of("id"), TableSharding.bucket("id", 2), Map.of());
+        MemWalTable t = new MemWalTable(
+                other, Map.of(), new LocalObjectStore(Path.of(other)), WalSchemaProfile.LANCE_JAVA_7_0, allocator);
+        List<RowOp> gen1 = List.of(put(1, "g1", 1), put(2, "g1", 2));
+        List<RowOp> tail = List.of(put(2, "w", 20), put(3, "w", null));
+        MemWalTable.Shard s = t.shard();
+        s.flush(gen1, 4);
+        s.publish();
+        s.walEntry(tail);
+        Run verify = run("verify", other);
+        assertThat(verify.out()).startsWith("OK: ");
+        assertThat(verify.code()).isZero();
+
+        Run scan = run("scan", other, "--mode", "latest", "--format", "csv");
+        assertThat(scan.code()).as(scan.err()).isZero();
+        List<String> expected = new ArrayList<>(List.of("id,name,score"));
+        for (Map<String, Object> row :
+                new RowModel(COLUMNS, List.of("id")).apply(gen1).apply(tail).rows()) {
+            expected.add(
+                    row.get("id") + "," + row.get("name") + "," + (row.get("score") == null ? "" : row.get("score")));
+        }
+        assertThat(scan.out().lines().toList()).containsExactlyElementsOf(expected);
     }
 
     @Test
