@@ -20,7 +20,8 @@ import org.apache.flink.types.RowKind;
  * as a CDC source emits them) and, for every third key, deleted. The table read back holds the
  * last value of each key and none of the deleted ones.
  *
- * <pre>java ... io.walsink.examples.ChangelogDemo [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]</pre>
+ * <pre>java ... io.walsink.examples.ChangelogDemo [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]
+ *     [--s3-endpoint URL] [--s3-region NAME] [--s3-path-style]</pre>
  */
 public final class ChangelogDemo {
     static final RowType ROW = RowType.of(
@@ -61,6 +62,8 @@ public final class ChangelogDemo {
                 .setParallelism(1) // one generator task keeps per-key order
                 .map(i -> change(i, keys, rows))
                 .returns(Types.ROW_NAMED(new String[] {"id", "status"}, Types.LONG, Types.STRING))
+                .setParallelism(1)
+                .map(new Progress(rows))
                 .setParallelism(1)
                 .sinkTo(WalSink.forRows(ROW)
                         .path(args.path())

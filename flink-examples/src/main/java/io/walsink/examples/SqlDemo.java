@@ -1,10 +1,12 @@
 package io.walsink.examples;
 
+import io.walsink.storage.S3Options;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -13,7 +15,10 @@ import org.apache.flink.util.CloseableIterator;
  * an {@code INSERT} of generated upserts (a bounded {@code datagen} sequence), then a
  * {@code SELECT} back, compared with what the upserts should have left.
  *
- * <pre>java ... io.walsink.examples.SqlDemo [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]</pre>
+ * <pre>java ... io.walsink.examples.SqlDemo [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]
+ *     [--s3-endpoint URL] [--s3-region NAME] [--s3-path-style]</pre>
+ *
+ * The S3 flags become the table's {@code s3.*} options in the {@code CREATE TABLE} statement.
  */
 public final class SqlDemo {
     private SqlDemo() {}
@@ -33,13 +38,14 @@ public final class SqlDemo {
         sql.getConfig().set("parallelism.default", "1"); // one generator keeps each key's order
         sql.executeSql("CREATE TABLE orders (id BIGINT, item STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('connector' = 'walsink', 'path' = '" + args.path() + "', 'buckets' = '" + args.buckets()
-                + "', 'sink.parallelism' = '2')");
+                + "', 'sink.parallelism' = '2'" + s3Options(args.s3()) + ")");
+        sql.createTemporarySystemFunction("progress", new ProgressFunction(args.rows()));
         sql.executeSql("CREATE TEMPORARY TABLE gen (n BIGINT) WITH ('connector' = 'datagen',"
                 + " 'fields.n.kind' = 'sequence', 'fields.n.start' = '0', 'fields.n.end' = '" + (args.rows() - 1)
                 + "')");
         long started = System.nanoTime();
-        sql.executeSql("INSERT INTO orders SELECT n % " + args.keys() + ", CONCAT('item-', CAST(n AS STRING)),"
-                        + " CAST(n % 7 AS INT) FROM gen")
+        sql.executeSql("INSERT INTO orders SELECT progress(n) % " + args.keys()
+                        + ", CONCAT('item-', CAST(n AS STRING)), CAST(n % 7 AS INT) FROM gen")
                 .await();
         double seconds = (System.nanoTime() - started) / 1e9;
 
@@ -61,5 +67,43 @@ public final class SqlDemo {
         System.out.printf("  rows selected    %,d (SELECT through the walsink connector)%n", actual.size());
         System.out.printf("  table matches    %s%n", match ? "YES" : "NO");
         return match;
+    }
+
+    /** The demo's S3 flags as the connector's {@code s3.*} options (credentials: the AWS default chain). */
+    static String s3Options(S3Options s3) {
+        StringBuilder with = new StringBuilder();
+        if (s3.endpoint() != null) {
+            with.append(", 's3.endpoint' = '").append(s3.endpoint()).append('\'');
+        }
+        if (s3.region() != null) {
+            with.append(", 's3.region' = '").append(s3.region()).append('\'');
+        }
+        if (s3.pathStyleAccess()) {
+            with.append(", 's3.path-style-access' = 'true'");
+        }
+        return with.toString();
+    }
+
+    /**
+     * {@code progress(n)}: returns {@code n} and prints how far the sequence got every tenth of the
+     * run. Stateless (it reads the position from the sequence value), so it prints right however
+     * often the planner evaluates it.
+     */
+    public static final class ProgressFunction extends ScalarFunction {
+        private final long total;
+        private final long step;
+
+        ProgressFunction(long total) {
+            this.total = total;
+            this.step = Math.max(1, total / 10);
+        }
+
+        public Long eval(Long n) { // boxed: the sequence column is nullable in SQL's eyes
+            long done = n == null ? 0 : n + 1;
+            if (done > 0 && (done % step == 0 || done == total)) {
+                System.out.printf("  generated %,d of %,d upserts (%d%%)%n", done, total, done * 100 / total);
+            }
+            return n;
+        }
     }
 }

@@ -69,6 +69,14 @@ public final class WalsinkCli {
         System.exit(code);
     }
 
+    /**
+     * Runs one command line as {@code walsink} would, printing to {@code out} and {@code err}
+     * instead of the process's streams; returns the exit code (for embedding and tests).
+     */
+    public static int execute(PrintStream out, PrintStream err, String... argv) {
+        return new WalsinkCli(out, err).run(argv);
+    }
+
     /** Runs one command line and returns its exit code. */
     int run(String... argv) {
         if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h") || argv[0].equals("help")) {
