@@ -149,15 +149,17 @@ public final class WalsinkCli {
                     "Usage: walsink verify TABLE\n"
                             + "Checks the MemWAL format invariants: manifest versions gap-free above the GC floor,\n"
                             + "WAL positions contiguous, names and SSTable paths inside the table, writer epochs\n"
-                            + "never decreasing, listed SSTables present, no temporary files left. One line per\n"
-                            + "problem; exit 1 if there is any.\n",
+                            + "never decreasing across manifest versions and along the WAL (every WAL entry is read\n"
+                            + "and must decode in a supported schema profile), listed SSTables present, no temporary\n"
+                            + "files left. One line per problem; exit 1 if there is any.\n",
                     Set.of(),
                     Set.of(),
                     this::verify);
             case "compact" -> new Command(
                     "Usage: walsink compact TABLE\n"
                             + "Merges every published SSTable not merged yet into the base table (one compactor per\n"
-                            + "table at a time; see docs/operations.md) and prints what it merged.\n",
+                            + "table at a time; see docs/operations.md) and prints what it merged. Progress (each\n"
+                            + "generation merged) goes to stderr.\n",
                     Set.of(),
                     Set.of(),
                     this::compact);
@@ -165,6 +167,7 @@ public final class WalsinkCli {
                     "Usage: walsink gc TABLE [--retention 1h] [--dry-run]\n"
                             + "Removes WAL entries, manifest versions and SSTable folders no reader needs that are\n"
                             + "older than the retention, plus leftovers of interrupted writes; prints a summary.\n"
+                            + "Progress (each shard collected) goes to stderr.\n"
                             + "  --retention D   keep everything newer than D (e.g. 30m, 1h, 7d, PT2H); default 1h\n"
                             + "  --dry-run       count what would be removed, remove nothing\n",
                     Set.of("retention"),
