@@ -378,49 +378,6 @@ class WalsinkCliTest {
         }
     }
 
-    /** The real entry point in its own JVM, with the tool's own logging configuration, as ./walsink runs it. */
-    private static Run runMain(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "-Dlog4j2.configurationFile="
-                        + Path.of("target", "classes", "log4j2.xml").toAbsolutePath(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                WalsinkCli.class.getName()));
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile("walsink-out", ".txt");
-        Path err = Files.createTempFile("walsink-err", ".txt");
-        Process p = new ProcessBuilder(command)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
-        assertThat(p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES))
-                .as("walsink %s ended", args[0])
-                .isTrue();
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
-    }
-
-    @Test
-    void theCommandExitsWithItsCodeAndShowsMaintenanceProgressOnStderr() throws Exception {
-        assertThat(runMain("verify", uri).code()).isEqualTo(WalsinkCli.OK);
-        assertThat(runMain("scan", uri, "--format", "yaml").code()).isEqualTo(WalsinkCli.ERROR);
-
-        Run compact = runMain("compact", uri);
-        assertThat(compact.code()).as(compact.err()).isEqualTo(WalsinkCli.OK);
-        assertThat(compact.out()).contains("3 generations merged over 2 shards");
-        assertThat(compact.err())
-                .as("one progress line per generation merged")
-                .contains("Shard " + a.id() + ": merged generation 1 ")
-                .contains("Shard " + a.id() + ": merged generation 2 ")
-                .contains("Shard " + b.id() + ": merged generation 1 ");
-
-        store.delete(WalLog.walPrefix(a.id()) + BitReversedName.walEntryName(2));
-        Run damaged = runMain("verify", uri);
-        assertThat(damaged.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
-        assertThat(damaged.out()).contains("WAL gap: position 2");
-    }
-
     private static void deleteTree(Path root) throws IOException {
         try (Stream<Path> paths = Files.walk(root)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
