@@ -11,6 +11,7 @@ import io.walsink.format.manifest.SsTable;
 import io.walsink.format.manifest.SsTablePaths;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.AnyProfileDecoder;
 import io.walsink.format.wal.WalLog;
 import io.walsink.storage.ObjectMeta;
@@ -65,6 +66,8 @@ final class TableVerifier {
         TableInfo table;
         try {
             table = LanceTables.open(tableUri, storageOptions, true);
+        } catch (TableNotFoundException e) {
+            throw e; // no table to check: a wrong path, exit 2 as for the other commands
         } catch (RuntimeException e) {
             problems.add(tableUri + ": the base table does not open as a MemWAL table: " + e.getMessage());
             return problems;

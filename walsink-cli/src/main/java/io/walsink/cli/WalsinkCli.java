@@ -2,6 +2,7 @@ package io.walsink.cli;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.table.LanceStorageOptions;
+import io.walsink.format.table.LanceTables;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
@@ -217,6 +218,9 @@ public final class WalsinkCli {
         String path = args.table();
         Duration retention = parseDuration(args.option("retention").orElse("1h"));
         boolean dryRun = args.flag("dry-run");
+        // The collector only lists objects; a mistyped path would be an empty, "collected" table.
+        StorageLocation location = StorageLocation.parse(path);
+        LanceTables.open(location.lanceUri(), LanceStorageOptions.of(location, args.s3()), true);
         GcSummary s;
         try (ObjectStore store = ObjectStores.open(path, args.s3())) {
             s = new GarbageCollector(

@@ -370,7 +370,11 @@ class WalsinkCliTest {
         assertThat(run("scan", uri, "--mode", "sometimes").code()).isEqualTo(WalsinkCli.ERROR);
         assertThat(run("scan", uri, "--bogus").err()).contains("unknown option --bogus");
         assertThat(run("gc", uri, "--retention", "soon").code()).isEqualTo(WalsinkCli.ERROR);
-        assertThat(run("inspect", dir.resolve("nothing").toString()).code()).isEqualTo(WalsinkCli.ERROR);
+        for (String c : List.of("inspect", "scan", "verify", "compact", "gc")) {
+            assertThat(run(c, dir.resolve("nothing").toString()).code())
+                    .as("%s on a path without a table", c)
+                    .isEqualTo(WalsinkCli.ERROR);
+        }
         for (String c : List.of("inspect", "scan", "verify", "compact", "gc")) {
             Run help = run(c, "--help");
             assertThat(help.code()).isZero();
