@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -43,6 +44,7 @@ public final class Memtable implements AutoCloseable {
     private VectorSchemaRoot open;
     private FieldVector[] openColumns;
     private VectorAppender[] openAppenders; // per column; null where rows are copied one by one
+    private FieldVector[] openKeyColumns; // the open batch's key vectors; null without a key
     private int openRows;
     private long sealedRows;
     private long sealedBytes;
@@ -167,6 +169,28 @@ public final class Memtable implements AutoCloseable {
         }
     }
 
+    /**
+     * Lets {@code row} write its values straight into the open batch (one copy from the source
+     * record), then checks its key ({@code validator}) and indexes it. A row that fails either
+     * does not count; its partly written values are overwritten by the next row.
+     */
+    public void appendRow(RowWriter row, boolean tombstone, InputValidator validator) {
+        checkTombstone(tombstone);
+        openBatch();
+        int at = openRows;
+        row.writeRow(openColumns, at);
+        validator.checkKeyNotNull(openColumns, at);
+        if (tombstoneColumn >= 0) {
+            ((BitVector) openColumns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
+        }
+        long position = sealedRows + at;
+        openRows++;
+        if (index != null) {
+            index.putRange(keys, openKeyColumns, at, at + 1, position);
+        }
+        rowsIndexed(position + 1);
+    }
+
     private void checkTombstone(boolean tombstone) {
         if (tombstone && tombstoneColumn < 0) {
             throw new IllegalArgumentException(
@@ -211,10 +235,16 @@ public final class Memtable implements AutoCloseable {
         }
         if (open == null) {
             open = VectorSchemaRoot.create(schema, allocator);
+            // Sized for a whole batch up front: growing by doubling would copy every buffer
+            // log2(batchMaxRows / default) times and leave the last doubling half empty.
+            for (FieldVector v : open.getFieldVectors()) {
+                v.setInitialCapacity(batchMaxRows);
+            }
             open.allocateNew();
             openRows = 0;
             openColumns = open.getFieldVectors().toArray(new FieldVector[0]);
             openAppenders = ColumnCopy.appenders(openColumns);
+            openKeyColumns = keys == null ? null : keys.keyColumns(open);
         }
         return open;
     }
@@ -258,6 +288,7 @@ public final class Memtable implements AutoCloseable {
         open = null;
         openColumns = null;
         openAppenders = null;
+        openKeyColumns = null;
         openRows = 0;
     }
 

@@ -17,6 +17,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,16 +161,29 @@ public final class TableContext {
     void checkBatch(VectorSchemaRoot rows, boolean delete) {
         validator.checkSchema(rows.getSchema());
         if (delete) {
-            if (!keyed()) {
-                throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
-            }
-            if (!storage.hasTombstone()) {
-                throw new InvalidInputException(
-                        null,
-                        "WAL schema profile '" + storage.profile().profileName()
-                                + "' cannot record deletes (lance-core 7.0.0 would show deleted rows);"
-                                + " use profile 'spec'");
-            }
+            checkDeletes();
+        }
+    }
+
+    /**
+     * Checks once that rows of {@code rowSchema} (what a {@link RowWriter} writes) have the
+     * table's columns in order with its types, before any row is written.
+     */
+    public void checkRowSchema(Schema rowSchema) {
+        validator.checkSchema(rowSchema);
+    }
+
+    /** Fails unless the table has a key and the WAL profile can record deletes. */
+    void checkDeletes() {
+        if (!keyed()) {
+            throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
+        }
+        if (!storage.hasTombstone()) {
+            throw new InvalidInputException(
+                    null,
+                    "WAL schema profile '" + storage.profile().profileName()
+                            + "' cannot record deletes (lance-core 7.0.0 would show deleted rows);"
+                            + " use profile 'spec'");
         }
     }
 
