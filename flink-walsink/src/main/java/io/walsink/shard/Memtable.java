@@ -216,17 +216,39 @@ public final class Memtable implements AutoCloseable {
     }
 
     /**
-     * Copies row {@code row} of a batch already in the storage schema (a replayed WAL entry),
-     * tombstone column included.
+     * Takes over {@code stored}, a batch already in the storage schema (a replayed WAL entry's),
+     * as the next sealed batch without copying its rows, and indexes its keys in row order. The
+     * buffers move to vectors of this memtable's schema; {@code stored} is left empty.
      */
-    public void appendStored(VectorSchemaRoot stored, int row, byte[] key, int keyLength) {
-        openBatch();
-        List<FieldVector> inputs = stored.getFieldVectors();
-        FieldVector[] columns = openColumns;
-        for (int c = 0; c < columns.length; c++) {
-            columns[c].copyFromSafe(row, openRows, inputs.get(c));
+    public void adoptSealed(VectorSchemaRoot stored) {
+        if (frozen) {
+            throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
-        rowAppended(key, keyLength);
+        sealOpenBatch();
+        int rows = stored.getRowCount();
+        List<FieldVector> from = stored.getFieldVectors();
+        List<FieldVector> vectors = new ArrayList<>(from.size());
+        try {
+            for (int c = 0; c < schema.getFields().size(); c++) {
+                FieldVector target = schema.getFields().get(c).createVector(allocator);
+                vectors.add(target);
+                from.get(c).makeTransferPair(target).transfer();
+            }
+        } catch (RuntimeException e) {
+            vectors.forEach(FieldVector::close);
+            throw e;
+        }
+        VectorSchemaRoot batch = new VectorSchemaRoot(schema.getFields(), vectors, rows);
+        long first = sealedRows;
+        sealedStartRow.add(first);
+        sealed.add(batch);
+        sealedRows += rows;
+        sealedBytes += bufferBytes(batch);
+        if (index != null) {
+            checkKeyColumns(new FieldVector[0]); // the key columns are the batch's own
+            index.putRange(keys, keys.keyColumns(batch), 0, rows, first);
+        }
+        indexedRows = sealedRows;
     }
 
     private VectorSchemaRoot openBatch() {

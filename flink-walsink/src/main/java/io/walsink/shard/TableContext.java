@@ -1,7 +1,6 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
@@ -197,18 +196,6 @@ public final class TableContext {
     /** The key columns of {@code rows}, looked up once per batch; null for a table without a key. */
     FieldVector[] keyColumns(VectorSchemaRoot rows) {
         return keys == null ? null : keys.keyColumns(rows);
-    }
-
-    /**
-     * Replaces the content of {@code out} with the key of {@code row}, read from
-     * {@code keyColumns} (from {@link #keyColumns}); without a key it leaves {@code out} empty.
-     */
-    void encodeKey(FieldVector[] keyColumns, int row, KeyBuffer out) {
-        if (keyColumns != null) {
-            keys.encode(keyColumns, row, out);
-        } else {
-            out.clear();
-        }
     }
 
     /**
