@@ -3,6 +3,7 @@ package io.walsink.shard;
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -416,6 +417,24 @@ public final class Memtable implements AutoCloseable {
      */
     public boolean isNewest(long position, byte[] key, int keyLength) {
         return index == null || index.get(key, keyLength) == position;
+    }
+
+    /**
+     * Marks which rows of sealed batch {@code i} are the newest rows of their keys (every row of
+     * an append-only table), reading keys straight from the batch's key columns.
+     *
+     * @param newest at least as long as the batch; entries past its rows are left alone
+     * @return the number of rows marked
+     */
+    public int markNewest(int i, boolean[] newest) {
+        VectorSchemaRoot batch = sealed.get(i);
+        int rows = batch.getRowCount();
+        if (index == null) {
+            Arrays.fill(newest, 0, rows, true);
+            return rows;
+        }
+        checkKeyColumns(new FieldVector[0]);
+        return index.markNewest(keys, keys.keyColumns(batch), rows, sealedStartRow.get(i), newest);
     }
 
     public int tombstoneColumn() {
