@@ -32,6 +32,9 @@ import org.apache.arrow.vector.util.VectorAppender;
  */
 @Internal
 public final class Memtable implements AutoCloseable {
+    /** Capacity of a memtable's first open batch, before any batch size was seen. */
+    private static final int FIRST_BATCH_ROWS = 1024;
+
     private final BufferAllocator allocator;
     private final Schema schema;
     private final long generation;
@@ -47,6 +50,7 @@ public final class Memtable implements AutoCloseable {
     private VectorAppender[] openAppenders; // per column; null where rows are copied one by one
     private FieldVector[] openKeyColumns; // the open batch's key vectors; null without a key
     private int openRows;
+    private int lastSealedRows; // rows of the batch sealed last: the next one's expected size
     private long sealedRows;
     private long sealedBytes;
     private int durableBatches;
@@ -258,10 +262,13 @@ public final class Memtable implements AutoCloseable {
         }
         if (open == null) {
             open = VectorSchemaRoot.create(schema, allocator);
-            // Sized for a whole batch up front: growing by doubling would copy every buffer
-            // log2(batchMaxRows / default) times and leave the last doubling half empty.
+            // Sized for the rows it will most likely take: as many as the last batch sealed
+            // (ticks seal batches at a steady rate's size) plus a margin, at most a full batch.
+            // Too small costs a doubling copy; too large holds memory a sealed batch never uses.
+            int expected = lastSealedRows == 0 ? FIRST_BATCH_ROWS : lastSealedRows + lastSealedRows / 8;
+            int capacity = Math.max(1, Math.min(batchMaxRows, expected));
             for (FieldVector v : open.getFieldVectors()) {
-                v.setInitialCapacity(batchMaxRows);
+                v.setInitialCapacity(capacity);
             }
             open.allocateNew();
             openRows = 0;
@@ -304,6 +311,7 @@ public final class Memtable implements AutoCloseable {
             return;
         }
         open.setRowCount(openRows);
+        lastSealedRows = openRows;
         sealedStartRow.add(sealedRows);
         sealed.add(open);
         sealedRows += openRows;
