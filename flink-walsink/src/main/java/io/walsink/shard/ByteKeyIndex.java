@@ -28,6 +28,19 @@ final class ByteKeyIndex implements KeyIndex {
     }
 
     @Override
+    public int markNewest(
+            PrimaryKeyEncoder keys, FieldVector[] keyColumns, int count, long firstPosition, boolean[] newest) {
+        int marked = 0;
+        for (int r = 0; r < count; r++) {
+            keys.encode(keyColumns, r, key);
+            boolean isNewest = index.get(key.array(), 0, key.length()) == firstPosition + r;
+            newest[r] = isNewest;
+            marked += isNewest ? 1 : 0;
+        }
+        return marked;
+    }
+
+    @Override
     public int size() {
         return index.size();
     }

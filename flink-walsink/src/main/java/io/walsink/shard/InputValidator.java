@@ -89,6 +89,15 @@ public final class InputValidator {
         }
     }
 
+    /** Fails if row {@code row} of {@code columns} (in table column order) has a null key value. */
+    public void checkKeyNotNull(FieldVector[] columns, int row) {
+        for (int k : keyColumns) {
+            if (columns[k].isNull(row)) {
+                throw new InvalidInputException(columns[k].getName(), "null primary-key value");
+            }
+        }
+    }
+
     private static String typeMismatch(Field expected, Field actual) {
         if (!expected.getType().equals(actual.getType())) {
             return "type " + actual.getType() + " does not match the table's " + expected.getType();

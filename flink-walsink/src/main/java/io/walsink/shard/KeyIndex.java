@@ -38,6 +38,14 @@ interface KeyIndex {
      */
     void putRange(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int from, int to, long firstPosition);
 
+    /**
+     * Marks which of rows {@code [0, rows)} of {@code keyColumns}, at positions
+     * {@code firstPosition, firstPosition + 1, ...}, are the newest rows of their keys.
+     *
+     * @return the number of rows marked
+     */
+    int markNewest(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int rows, long firstPosition, boolean[] newest);
+
     /** Number of distinct keys. */
     int size();
 

@@ -113,6 +113,19 @@ public final class LongKeyIndex implements KeyIndex {
     }
 
     @Override
+    public int markNewest(
+            PrimaryKeyEncoder keys, FieldVector[] keyColumns, int count, long firstPosition, boolean[] newest) {
+        FieldVector column = keyColumns[0];
+        int marked = 0;
+        for (int r = 0; r < count; r++) {
+            boolean isNewest = get(keys.singleLongBits(column, r)) == firstPosition + r;
+            newest[r] = isNewest;
+            marked += isNewest ? 1 : 0;
+        }
+        return marked;
+    }
+
+    @Override
     public int size() {
         return used + (emptyKeyRow == NO_ROW ? 0 : 1);
     }

@@ -3,9 +3,11 @@ package io.walsink.shard;
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -30,6 +32,9 @@ import org.apache.arrow.vector.util.VectorAppender;
  */
 @Internal
 public final class Memtable implements AutoCloseable {
+    /** Capacity of a memtable's first open batch, before any batch size was seen. */
+    private static final int FIRST_BATCH_ROWS = 1024;
+
     private final BufferAllocator allocator;
     private final Schema schema;
     private final long generation;
@@ -43,7 +48,9 @@ public final class Memtable implements AutoCloseable {
     private VectorSchemaRoot open;
     private FieldVector[] openColumns;
     private VectorAppender[] openAppenders; // per column; null where rows are copied one by one
+    private FieldVector[] openKeyColumns; // the open batch's key vectors; null without a key
     private int openRows;
+    private int lastSealedRows; // rows of the batch sealed last: the next one's expected size
     private long sealedRows;
     private long sealedBytes;
     private int durableBatches;
@@ -167,6 +174,28 @@ public final class Memtable implements AutoCloseable {
         }
     }
 
+    /**
+     * Lets {@code row} write its values straight into the open batch (one copy from the source
+     * record), then checks its key ({@code validator}) and indexes it. A row that fails either
+     * does not count; its partly written values are overwritten by the next row.
+     */
+    public void appendRow(RowWriter row, boolean tombstone, InputValidator validator) {
+        checkTombstone(tombstone);
+        openBatch();
+        int at = openRows;
+        row.writeRow(openColumns, at);
+        validator.checkKeyNotNull(openColumns, at);
+        if (tombstoneColumn >= 0) {
+            ((BitVector) openColumns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
+        }
+        long position = sealedRows + at;
+        openRows++;
+        if (index != null) {
+            index.putRange(keys, openKeyColumns, at, at + 1, position);
+        }
+        rowsIndexed(position + 1);
+    }
+
     private void checkTombstone(boolean tombstone) {
         if (tombstone && tombstoneColumn < 0) {
             throw new IllegalArgumentException(
@@ -192,17 +221,39 @@ public final class Memtable implements AutoCloseable {
     }
 
     /**
-     * Copies row {@code row} of a batch already in the storage schema (a replayed WAL entry),
-     * tombstone column included.
+     * Takes over {@code stored}, a batch already in the storage schema (a replayed WAL entry's),
+     * as the next sealed batch without copying its rows, and indexes its keys in row order. The
+     * buffers move to vectors of this memtable's schema; {@code stored} is left empty.
      */
-    public void appendStored(VectorSchemaRoot stored, int row, byte[] key, int keyLength) {
-        openBatch();
-        List<FieldVector> inputs = stored.getFieldVectors();
-        FieldVector[] columns = openColumns;
-        for (int c = 0; c < columns.length; c++) {
-            columns[c].copyFromSafe(row, openRows, inputs.get(c));
+    public void adoptSealed(VectorSchemaRoot stored) {
+        if (frozen) {
+            throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
-        rowAppended(key, keyLength);
+        sealOpenBatch();
+        int rows = stored.getRowCount();
+        List<FieldVector> from = stored.getFieldVectors();
+        List<FieldVector> vectors = new ArrayList<>(from.size());
+        try {
+            for (int c = 0; c < schema.getFields().size(); c++) {
+                FieldVector target = schema.getFields().get(c).createVector(allocator);
+                vectors.add(target);
+                from.get(c).makeTransferPair(target).transfer();
+            }
+        } catch (RuntimeException e) {
+            vectors.forEach(FieldVector::close);
+            throw e;
+        }
+        VectorSchemaRoot batch = new VectorSchemaRoot(schema.getFields(), vectors, rows);
+        long first = sealedRows;
+        sealedStartRow.add(first);
+        sealed.add(batch);
+        sealedRows += rows;
+        sealedBytes += bufferBytes(batch);
+        if (index != null) {
+            checkKeyColumns(new FieldVector[0]); // the key columns are the batch's own
+            index.putRange(keys, keys.keyColumns(batch), 0, rows, first);
+        }
+        indexedRows = sealedRows;
     }
 
     private VectorSchemaRoot openBatch() {
@@ -211,10 +262,19 @@ public final class Memtable implements AutoCloseable {
         }
         if (open == null) {
             open = VectorSchemaRoot.create(schema, allocator);
+            // Sized for the rows it will most likely take: as many as the last batch sealed
+            // (ticks seal batches at a steady rate's size) plus a margin, at most a full batch.
+            // Too small costs a doubling copy; too large holds memory a sealed batch never uses.
+            int expected = lastSealedRows == 0 ? FIRST_BATCH_ROWS : lastSealedRows + lastSealedRows / 8;
+            int capacity = Math.max(1, Math.min(batchMaxRows, expected));
+            for (FieldVector v : open.getFieldVectors()) {
+                v.setInitialCapacity(capacity);
+            }
             open.allocateNew();
             openRows = 0;
             openColumns = open.getFieldVectors().toArray(new FieldVector[0]);
             openAppenders = ColumnCopy.appenders(openColumns);
+            openKeyColumns = keys == null ? null : keys.keyColumns(open);
         }
         return open;
     }
@@ -251,6 +311,7 @@ public final class Memtable implements AutoCloseable {
             return;
         }
         open.setRowCount(openRows);
+        lastSealedRows = openRows;
         sealedStartRow.add(sealedRows);
         sealed.add(open);
         sealedRows += openRows;
@@ -258,6 +319,7 @@ public final class Memtable implements AutoCloseable {
         open = null;
         openColumns = null;
         openAppenders = null;
+        openKeyColumns = null;
         openRows = 0;
     }
 
@@ -363,6 +425,24 @@ public final class Memtable implements AutoCloseable {
      */
     public boolean isNewest(long position, byte[] key, int keyLength) {
         return index == null || index.get(key, keyLength) == position;
+    }
+
+    /**
+     * Marks which rows of sealed batch {@code i} are the newest rows of their keys (every row of
+     * an append-only table), reading keys straight from the batch's key columns.
+     *
+     * @param newest at least as long as the batch; entries past its rows are left alone
+     * @return the number of rows marked
+     */
+    public int markNewest(int i, boolean[] newest) {
+        VectorSchemaRoot batch = sealed.get(i);
+        int rows = batch.getRowCount();
+        if (index == null) {
+            Arrays.fill(newest, 0, rows, true);
+            return rows;
+        }
+        checkKeyColumns(new FieldVector[0]);
+        return index.markNewest(keys, keys.keyColumns(batch), rows, sealedStartRow.get(i), newest);
     }
 
     public int tombstoneColumn() {

@@ -1,7 +1,6 @@
 package io.walsink.shard;
 
-import io.walsink.format.key.KeyBuffer;
-import io.walsink.format.key.PrimaryKeyEncoder;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -14,22 +13,29 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The rows of a frozen memtable that are the newest of their key, batch by batch in forward
  * insert order; every row when the table has no key. A batch whose rows all survive is handed
  * over without copying (its buffers are shared, which needs allocators of one root); otherwise
- * the surviving rows are copied into a new batch. The memtable stays owned by the caller.
+ * the surviving rows are copied into a new batch run by run ({@link MarkedRowsCopy}). The
+ * memtable stays owned by the caller.
  */
 final class NewestRowsReader extends ArrowReader {
     private final Memtable memtable;
     private final Schema schema;
-    private final PrimaryKeyEncoder keys; // null: append-only, every row survives
-    private final KeyBuffer key = new KeyBuffer();
+    private final boolean everyRow;
+    private boolean[] newest = new boolean[0]; // which rows of the current batch are kept
     private int nextBatch;
     private long rowsRead;
     private long bytesRead;
 
-    NewestRowsReader(BufferAllocator allocator, Memtable memtable, Schema schema, PrimaryKeyEncoder keys) {
+    /** @param everyRow hand out every row, superseded ones included (for comparisons) */
+    NewestRowsReader(BufferAllocator allocator, Memtable memtable, Schema schema, boolean everyRow) {
         super(allocator);
         this.memtable = memtable;
         this.schema = schema;
-        this.keys = keys;
+        this.everyRow = everyRow;
+    }
+
+    /** The newest row of each key (every row of an append-only table). */
+    NewestRowsReader(BufferAllocator allocator, Memtable memtable, Schema schema) {
+        this(allocator, memtable, schema, false);
     }
 
     /** Rows handed out so far. */
@@ -44,16 +50,26 @@ final class NewestRowsReader extends ArrowReader {
         while (nextBatch < batches.size()) {
             int i = nextBatch++;
             VectorSchemaRoot source = batches.get(i);
-            int[] rows = newestRows(source, memtable.batchStartRow(i));
-            if (rows.length == 0) {
+            int rows = source.getRowCount();
+            if (newest.length < rows) {
+                newest = new boolean[rows];
+            }
+            int kept;
+            if (everyRow) {
+                Arrays.fill(newest, 0, rows, true);
+                kept = rows;
+            } else {
+                kept = memtable.markNewest(i, newest);
+            }
+            if (kept == 0) {
                 continue;
             }
-            if (rows.length == source.getRowCount() && sharesRoot(source)) {
+            if (kept == rows && sharesRoot(source)) {
                 loadRecordBatch(new VectorUnloader(source).getRecordBatch());
             } else {
-                copyRows(source, rows, getVectorSchemaRoot());
+                MarkedRowsCopy.copy(source, newest, getVectorSchemaRoot());
             }
-            rowsRead += rows.length;
+            rowsRead += kept;
             bytesRead += getVectorSchemaRoot().getFieldVectors().stream()
                     .mapToLong(FieldVector::getBufferSize)
                     .sum();
@@ -62,40 +78,8 @@ final class NewestRowsReader extends ArrowReader {
         return false;
     }
 
-    private int[] newestRows(VectorSchemaRoot batch, long firstRow) {
-        int count = batch.getRowCount();
-        int[] rows = new int[count];
-        int kept = 0;
-        FieldVector[] keyColumns = keys == null ? null : keys.keyColumns(batch);
-        for (int r = 0; r < count; r++) {
-            if (keys == null) {
-                rows[kept++] = r;
-                continue;
-            }
-            keys.encode(keyColumns, r, key);
-            if (memtable.isNewest(firstRow + r, key.array(), key.length())) {
-                rows[kept++] = r;
-            }
-        }
-        return kept == count ? rows : java.util.Arrays.copyOf(rows, kept);
-    }
-
     private boolean sharesRoot(VectorSchemaRoot source) {
         return source.getFieldVectors().stream().allMatch(v -> v.getAllocator().getRoot() == allocator.getRoot());
-    }
-
-    private static void copyRows(VectorSchemaRoot source, int[] rows, VectorSchemaRoot target) {
-        for (int c = 0; c < target.getFieldVectors().size(); c++) {
-            FieldVector to = target.getVector(c);
-            FieldVector from = source.getVector(c);
-            to.clear();
-            to.setInitialCapacity(rows.length);
-            to.allocateNew();
-            for (int r = 0; r < rows.length; r++) {
-                to.copyFromSafe(rows[r], r, from);
-            }
-        }
-        target.setRowCount(rows.length);
     }
 
     @Override

@@ -169,6 +169,22 @@ public final class ShardWriter implements AutoCloseable {
         appendRow(rows, ctx.keyColumns(rows), row, delete);
     }
 
+    /**
+     * Upserts or deletes one row that {@code row} writes straight into the active memtable: the
+     * per-record path of a streaming owner, one copy from the source record. The owner checks
+     * the writer's schema once ({@link TableContext#checkRowSchema}).
+     */
+    public void write(RowWriter row, boolean delete) {
+        health.check();
+        if (delete) {
+            ctx.checkDeletes();
+        }
+        Memtable active = memtables.active();
+        active.appendRow(row, delete, ctx.validator());
+        rowsTaken(1, delete);
+        freezeIfFull(active);
+    }
+
     private void writeAll(VectorSchemaRoot rows, boolean delete) {
         health.check();
         ctx.checkBatch(rows, delete);

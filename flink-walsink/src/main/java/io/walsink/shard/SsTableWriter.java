@@ -1,16 +1,13 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.wal.WalStorageSchema;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.lance.WriteParams;
 import org.slf4j.Logger;
@@ -36,7 +33,6 @@ public final class SsTableWriter {
     private final UUID shardId;
     private final WalStorageSchema storage;
     private final BufferAllocator allocator;
-    private final PrimaryKeyEncoder keys;
 
     /**
      * @param storageOptions lance-core object-store options (empty for local paths)
@@ -54,7 +50,6 @@ public final class SsTableWriter {
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
-        this.keys = storage.primaryKey().isEmpty() ? null : new PrimaryKeyEncoder(keyFields(storage));
     }
 
     /**
@@ -84,7 +79,7 @@ public final class SsTableWriter {
         String uri = SsTableFolder.uri(tableUri, shardId, name);
         long started = System.nanoTime();
         long rows;
-        try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema(), keys);
+        try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema());
                 Dataset written = Dataset.write()
                         .allocator(allocator)
                         .reader(reader)
@@ -122,11 +117,5 @@ public final class SsTableWriter {
                 rows,
                 frozen.payloadBytes(),
                 frozen.primaryKeyIndexBytes());
-    }
-
-    private static List<Field> keyFields(WalStorageSchema storage) {
-        return storage.primaryKey().stream()
-                .map(name -> storage.schema().findField(name))
-                .toList();
     }
 }

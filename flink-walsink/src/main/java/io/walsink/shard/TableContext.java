@@ -1,7 +1,6 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
@@ -17,6 +16,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,16 +160,29 @@ public final class TableContext {
     void checkBatch(VectorSchemaRoot rows, boolean delete) {
         validator.checkSchema(rows.getSchema());
         if (delete) {
-            if (!keyed()) {
-                throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
-            }
-            if (!storage.hasTombstone()) {
-                throw new InvalidInputException(
-                        null,
-                        "WAL schema profile '" + storage.profile().profileName()
-                                + "' cannot record deletes (lance-core 7.0.0 would show deleted rows);"
-                                + " use profile 'spec'");
-            }
+            checkDeletes();
+        }
+    }
+
+    /**
+     * Checks once that rows of {@code rowSchema} (what a {@link RowWriter} writes) have the
+     * table's columns in order with its types, before any row is written.
+     */
+    public void checkRowSchema(Schema rowSchema) {
+        validator.checkSchema(rowSchema);
+    }
+
+    /** Fails unless the table has a key and the WAL profile can record deletes. */
+    void checkDeletes() {
+        if (!keyed()) {
+            throw new InvalidInputException(null, "deletes need a primary key; table " + table.uri() + " has none");
+        }
+        if (!storage.hasTombstone()) {
+            throw new InvalidInputException(
+                    null,
+                    "WAL schema profile '" + storage.profile().profileName()
+                            + "' cannot record deletes (lance-core 7.0.0 would show deleted rows);"
+                            + " use profile 'spec'");
         }
     }
 
@@ -183,18 +196,6 @@ public final class TableContext {
     /** The key columns of {@code rows}, looked up once per batch; null for a table without a key. */
     FieldVector[] keyColumns(VectorSchemaRoot rows) {
         return keys == null ? null : keys.keyColumns(rows);
-    }
-
-    /**
-     * Replaces the content of {@code out} with the key of {@code row}, read from
-     * {@code keyColumns} (from {@link #keyColumns}); without a key it leaves {@code out} empty.
-     */
-    void encodeKey(FieldVector[] keyColumns, int row, KeyBuffer out) {
-        if (keyColumns != null) {
-            keys.encode(keyColumns, row, out);
-        } else {
-            out.clear();
-        }
     }
 
     /**

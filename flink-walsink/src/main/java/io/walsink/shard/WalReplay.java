@@ -1,7 +1,6 @@
 package io.walsink.shard;
 
 import io.walsink.format.FormatException;
-import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
@@ -9,7 +8,6 @@ import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import java.util.Optional;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -21,7 +19,6 @@ final class WalReplay {
     private final WalLog wal;
     private final ManifestStore manifests;
     private final ShardWriter writer;
-    private final KeyBuffer key = new KeyBuffer();
 
     WalReplay(TableContext ctx, WalLog wal, ManifestStore manifests, ShardWriter writer) {
         this.ctx = ctx;
@@ -66,14 +63,9 @@ final class WalReplay {
                 Memtable target = memtableFor(entry);
                 int before = target.sealedBatchCount();
                 for (VectorSchemaRoot batch : entry.batches()) {
-                    FieldVector[] keyColumns = ctx.keyColumns(batch);
-                    for (int r = 0; r < batch.getRowCount(); r++) {
-                        ctx.encodeKey(keyColumns, r, key);
-                        target.appendStored(batch, r, key.array(), key.length());
-                    }
                     stats.replayedRows += batch.getRowCount();
+                    target.adoptSealed(batch); // decoded batches are in the storage schema already
                 }
-                target.sealOpenBatch();
                 if (markDurable) {
                     target.markDurable(target.sealedBatchCount() - before, position);
                     writer.durableAtLeast(position);

@@ -83,7 +83,7 @@ class ShardWriterBulkPutTest {
     }
 
     /** Generation, row counts, keys, index size, and every row of every sealed batch. */
-    private static List<String> describe(Memtable m) {
+    static List<String> describe(Memtable m) {
         m.sealOpenBatch();
         List<String> lines = new ArrayList<>();
         lines.add("generation " + m.generation() + " rows " + m.rows() + " keys " + m.distinctKeys() + " index bytes "

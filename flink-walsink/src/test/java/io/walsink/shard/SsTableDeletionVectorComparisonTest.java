@@ -71,7 +71,7 @@ class SsTableDeletionVectorComparisonTest {
             String dvUri = SsTableFolder.uri(uri, shard, "0000dead_gen_1");
             long t1 = System.nanoTime();
             long written;
-            try (NewestRowsReader all = new NewestRowsReader(root, frozen, storage.schema(), null);
+            try (NewestRowsReader all = new NewestRowsReader(root, frozen, storage.schema(), true);
                     Dataset ds = Dataset.write()
                             .allocator(root)
                             .reader(all)

@@ -39,7 +39,7 @@ public final class Memtables {
 
     /** A memtable holding {@code ops} in order, every batch sealed, not frozen, nothing durable. */
     public Memtable build(long generation, int batchMaxRows, List<RowOp> ops) {
-        Memtable m = new Memtable(allocator, storage.schema(), generation, batchMaxRows, tombstoneColumn, keys != null);
+        Memtable m = new Memtable(allocator, storage.schema(), generation, batchMaxRows, tombstoneColumn, keys);
         try (VectorSchemaRoot in = ArrowRows.batch(
                 allocator, input, ops.stream().map(RowOp::values).toList())) {
             FieldVector[] keyColumns = keys == null ? null : keys.keyColumns(in);

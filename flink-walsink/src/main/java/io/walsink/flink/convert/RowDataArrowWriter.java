@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -30,6 +31,7 @@ public final class RowDataArrowWriter {
     private final FieldWriter[] writers;
     private final int[] rowPositions; // for each table column, its position in the Flink row
     private VectorSchemaRoot checkedTarget;
+    private FieldVector[] targetColumns;
 
     private RowDataArrowWriter(RowType rowType, Schema schema, FieldWriter[] writers, int[] rowPositions) {
         this.rowType = rowType;
@@ -73,9 +75,20 @@ public final class RowDataArrowWriter {
         if (target != checkedTarget) {
             checkTarget(target);
         }
+        write(row, targetColumns, index);
+    }
+
+    /**
+     * Writes {@code row}'s values at {@code index} of {@code columns}: vectors of the table's
+     * columns in table order (more may follow; they are left alone). The caller vouches for
+     * their types, e.g. by checking {@link #schema()} once against the vectors' schema.
+     */
+    public void write(RowData row, FieldVector[] columns, int index) {
         try {
-            for (int column = 0; column < writers.length; column++) {
-                writers[column].writeField(target.getVector(column), index, row, rowPositions[column]);
+            FieldWriter[] w = writers;
+            int[] positions = rowPositions;
+            for (int column = 0; column < w.length; column++) {
+                w[column].writeField(columns[column], index, row, positions[column]);
             }
         } catch (ColumnValueException e) {
             throw new ColumnValueException(e.column(), "row " + index + ": " + e.problem(), e.getCause());
@@ -88,6 +101,7 @@ public final class RowDataArrowWriter {
                     + " is not the table schema this writer was built for: " + schema);
         }
         checkedTarget = target;
+        targetColumns = target.getFieldVectors().toArray(new FieldVector[0]);
     }
 
     public RowType rowType() {

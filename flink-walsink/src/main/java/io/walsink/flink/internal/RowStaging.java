@@ -5,11 +5,12 @@ import io.walsink.shard.TableContext;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Converts each incoming row into an Arrow batch in the table's schema and checks its key, before
- * any shard is touched: a bad row must fail before its shard is claimed.
+ * Converts a row into an Arrow batch of its own and checks its key, without touching any shard:
+ * the first row for a bucket is checked here before the bucket's shard is claimed (a bad row
+ * must fail before a claim fences another writer). Later rows go straight into the memtable
+ * ({@link RowDataInput}).
  */
 final class RowStaging implements AutoCloseable {
     private static final int ROWS = 512;
@@ -19,8 +20,8 @@ final class RowStaging implements AutoCloseable {
     private final VectorSchemaRoot batch;
     private int rows;
 
-    RowStaging(RowType rowType, TableContext table, BufferAllocator allocator) {
-        this.writer = RowDataArrowWriter.create(rowType, table.table().schema());
+    RowStaging(RowDataArrowWriter writer, TableContext table, BufferAllocator allocator) {
+        this.writer = writer;
         this.table = table;
         this.batch = VectorSchemaRoot.create(table.table().schema(), allocator);
         batch.allocateNew();

@@ -2,6 +2,7 @@ package io.walsink.flink.internal;
 
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.convert.ChangeAction;
+import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
@@ -91,6 +92,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient BucketTasks tasks;
     private transient Function<IN, RowData> converter;
     private transient RowStaging staging;
+    private transient RowDataInput input;
     private transient Buckets buckets;
     private transient PublicationLedger ledger;
     private transient ShardWriterMetrics metrics;
@@ -153,7 +155,10 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                 this::refreshMetrics);
         converter = conversion.open(rowType);
-        staging = new RowStaging(rowType, tableContext, allocator);
+        RowDataArrowWriter rowWriter = RowDataArrowWriter.create(rowType, table.schema());
+        tableContext.checkRowSchema(rowWriter.schema());
+        input = new RowDataInput(rowWriter);
+        staging = new RowStaging(rowWriter, tableContext, allocator);
         buckets = new Buckets(
                 tableContext,
                 ShardIds.discover(store, table.sharding().specId()),
@@ -226,8 +231,12 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (action == ChangeAction.SKIP) {
             return;
         }
-        int index = staging.stage(row);
-        Bucket b = bucket((Integer) getCurrentKey());
+        int id = (Integer) getCurrentKey();
+        Bucket b = buckets.get(id);
+        if (b == null) {
+            staging.stage(row); // the first row of a bucket is checked before its shard is claimed
+            b = bucket(id);
+        }
         ShardWriter shard = b.shard;
         // Size checks walk the memtables' buffers: every 64th row of each shard is often enough.
         boolean checkSizes = b.budgetCheckDue();
@@ -239,7 +248,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
         }
         int frozenBefore = shard.frozenMemtables();
-        shard.write(staging.batch(), index, action == ChangeAction.DELETE);
+        shard.write(input.of(row), action == ChangeAction.DELETE);
         metrics.rowIn(action == ChangeAction.DELETE);
         long now = now();
         if (b.oldestPendingSince == null) {

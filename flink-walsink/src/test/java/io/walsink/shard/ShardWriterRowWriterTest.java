@@ -1,0 +1,150 @@
+package io.walsink.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.walsink.format.wal.WalSchemaProfile;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code write(RowWriter, delete)}, where the source writes each row straight into the memtable,
+ * leaves the shard exactly as {@code write(batch, row, delete)} of the same rows does; a row that
+ * fails while being written does not count and leaves nothing behind.
+ */
+class ShardWriterRowWriterTest {
+    @TempDir
+    Path dir;
+
+    /** Writes row {@code row} of {@code source} column by column, as a source record would. */
+    private static final class CopyingRowWriter implements RowWriter {
+        VectorSchemaRoot source;
+        int row;
+
+        @Override
+        public void writeRow(FieldVector[] columns, int at) {
+            List<FieldVector> from = source.getFieldVectors();
+            for (int c = 0; c < from.size(); c++) {
+                columns[c].copyFromSafe(row, at, from.get(c));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rows", "bytes", "batches"})
+    void directRowsFreezeWhereStagedRowsFreezeAndHoldTheSameRows(String limit) {
+        long seed = LongKeyIndexTest.seed("directRowsFreezeWhereStagedRowsFreezeAndHoldTheSameRows " + limit);
+        Random random = new Random(seed);
+        ShardWriterConfig.Builder config = ShardWriterConfig.builder().batchMaxRows(100);
+        switch (limit) {
+            case "rows" -> config.memtableMaxRows(700);
+            case "bytes" -> config.memtableMaxBytes(24 << 10).walMaxBufferBytes(24 << 10);
+            default -> config.memtableMaxBatches(3);
+        }
+        try (ShardFixture directTable = new ShardFixture(dir.resolve("direct"), WalSchemaProfile.SPEC, config.build());
+                ShardFixture stagedTable =
+                        new ShardFixture(dir.resolve("staged"), WalSchemaProfile.SPEC, config.build());
+                ShardWriter direct = directTable.open();
+                ShardWriter staged = stagedTable.open()) {
+            CopyingRowWriter writer = new CopyingRowWriter();
+            for (int b = 0; b < 30; b++) {
+                int count = random.nextInt(600);
+                long[] ids = new long[count];
+                String[] names = new String[count];
+                for (int r = 0; r < count; r++) {
+                    ids[r] = random.nextInt(500) - 250;
+                    names[r] = random.nextInt(5) == 0 ? null : "value " + "x".repeat(random.nextInt(40));
+                }
+                try (VectorSchemaRoot in = directTable.rows(ids, names)) {
+                    writer.source = in;
+                    for (int r = 0; r < count; r++) {
+                        boolean delete = random.nextInt(6) == 0;
+                        writer.row = r;
+                        direct.write(writer, delete);
+                        staged.write(in, r, delete);
+                    }
+                }
+                assertThat(direct.frozenMemtables())
+                        .as("batch %d, seed %d", b, seed)
+                        .isEqualTo(staged.frozenMemtables());
+                assertThat(direct.unflushedBytes())
+                        .as("batch %d, seed %d", b, seed)
+                        .isEqualTo(staged.unflushedBytes());
+            }
+            assertThat(direct.stats().rowsWritten()).isEqualTo(staged.stats().rowsWritten());
+            assertThat(direct.stats().deletesWritten()).isEqualTo(staged.stats().deletesWritten());
+            assertThat(staged.frozenMemtables()).as("the limit was reached").isPositive();
+            List<Memtable> expected = staged.memtables().all();
+            List<Memtable> actual = direct.memtables().all();
+            assertThat(actual).hasSameSizeAs(expected);
+            for (int i = 0; i < expected.size(); i++) {
+                assertThat(ShardWriterBulkPutTest.describe(actual.get(i)))
+                        .as("memtable %d, seed %d", i, seed)
+                        .isEqualTo(ShardWriterBulkPutTest.describe(expected.get(i)));
+            }
+        }
+    }
+
+    @Test
+    void aRowThatFailsWhileBeingWrittenDoesNotCountAndIsOverwritten() {
+        try (ShardFixture table = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
+                ShardWriter shard = table.open()) {
+            RowWriter good = (columns, at) -> {
+                ((BigIntVector) columns[0]).setSafe(at, 1);
+                ((VarCharVector) columns[1]).setSafe(at, "one".getBytes());
+            };
+            RowWriter nullKey = (columns, at) -> {
+                columns[0].setNull(at);
+                ((VarCharVector) columns[1]).setSafe(at, "a much longer value than the next".getBytes());
+            };
+            RowWriter throwing = (columns, at) -> {
+                ((BigIntVector) columns[0]).setSafe(at, 7);
+                ((VarCharVector) columns[1]).setSafe(at, "half written".getBytes());
+                throw new IllegalArgumentException("value does not fit");
+            };
+            RowWriter second = (columns, at) -> {
+                ((BigIntVector) columns[0]).setSafe(at, 2);
+                ((VarCharVector) columns[1]).setSafe(at, "two".getBytes());
+            };
+            shard.write(good, false);
+            assertThatThrownBy(() -> shard.write(nullKey, false))
+                    .isInstanceOf(InvalidInputException.class)
+                    .hasMessageContaining("null primary-key value");
+            assertThatThrownBy(() -> shard.write(throwing, false)).hasMessageContaining("does not fit");
+            shard.write(second, false);
+
+            assertThat(shard.stats().rowsWritten()).isEqualTo(2);
+            Memtable active = shard.memtables().active();
+            assertThat(active.rows()).isEqualTo(2);
+            assertThat(active.distinctKeys()).isEqualTo(2);
+            assertThat(ShardWriterBulkPutTest.describe(active))
+                    .containsSubsequence("1|one|false|", "2|two|false|")
+                    .noneMatch(line -> line.contains("half") || line.contains("longer") || line.startsWith("7|"));
+        }
+    }
+
+    @Test
+    void deletesThroughARowWriterNeedAProfileThatRecordsThem() {
+        try (ShardFixture table = new ShardFixture(dir, WalSchemaProfile.LANCE_JAVA_7_0, ShardWriterConfig.defaults());
+                ShardWriter shard = table.open()) {
+            RowWriter row = (columns, at) -> {
+                ((BigIntVector) columns[0]).setSafe(at, 1);
+                ((VarCharVector) columns[1]).setSafe(at, "one".getBytes());
+            };
+            assertThatThrownBy(() -> shard.write(row, true))
+                    .isInstanceOf(InvalidInputException.class)
+                    .hasMessageContaining("cannot record deletes");
+            assertThat(shard.stats().deletesWritten()).isZero();
+            assertThat(shard.memtables().active().rows()).isZero();
+        }
+    }
+}
