@@ -7,6 +7,8 @@ import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.MiniClusters;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.StreamSupport;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
@@ -19,6 +21,12 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.Logger;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,8 +76,21 @@ class OffHeapBudgetJobTest {
         assertThat(highestAttempt(cluster, job.getJobID())).isEqualTo(5);
     }
 
+    /** Also: the writer's open and finish lines come from its own io.walsink logger, with the cap. */
     @Test
     void aCapWithinTheSlotsShareRuns() throws Exception {
+        List<LogEvent> events = new CopyOnWriteArrayList<>();
+        AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                events.add(event.toImmutable());
+            }
+        };
+        capture.start();
+        Logger logger = (Logger) LogManager.getLogger(ShardWriterOperator.class);
+        Level level = logger.getLevel();
+        logger.addAppender(capture); // creates the logger's own configuration: set its level after
+        logger.setLevel(Level.INFO);
         ChangeGenerator changes = new ChangeGenerator(500, 9);
         long n = 5_000;
         Path table = dir.resolve("t");
@@ -83,9 +104,19 @@ class OffHeapBudgetJobTest {
                         .maxUnflushedBytesPerSubtask(8 << 20)
                         .maxOffHeapBytesPerSubtask(16 << 20)
                         .build());
-        env.execute("walsink within its off-heap budget");
+        try {
+            env.execute("walsink within its off-heap budget");
+        } finally {
+            logger.removeAppender(capture);
+            logger.setLevel(level);
+        }
 
         assertThat(MemoryJobs.read(table)).isEqualTo(changes.model(n));
+        assertThat(events.stream()
+                        .filter(e -> e.getLoggerName().equals("io.walsink.flink.internal.ShardWriterOperator"))
+                        .map(e -> e.getMessage().getFormattedMessage()))
+                .anySatisfy(m -> assertThat(m).contains("opened on").contains("off-heap cap 16777216 bytes (16m)"))
+                .anySatisfy(m -> assertThat(m).contains("finished:"));
     }
 
     private static StreamExecutionEnvironment retryingFiveTimes() {
