@@ -114,6 +114,16 @@ public final class WalSinkBuilder<IN> {
     }
 
     /**
+     * {@code sink.max-off-heap-bytes-per-subtask}: the cap of a writer subtask's Arrow memory, checked
+     * when the writer starts against its slot's share of {@code taskmanager.memory.task.off-heap.size}
+     * (default: the per-subtask unflushed budget plus one memtable plus two WAL buffers).
+     */
+    public WalSinkBuilder<IN> maxOffHeapBytesPerSubtask(long bytes) {
+        writer.maxOffHeapBytesPerSubtask(bytes);
+        return this;
+    }
+
+    /**
      * {@code sink.memtable.max-age}: at a checkpoint barrier, memtables holding rows older than this
      * are written as SSTables so that the checkpoint publishes them (default 1 min; zero publishes
      * everything at every checkpoint, at the cost of one SSTable per shard per checkpoint).

@@ -35,6 +35,9 @@ public final class ShardWriterConfig implements Serializable {
     private final int batchMaxRows;
     private final long maxUnflushedBytes;
     private final long maxUnflushedBytesPerSubtask;
+    /** 0: derived from the other budgets ({@link #offHeapBytesPerSubtask()}). */
+    private final long maxOffHeapBytesPerSubtask;
+
     private final Duration memtableMaxAge;
     private final boolean compaction;
     private final Duration maintenanceInterval;
@@ -50,6 +53,7 @@ public final class ShardWriterConfig implements Serializable {
         this.batchMaxRows = b.batchMaxRows;
         this.maxUnflushedBytes = b.maxUnflushedBytes;
         this.maxUnflushedBytesPerSubtask = b.maxUnflushedBytesPerSubtask;
+        this.maxOffHeapBytesPerSubtask = b.maxOffHeapBytesPerSubtask;
         this.memtableMaxAge = b.memtableMaxAge;
         this.compaction = b.compaction;
         this.maintenanceInterval = b.maintenanceInterval;
@@ -68,6 +72,7 @@ public final class ShardWriterConfig implements Serializable {
                 .batchMaxRows(batchMaxRows)
                 .maxUnflushedBytes(maxUnflushedBytes)
                 .maxUnflushedBytesPerSubtask(maxUnflushedBytesPerSubtask)
+                .maxOffHeapBytesPerSubtask(maxOffHeapBytesPerSubtask)
                 .memtableMaxAge(memtableMaxAge)
                 .compaction(compaction)
                 .maintenanceInterval(maintenanceInterval)
@@ -121,6 +126,28 @@ public final class ShardWriterConfig implements Serializable {
     }
 
     /**
+     * The cap of a writer subtask's Arrow allocator ({@code sink.max-off-heap-bytes-per-subtask}):
+     * the explicit setting, or else {@link #derivedOffHeapBytesPerSubtask()}.
+     */
+    public long offHeapBytesPerSubtask() {
+        return maxOffHeapBytesPerSubtask > 0 ? maxOffHeapBytesPerSubtask : derivedOffHeapBytesPerSubtask();
+    }
+
+    /** Whether {@link #offHeapBytesPerSubtask()} was set rather than derived. */
+    public boolean offHeapBytesPerSubtaskExplicit() {
+        return maxOffHeapBytesPerSubtask > 0;
+    }
+
+    /**
+     * The memtables' budget plus headroom: one memtable for SSTable writes (the rows copied out of
+     * a memtable while lance-core writes it, the staging batch, a vector doubling) and two WAL
+     * buffers for replay (an entry decoded, and its copy). docs/operations.md#memory-sizing.
+     */
+    public long derivedOffHeapBytesPerSubtask() {
+        return maxUnflushedBytesPerSubtask + memtableMaxBytes + 2 * walMaxBufferBytes;
+    }
+
+    /**
      * At a checkpoint barrier, a memtable holding rows older than this is frozen and written as an
      * SSTable before the checkpoint is taken, so the checkpoint publishes it: rows become visible to
      * readers of published data within about this age plus one checkpoint interval. Zero: every
@@ -160,6 +187,8 @@ public final class ShardWriterConfig implements Serializable {
                 + ", batchMaxRows=" + batchMaxRows
                 + ", maxUnflushedBytes=" + maxUnflushedBytes
                 + ", maxUnflushedBytesPerSubtask=" + maxUnflushedBytesPerSubtask
+                + ", maxOffHeapBytesPerSubtask=" + offHeapBytesPerSubtask()
+                + (offHeapBytesPerSubtaskExplicit() ? "" : " (derived)")
                 + ", memtableMaxAge=" + memtableMaxAge
                 + ", compaction=" + compaction
                 + ", maintenanceInterval=" + maintenanceInterval
@@ -176,6 +205,7 @@ public final class ShardWriterConfig implements Serializable {
         private int batchMaxRows = DEFAULT_BATCH_MAX_ROWS;
         private long maxUnflushedBytes = DEFAULT_MAX_UNFLUSHED_BYTES;
         private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
+        private long maxOffHeapBytesPerSubtask;
         private Duration memtableMaxAge = DEFAULT_MEMTABLE_MAX_AGE;
         private boolean compaction;
         private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
@@ -219,6 +249,12 @@ public final class ShardWriterConfig implements Serializable {
 
         public Builder maxUnflushedBytesPerSubtask(long v) {
             this.maxUnflushedBytesPerSubtask = v;
+            return this;
+        }
+
+        /** 0 derives it from the other budgets. */
+        public Builder maxOffHeapBytesPerSubtask(long v) {
+            this.maxOffHeapBytesPerSubtask = v;
             return this;
         }
 
@@ -277,6 +313,13 @@ public final class ShardWriterConfig implements Serializable {
                 problems.add("sink.max-unflushed-bytes (" + maxUnflushedBytes
                         + ") must be at least sink.memtable.max-size (" + memtableMaxBytes
                         + "), or a single full memtable would block the writer forever");
+            }
+            if (maxOffHeapBytesPerSubtask < 0) {
+                problems.add("sink.max-off-heap-bytes-per-subtask must be positive, was " + maxOffHeapBytesPerSubtask);
+            } else if (maxOffHeapBytesPerSubtask > 0 && maxOffHeapBytesPerSubtask <= maxUnflushedBytesPerSubtask) {
+                problems.add("sink.max-off-heap-bytes-per-subtask (" + maxOffHeapBytesPerSubtask
+                        + ") must exceed sink.max-unflushed-bytes-per-subtask (" + maxUnflushedBytesPerSubtask
+                        + "): the memtables must fit, plus headroom for SSTable writes and replay");
             }
             if (walMaxBufferBytes > memtableMaxBytes) {
                 problems.add("sink.wal.max-buffer-size (" + walMaxBufferBytes

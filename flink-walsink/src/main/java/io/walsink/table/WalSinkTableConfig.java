@@ -15,6 +15,7 @@ import static io.walsink.table.WalSinkTableOptions.SINK_GC_ENABLED;
 import static io.walsink.table.WalSinkTableOptions.SINK_GC_RETENTION;
 import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAINTENANCE_INTERVAL;
+import static io.walsink.table.WalSinkTableOptions.SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES;
 import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_AGE;
@@ -87,6 +88,9 @@ record WalSinkTableConfig(
         long unflushedPerSubtask = positive(
                 SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
                 options.get(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK).getBytes());
+        long offHeapPerSubtask = options.getOptional(SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK)
+                .map(size -> positive(SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK, size.getBytes()))
+                .orElse(0L); // derived
         Integer parallelism = options.get(SINK_PARALLELISM);
         if (parallelism != null) {
             positive(SINK_PARALLELISM, parallelism);
@@ -102,6 +106,7 @@ record WalSinkTableConfig(
                     .memtableMaxRows(memtableRows)
                     .maxUnflushedBytes(unflushed)
                     .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
+                    .maxOffHeapBytesPerSubtask(offHeapPerSubtask)
                     .memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
                     .compaction(options.get(SINK_COMPACTION_ENABLED))
                     .garbageCollection(options.get(SINK_GC_ENABLED))

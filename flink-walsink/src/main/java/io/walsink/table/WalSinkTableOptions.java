@@ -97,6 +97,16 @@ public final class WalSinkTableOptions {
             .withDescription("The same summed over the shards of one writer subtask; above it the writer freezes"
                     + " and flushes its largest shards first. At least 'sink.memtable.max-size'.");
 
+    public static final ConfigOption<MemorySize> SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK = ConfigOptions.key(
+                    "sink.max-off-heap-bytes-per-subtask")
+            .memoryType()
+            .noDefaultValue()
+            .withDescription("Cap of a writer subtask's Arrow memory (memtables, SSTable writes, replay), checked"
+                    + " at start against the slot's share of 'taskmanager.memory.task.off-heap.size'. Default:"
+                    + " 'sink.max-unflushed-bytes-per-subtask' + 'sink.memtable.max-size' + 2 ×"
+                    + " 'sink.wal.max-buffer-size' (1168 MiB with the defaults). Must exceed"
+                    + " 'sink.max-unflushed-bytes-per-subtask'.");
+
     public static final ConfigOption<Integer> SINK_PARALLELISM = ConfigOptions.key("sink.parallelism")
             .intType()
             .noDefaultValue()
@@ -170,6 +180,7 @@ public final class WalSinkTableOptions {
                 SINK_MAINTENANCE_INTERVAL,
                 SINK_MAX_UNFLUSHED_BYTES,
                 SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
+                SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK,
                 SINK_PARALLELISM,
                 SINK_IO_THREADS,
                 S3_ENDPOINT,

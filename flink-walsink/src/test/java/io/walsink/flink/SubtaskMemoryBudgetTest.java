@@ -41,6 +41,7 @@ class SubtaskMemoryBudgetTest {
                 .walMaxBufferBytes(1 << 20)
                 .maxUnflushedBytes(64 << 20)
                 .maxUnflushedBytesPerSubtask(1 << 20)
+                .maxOffHeapBytesPerSubtask(64 << 20) // the staging batch alone holds up to 512 such rows
                 .build();
         Map<Long, String> expected = new TreeMap<>();
         try (SinkHarness h = SinkHarness.of(sink, false)) {

@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
@@ -20,12 +21,22 @@ final class IoDriver {
     private final MailboxExecutor mailbox;
     private final ExecutorService io;
     private final Runnable afterEachCompletion;
+    private final UnaryOperator<Exception> explainFailure;
     private final AtomicInteger inFlight = new AtomicInteger();
 
-    /** @param afterEachCompletion runs on the task thread after every completion (metrics) */
-    IoDriver(MailboxExecutor mailbox, int threads, String threadName, Runnable afterEachCompletion) {
+    /**
+     * @param afterEachCompletion runs on the task thread after every completion (metrics)
+     * @param explainFailure turns a completion's failure into the one the task fails with
+     */
+    IoDriver(
+            MailboxExecutor mailbox,
+            int threads,
+            String threadName,
+            Runnable afterEachCompletion,
+            UnaryOperator<Exception> explainFailure) {
         this.mailbox = mailbox;
         this.afterEachCompletion = afterEachCompletion;
+        this.explainFailure = explainFailure;
         AtomicInteger count = new AtomicInteger();
         this.io = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, threadName + "-" + count.incrementAndGet());
@@ -50,6 +61,8 @@ final class IoDriver {
                                 inFlight.decrementAndGet();
                                 try {
                                     completion.run();
+                                } catch (Exception e) {
+                                    throw explainFailure.apply(e);
                                 } finally {
                                     afterEachCompletion.run();
                                 }
@@ -85,10 +98,26 @@ final class IoDriver {
      */
     boolean close(long timeoutSeconds) throws InterruptedException {
         io.shutdown();
-        if (io.awaitTermination(timeoutSeconds, TimeUnit.SECONDS)) {
-            return true;
+        try {
+            if (io.awaitTermination(timeoutSeconds, TimeUnit.SECONDS)) {
+                return true;
+            }
+        } catch (InterruptedException e) {
+            io.shutdownNow(); // a cancelled task: hurry the I/O along
+            throw e;
         }
         io.shutdownNow();
         return false;
+    }
+
+    /** Waits, without a limit, until every I/O thread has ended (after {@link #close}). */
+    void awaitEnd() throws InterruptedException {
+        while (!io.awaitTermination(1, TimeUnit.MINUTES)) {
+            LOG.warn("walsink I/O threads {} still running after close", io);
+        }
+    }
+
+    boolean ended() {
+        return io.isTerminated();
     }
 }

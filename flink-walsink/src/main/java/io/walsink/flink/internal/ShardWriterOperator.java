@@ -8,6 +8,7 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -24,6 +24,7 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -78,6 +79,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private final RowType rowType;
     private final InputConversion<IN> conversion;
     private final transient MailboxExecutor mailbox;
+
+    /** The task's name with its subtask index, for messages. */
+    private transient String owner;
 
     private transient boolean checkpointing;
     private transient boolean restored;
@@ -139,7 +143,13 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 .getState(
                         new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         timers = getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this);
-        allocator = new RootAllocator();
+        owner = getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
+        ShardWriterConfig config = options.shardWriterConfig();
+        OffHeapBudget.check(
+                config,
+                getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration(),
+                owner);
+        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask());
         store = options.openStore();
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         tableContext = new TableContext(
@@ -153,7 +163,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 mailbox,
                 options.ioThreads(),
                 "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                this::refreshMetrics);
+                this::refreshMetrics,
+                failure -> SinkAllocators.explain(failure, allocator, owner));
         converter = conversion.open(rowType);
         RowDataArrowWriter rowWriter = RowDataArrowWriter.create(rowType, table.schema());
         tableContext.checkRowSchema(rowWriter.schema());
@@ -169,14 +180,33 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
         maintenance = SinkMaintenance.forSubtask(
                 options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics);
-        memory = new SubtaskMemory(options.shardWriterConfig().maxUnflushedBytesPerSubtask(), tasks, io, this::now);
-        restoreShards();
+        memory = new SubtaskMemory(
+                config.maxUnflushedBytesPerSubtask(), allocator, pressureAt(config), tasks, io, this::now);
+        try {
+            restoreShards();
+        } catch (RuntimeException e) {
+            if (SinkAllocators.capReached(e)) {
+                // Replaying the same WAL into the same cap would run out again on every restart.
+                throw new SuppressRestartsException(SinkAllocators.explain(e, allocator, owner));
+            }
+            throw e;
+        }
         LOG.info(
-                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {})",
-                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
+                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, off-heap cap {})",
+                owner,
                 options.path(),
                 buckets.size(),
-                checkpointing);
+                checkpointing,
+                OffHeapBudget.human(allocator.getLimit()));
+    }
+
+    /**
+     * Allocated bytes above which the writer flushes as if over its unflushed budget: halfway
+     * between that budget and the cap, so that SSTable writes in flight and replays keep headroom.
+     */
+    private static long pressureAt(ShardWriterConfig config) {
+        long cap = config.offHeapBytesPerSubtask();
+        return cap - (cap - config.maxUnflushedBytesPerSubtask()) / 2;
     }
 
     /**
@@ -226,6 +256,14 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
 
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
+        try {
+            write(element);
+        } catch (RuntimeException e) {
+            throw SinkAllocators.explain(e, allocator, owner);
+        }
+    }
+
+    private void write(StreamRecord<IN> element) throws Exception {
         RowData row = converter.apply(element.getValue());
         ChangeAction action = ChangeAction.of(row);
         if (action == ChangeAction.SKIP) {
@@ -385,45 +423,28 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             }
             tasks.awaitPublications(buckets.all());
         }
-        LOG.info(
-                "walsink writer {} finished: {}",
-                getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks(),
-                buckets.summary());
+        LOG.info("walsink writer {} finished: {}", owner, buckets.summary());
         super.finish();
     }
 
+    /**
+     * Runs on success, failure and cancellation alike: frees every Arrow buffer, then the allocator.
+     * I/O in flight reads the memtables (lance-core writes SSTables straight from their buffers), so
+     * the memory is freed only once the I/O threads have ended: here, or, when they outlast the wait
+     * (a hung store call), by {@link ShardResources} as soon as they end.
+     */
     @Override
     public void close() throws Exception {
         try {
-            // I/O in flight reads the memtables (lance-core writes SSTables straight from their Arrow
-            // buffers): let it end before freeing them.
             if (maintenance != null) {
                 maintenance.close();
             }
-            boolean ioEnded = io == null || io.close(CLOSE_WAIT_SECONDS);
-            if (!ioEnded) {
-                LOG.warn(
-                        "walsink I/O did not end within {} s; its memtables are left to the garbage collector",
-                        CLOSE_WAIT_SECONDS);
-            }
-            if (buckets != null && ioEnded) {
-                buckets.closeAll();
-            }
-            if (staging != null) {
-                staging.close();
-            }
-            if (store != null) {
-                store.close();
-            }
-            if (allocator != null) {
-                try {
-                    allocator.close();
-                } catch (IllegalStateException leaked) {
-                    LOG.warn("walsink writer closed with Arrow memory still allocated: {}", leaked.getMessage());
-                }
-            }
         } finally {
-            super.close();
+            try {
+                new ShardResources(owner, io, buckets, staging, store, allocator).release(CLOSE_WAIT_SECONDS);
+            } finally {
+                super.close();
+            }
         }
     }
 

@@ -15,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.compaction.CompactionOptions;
 import org.slf4j.Logger;
@@ -33,7 +32,7 @@ final class SinkMaintenance implements AutoCloseable {
     private static final long CLOSE_WAIT_SECONDS = 60;
 
     private final String path;
-    private final BufferAllocator allocator = new RootAllocator();
+    private final BufferAllocator allocator = SinkAllocators.open(Long.MAX_VALUE);
     private final ObjectStore store;
     private final String lanceUri;
     private final Map<String, String> lanceStorageOptions;
@@ -145,7 +144,7 @@ final class SinkMaintenance implements AutoCloseable {
     public void close() throws InterruptedException {
         thread.shutdown();
         if (thread.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
-            allocator.close();
+            SinkAllocators.close(allocator, "maintenance of " + path);
         } else {
             thread.shutdownNow();
             LOG.warn(

@@ -2,22 +2,29 @@ package io.walsink.flink.internal;
 
 import java.util.Collection;
 import java.util.function.LongSupplier;
+import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Flink backpressure instead of an OutOfMemoryError: each shard's budget
  * ({@code sink.max-unflushed-bytes}) and the subtask's ({@code sink.max-unflushed-bytes-per-subtask}).
  * The subtask's total is kept from each shard's last measurement, since measuring walks a shard's
- * buffers.
+ * buffers. The allocator's own count (which also sees SSTable writes in flight) counts as over when
+ * it passes {@code pressure}, short of the allocator's cap.
  */
 final class SubtaskMemory {
     private final long limit;
+    private final BufferAllocator allocator;
+    private final long pressure;
     private final BucketTasks tasks;
     private final IoDriver io;
     private final LongSupplier clock;
     private long total;
 
-    SubtaskMemory(long limit, BucketTasks tasks, IoDriver io, LongSupplier clock) {
+    SubtaskMemory(
+            long limit, BufferAllocator allocator, long pressure, BucketTasks tasks, IoDriver io, LongSupplier clock) {
         this.limit = limit;
+        this.allocator = allocator;
+        this.pressure = pressure;
         this.tasks = tasks;
         this.io = io;
         this.clock = clock;
@@ -61,7 +68,7 @@ final class SubtaskMemory {
     }
 
     private boolean over() {
-        return total > limit;
+        return total > limit || allocator.getAllocatedMemory() > pressure;
     }
 
     /** Measures every shard and returns the one holding the most. */

@@ -82,6 +82,7 @@ public final class LanceTables {
 
     /** Opens the lance-core dataset; the caller closes it before {@code allocator}. */
     public static Dataset openDataset(BufferAllocator allocator, String uri, Map<String, String> storageOptions) {
+        LanceNativeLibrary.ensureLoaded(); // every use of lance-core starts with opening or creating a table
         ReadOptions options =
                 new ReadOptions.Builder().setStorageOptions(storageOptions).build();
         try {
@@ -202,6 +203,7 @@ public final class LanceTables {
             Schema schema,
             WriteParams params,
             Map<String, String> storageOptions) {
+        LanceNativeLibrary.ensureLoaded();
         try {
             return Dataset.create(allocator, uri, schema, params);
         } catch (Exception e) { // lance-core's JNI also throws undeclared IOExceptions
