@@ -13,7 +13,7 @@ import org.apache.flink.table.data.RowData;
  * ({@link RowDataInput}).
  */
 final class RowStaging implements AutoCloseable {
-    private static final int ROWS = 512;
+    private static final int ROWS = 16; // only first rows of buckets come here: keep the batch small
 
     private final RowDataArrowWriter writer;
     private final TableContext table;
@@ -24,6 +24,7 @@ final class RowStaging implements AutoCloseable {
         this.writer = writer;
         this.table = table;
         this.batch = VectorSchemaRoot.create(table.table().schema(), allocator);
+        batch.getFieldVectors().forEach(v -> v.setInitialCapacity(ROWS));
         batch.allocateNew();
     }
 
