@@ -13,7 +13,12 @@ final class MemtableFiller {
     /** A memtable with one upsert per entry of {@code ids}, in order; its batches are sealed. */
     static Memtable of(TableContext ctx, long[] ids) {
         Memtable memtable = new Memtable(
-                ctx.allocator(), ctx.storage().schema(), 1, ctx.config().batchMaxRows(), ctx.tombstoneColumn(), ctx.keys());
+                ctx.allocator(),
+                ctx.storage().schema(),
+                1,
+                ctx.config().batchMaxRows(),
+                ctx.tombstoneColumn(),
+                ctx.keys());
         KeyBuffer key = new KeyBuffer();
         try (VectorSchemaRoot rows = KeyValueRows.batchOf(ctx.allocator(), ids)) {
             FieldVector[] keyColumns = ctx.keys().keyColumns(rows);
