@@ -3,8 +3,11 @@ package io.walsink.flink.convert;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.VariableWidthFieldVector;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryStringData;
 
 /** Writers for strings and byte strings; both go to Arrow as raw bytes without re-encoding. */
 final class BytesFieldWriters {
@@ -18,12 +21,27 @@ final class BytesFieldWriters {
 
         @Override
         void setField(FieldVector v, int index, RowData row, int pos) {
-            ((VariableWidthFieldVector) v).setSafe(index, row.getString(pos).toBytes());
+            set((VariableWidthFieldVector) v, index, row.getString(pos));
         }
 
         @Override
         void setElement(FieldVector v, int index, ArrayData array, int pos) {
-            ((VariableWidthFieldVector) v).setSafe(index, array.getString(pos).toBytes());
+            set((VariableWidthFieldVector) v, index, array.getString(pos));
+        }
+
+        /**
+         * A string of a binary row (what crosses a network shuffle) is copied from the row's
+         * memory as it is; {@code toBytes()} would copy it to a new array first.
+         */
+        private static void set(VariableWidthFieldVector v, int index, StringData value) {
+            if (value instanceof BinaryStringData binary) {
+                MemorySegment[] segments = binary.getSegments();
+                if (segments.length == 1 && !segments[0].isOffHeap()) {
+                    v.setSafe(index, segments[0].getArray(), binary.getOffset(), binary.getSizeInBytes());
+                    return;
+                }
+            }
+            v.setSafe(index, value.toBytes());
         }
     }
 

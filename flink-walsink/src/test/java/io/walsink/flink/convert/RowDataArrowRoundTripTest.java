@@ -18,12 +18,16 @@ import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -315,6 +319,43 @@ class RowDataArrowRoundTripTest {
 
             assertThat(((org.apache.arrow.vector.VarCharVector) root.getVector(0)).get(0))
                     .isEqualTo("€😀".getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * Strings of binary rows (what a shuffle delivers) are copied from the row's memory: at an
+     * offset inside one segment, and across two segments (the fallback).
+     */
+    @Test
+    void stringsOfBinaryRowsAreCopiedFromTheRowsMemory() {
+        RowType flink = RowType.of(
+                new LogicalType[] {new BigIntType(), new VarCharType(40), new VarCharType(40)},
+                new String[] {"id", "a", "b"});
+        Schema table = FlinkArrowTypes.toArrowSchema(flink);
+        RowDataArrowWriter writer = RowDataArrowWriter.create(flink, table);
+        RowDataSerializer serializer = new RowDataSerializer(flink);
+        byte[] split = "split across two segments".getBytes(StandardCharsets.UTF_8);
+        MemorySegment[] segments = {
+            MemorySegmentFactory.wrap(java.util.Arrays.copyOfRange(split, 0, 10)),
+            MemorySegmentFactory.wrap(java.util.Arrays.copyOfRange(split, 10, split.length))
+        };
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(table, allocator)) {
+            writer.write(
+                    serializer.toBinaryRow(GenericRowData.of(
+                            1L, StringData.fromString("short"), StringData.fromString("a longer value, €"))),
+                    root,
+                    0);
+            writer.write(
+                    GenericRowData.of(
+                            2L, BinaryStringData.fromAddress(segments, 0, split.length), StringData.fromString("")),
+                    root,
+                    1);
+            writer.write(serializer.toBinaryRow(GenericRowData.of(3L, null, StringData.fromString("x"))), root, 2);
+            root.setRowCount(3);
+
+            assertThat(root.contentToTSVString())
+                    .isEqualTo("id\ta\tb\n" + "1\tshort\ta longer value, €\n" + "2\tsplit across two segments\t\n"
+                            + "3\tnull\tx\n");
         }
     }
 
