@@ -58,7 +58,12 @@ class OffHeapBudgetJobTest {
         assertThat(highestAttempt(cluster, job.getJobID())).isZero();
     }
 
-    /** The control: the same restart strategy does retry an ordinary failure, so attempt 0 above means something. */
+    /**
+     * The control: the same restart strategy does retry an ordinary failure, so attempt 0 above
+     * means something. Only "retried" is asserted: with region failover the failing record may
+     * land in another source subtask's region after a restart, so no one vertex need reach the
+     * strategy's last attempt.
+     */
     @Test
     void anOrdinaryFailureIsRetried(@InjectMiniCluster MiniCluster cluster) throws Exception {
         StreamExecutionEnvironment env = retryingFiveTimes();
@@ -73,7 +78,7 @@ class OffHeapBudgetJobTest {
         JobClient job = env.executeAsync("always failing");
 
         assertThatThrownBy(() -> job.getJobExecutionResult().get()).hasStackTraceContaining("injected");
-        assertThat(highestAttempt(cluster, job.getJobID())).isEqualTo(5);
+        assertThat(highestAttempt(cluster, job.getJobID())).isPositive();
     }
 
     /** Also: the writer's open and finish lines come from its own io.walsink logger, with the cap. */
