@@ -5,6 +5,7 @@ import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.flink.convert.RowDataBucketHasher;
 import io.walsink.flink.internal.BucketKeySelector;
+import io.walsink.flink.internal.BucketRouting;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.NoRecordsWriter;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
@@ -15,9 +16,11 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
@@ -114,21 +117,35 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
 
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
-        SingleOutputStreamOperator<IN> written = input.keyBy(keySelector(), Types.INT)
+        int maxParallelism = writerMaxParallelism(input.getExecutionEnvironment());
+        SingleOutputStreamOperator<IN> written = input.keyBy(keySelector(maxParallelism), Types.INT)
                 .transform("walsink writer: " + options.path(), input.getType(), operatorFactory())
                 .name("walsink writer: " + options.path());
         if (parallelism != null) {
             written.setParallelism(parallelism);
         }
-        if (buckets > 128) {
-            // More key groups than buckets, so every bucket can have its own subtask.
-            written.setMaxParallelism(buckets);
-        }
+        // The key selector places buckets by key group (BucketRouting), so the writer's max
+        // parallelism is fixed here rather than left to Flink's default at run time.
+        written.setMaxParallelism(maxParallelism);
         return written;
     }
 
-    BucketKeySelector<IN> keySelector() {
-        return new BucketKeySelector<>(conversion, rowType, hasher);
+    BucketKeySelector<IN> keySelector(int maxParallelism) {
+        return new BucketKeySelector<>(conversion, rowType, hasher, new BucketRouting(buckets, maxParallelism));
+    }
+
+    /**
+     * The writer's max parallelism: the job's setting, or Flink's default for the writer's
+     * parallelism (at least one key group per bucket, so every bucket can have its own subtask).
+     */
+    private int writerMaxParallelism(StreamExecutionEnvironment env) {
+        int configured = env.getConfig().getMaxParallelism();
+        if (configured > 0) {
+            return configured;
+        }
+        int writers = parallelism != null ? parallelism : env.getParallelism();
+        int fallback = writers > 0 ? KeyGroupRangeAssignment.computeDefaultMaxParallelism(writers) : 128;
+        return Math.min(Math.max(fallback, buckets), KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM);
     }
 
     /** The writer decides at run time, from its job's configuration, whether checkpoints drive publication. */

@@ -1,5 +1,6 @@
 package io.walsink.flink;
 
+import io.walsink.flink.internal.BucketKeySelector;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
@@ -146,8 +147,9 @@ final class HarnessSupport {
 
     /** The smallest id whose row the sink sends to {@code bucket}. */
     static long idInBucket(WalSink<RowData> sink, int bucket) throws Exception {
+        BucketKeySelector<RowData> selector = sink.keySelector(SinkHarness.MAX_PARALLELISM);
         for (long id = 0; ; id++) {
-            if (sink.keySelector().getKey(upsert(id, "")) == bucket) {
+            if (selector.routing().bucketOf(selector.getKey(upsert(id, ""))) == bucket) {
                 return id;
             }
         }

@@ -44,8 +44,8 @@ class ShardWriterRescaleTest {
     private void write(List<SinkHarness> subtasks, long from, long to, String tag) throws Exception {
         for (long id = from; id < to; id++) {
             RowData row = upsert(id, tag + id);
-            int bucket = sink.keySelector().getKey(row);
-            int owner = KeyGroupRangeAssignment.assignKeyToParallelOperator(bucket, MAX_PARALLELISM, subtasks.size());
+            int key = sink.keySelector(MAX_PARALLELISM).getKey(row);
+            int owner = KeyGroupRangeAssignment.assignKeyToParallelOperator(key, MAX_PARALLELISM, subtasks.size());
             subtasks.get(owner).processElement(row, 0);
             model.put(id, tag + id);
         }

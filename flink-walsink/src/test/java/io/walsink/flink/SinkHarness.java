@@ -24,7 +24,7 @@ final class SinkHarness extends OneInputStreamOperatorTestHarness<RowData, RowDa
     private SinkHarness(WalSink<RowData> sink, MockEnvironment environment, boolean checkpointing) throws Exception {
         super(sink.operatorFactory(), environment);
         this.environment = environment;
-        config.setStatePartitioner(0, sink.keySelector());
+        config.setStatePartitioner(0, sink.keySelector(MAX_PARALLELISM));
         config.setStateKeySerializer(IntSerializer.INSTANCE);
         config.serializeAllConfigs();
         if (checkpointing) {

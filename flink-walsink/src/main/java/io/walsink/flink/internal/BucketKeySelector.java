@@ -9,7 +9,9 @@ import org.apache.flink.table.types.logical.RowType;
 
 /**
  * The sink's {@code keyBy}: the Lance bucket of a record's primary key, so that each bucket (and
- * so each shard) has exactly one writer. A table without bucket sharding has one shard, bucket 0.
+ * so each shard) has exactly one writer, carried by the bucket's {@link BucketRouting} key so
+ * that buckets spread evenly over the writer's subtasks. A table without bucket sharding has one
+ * shard, bucket 0.
  */
 @Internal
 public final class BucketKeySelector<IN> implements KeySelector<IN, Integer> {
@@ -18,22 +20,29 @@ public final class BucketKeySelector<IN> implements KeySelector<IN, Integer> {
     private final InputConversion<IN> conversion;
     private final RowType rowType;
     private final RowDataBucketHasher hasher; // null: unsharded
+    private final BucketRouting routing;
     private transient Function<IN, RowData> converter;
 
-    public BucketKeySelector(InputConversion<IN> conversion, RowType rowType, RowDataBucketHasher hasher) {
+    public BucketKeySelector(
+            InputConversion<IN> conversion, RowType rowType, RowDataBucketHasher hasher, BucketRouting routing) {
         this.conversion = conversion;
         this.rowType = rowType;
         this.hasher = hasher;
+        this.routing = routing;
+    }
+
+    public BucketRouting routing() {
+        return routing;
     }
 
     @Override
     public Integer getKey(IN value) {
         if (hasher == null) {
-            return 0;
+            return routing.keyOf(0);
         }
         if (converter == null) {
             converter = conversion.open(rowType);
         }
-        return hasher.bucketOf(converter.apply(value));
+        return routing.keyOf(hasher.bucketOf(converter.apply(value)));
     }
 }

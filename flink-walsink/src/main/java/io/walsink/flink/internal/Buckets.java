@@ -74,11 +74,12 @@ final class Buckets {
     }
 
     /** Whether a bucket's key group belongs to this subtask (Flink's key-group assignment). */
-    static IntPredicate ownedBy(TaskInfo task) {
+    static IntPredicate ownedBy(TaskInfo task, BucketRouting routing) {
         int maxParallelism = task.getMaxNumberOfParallelSubtasks();
         KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                 maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
-        return bucket -> range.contains(KeyGroupRangeAssignment.assignToKeyGroup(bucket, maxParallelism));
+        return bucket ->
+                range.contains(KeyGroupRangeAssignment.assignToKeyGroup(routing.keyOf(bucket), maxParallelism));
     }
 
     private Bucket add(int id, ShardWriter shard) {

@@ -97,6 +97,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient Function<IN, RowData> converter;
     private transient RowStaging staging;
     private transient RowDataInput input;
+    private transient BucketRouting routing;
     private transient Buckets buckets;
     private transient PublicationLedger ledger;
     private transient ShardWriterMetrics metrics;
@@ -166,6 +167,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 this::refreshMetrics,
                 failure -> SinkAllocators.explain(failure, allocator, owner));
         converter = conversion.open(rowType);
+        routing = new BucketRouting(
+                table.sharding().sharding().numBuckets().orElse(1),
+                getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         RowDataArrowWriter rowWriter = RowDataArrowWriter.create(rowType, table.schema());
         tableContext.checkRowSchema(rowWriter.schema());
         input = new RowDataInput(rowWriter);
@@ -223,16 +227,24 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                     .map(k -> (Integer) k)
                     .sorted()
                     .toList();
-            for (int id : withState) {
-                setCurrentKey(id);
-                buckets.restore(id, ShardDescriptorSerializer.deserialize(descriptorState.value()));
+            for (int key : withState) {
+                setCurrentKey(key);
+                ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(descriptorState.value());
+                if (!routing.isRoutingKey(key) || routing.bucketOf(key) != descriptor.bucket()) {
+                    throw new SuppressRestartsException(new IllegalStateException("walsink state key " + key
+                            + " (bucket " + descriptor.bucket() + ") was written by a walsink build that routed"
+                            + " buckets to subtasks by their bare number; this build spreads them by key group"
+                            + " and cannot restore that state. Start the job without it: opening a shard replays"
+                            + " its WAL, so nothing durable is lost (see docs/operations.md)"));
+                }
+                buckets.restore(descriptor.bucket(), descriptor);
             }
         }
         if (checkpointing) {
             buckets.restoreToJobStarts(
                     lineage.oldestFirst(),
                     store,
-                    Buckets.ownedBy(getRuntimeContext().getTaskInfo()));
+                    Buckets.ownedBy(getRuntimeContext().getTaskInfo(), routing));
         }
         // Restored shards may hold frozen memtables and rows re-appended by a rollback.
         for (Bucket b : buckets.all()) {
@@ -269,7 +281,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (action == ChangeAction.SKIP) {
             return;
         }
-        int id = (Integer) getCurrentKey();
+        int id = routing.bucketOf((Integer) getCurrentKey());
         Bucket b = buckets.get(id);
         if (b == null) {
             staging.stage(row); // the first row of a bucket is checked before its shard is claimed
@@ -281,7 +293,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         if (checkSizes) {
             long started = now();
             if (memory.awaitRoom(b, buckets.all())) {
-                setCurrentKey(b.id); // a timer that fired in the yield left its own bucket as the current key
+                setCurrentKey(routing.keyOf(b.id)); // a timer that fired in the yield left its own key current
                 metrics.backpressured(now() - started);
             }
         }
@@ -311,14 +323,14 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             return;
         }
         long due = b.shard.nextTickAt(now);
-        setCurrentKey(b.id); // never trust the current key here: any mailbox yield may have changed it
+        setCurrentKey(routing.keyOf(b.id)); // never trust the current key: any mailbox yield may change it
         timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, due);
         b.armedTimer = due;
     }
 
     @Override
     public void onProcessingTime(InternalTimer<Integer, VoidNamespace> timer) {
-        Bucket b = buckets.get(timer.getKey());
+        Bucket b = buckets.get(routing.bucketOf(timer.getKey()));
         if (b == null) {
             return; // a timer restored from a checkpoint for a shard this attempt has not opened
         }
@@ -364,7 +376,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         lineage.snapshot();
         Map<Integer, Long> covered = new HashMap<>();
         for (Bucket b : buckets.all()) {
-            setCurrentKey(b.id);
+            setCurrentKey(routing.keyOf(b.id));
             ShardDescriptor descriptor = b.shard.snapshot();
             descriptorState.update(ShardDescriptorSerializer.serialize(descriptor));
             List<WrittenSsTable> unpublished = descriptor.unpublished();
