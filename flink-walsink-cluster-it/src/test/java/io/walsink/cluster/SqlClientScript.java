@@ -11,12 +11,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code sql-client.sh -j flink-sql-connector-walsink.jar -f script.sql}: CREATE TABLE with
- * {@code 'connector' = 'walsink'}, INSERT from VALUES and from datagen (synchronously), SELECT
- * back, on the cluster; the rows printed must be what the inserts leave.
+ * {@code 'connector' = 'walsink'}, INSERT from VALUES and from datagen (synchronously, the last one
+ * with compaction and garbage collection in the sink), SELECT back, on the cluster; the rows
+ * printed must be what the inserts leave.
  */
 final class SqlClientScript {
     private static final int GENERATED = 2_000;
     private static final int GENERATED_KEYS = 100;
+    private static final int MAINTAINED = 3_000;
+    private static final int MAINTAINED_KEYS = 50;
 
     private SqlClientScript() {}
 
@@ -37,6 +40,15 @@ final class SqlClientScript {
                         // parallelism 1 (the cluster's default): the last n per key wins
                         "INSERT INTO scores SELECT n % " + GENERATED_KEYS
                                 + " + 10, CONCAT('g', CAST(n AS STRING)), CAST(n AS DOUBLE) FROM gen;",
+                        // compaction and garbage collection inside the sink, which run lance-core's
+                        // merge-insert, fragment compaction and cleanup from the shaded jar
+                        "CREATE TEMPORARY TABLE slow (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '500',",
+                        "  'fields.n.kind' = 'sequence', 'fields.n.start' = '0', 'fields.n.end' = '" + (MAINTAINED - 1)
+                                + "');",
+                        "INSERT INTO scores /*+ OPTIONS('sink.compaction.enabled' = 'true', 'sink.gc.enabled' = 'true',"
+                                + " 'sink.maintenance.interval' = '1s', 'sink.memtable.max-age' = '0s') */",
+                        "  SELECT n % " + MAINTAINED_KEYS
+                                + " + 1000, CONCAT('m', CAST(n AS STRING)), CAST(n AS DOUBLE) FROM slow;",
                         "SELECT id, name FROM scores;",
                         ""));
         String name = "sql-client";
@@ -55,12 +67,20 @@ final class SqlClientScript {
         assertThat(selected(output))
                 .as("rows the SELECT printed; output:%n%s", output)
                 .isEqualTo(expected());
+        String logs = cluster.taskManagerLogs();
+        assertThat(logs)
+                .as("TaskManager logs: the sink's maintenance merged SSTables and compacted the base table's files")
+                .containsPattern("Compacted .*" + table.getFileName() + ": [1-9]\\d* generations merged")
+                .containsPattern("Compacted the files of .*" + table.getFileName());
     }
 
     static Map<Long, String> expected() {
         Map<Long, String> rows = new TreeMap<>(Map.of(1L, "a", 2L, "b", 3L, "c"));
         for (int n = 0; n < GENERATED; n++) {
             rows.put((long) (n % GENERATED_KEYS + 10), "g" + n);
+        }
+        for (int n = 0; n < MAINTAINED; n++) {
+            rows.put((long) (n % MAINTAINED_KEYS + 1000), "m" + n);
         }
         return rows;
     }

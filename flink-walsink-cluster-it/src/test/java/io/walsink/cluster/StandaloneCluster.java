@@ -176,6 +176,18 @@ final class StandaloneCluster implements AutoCloseable {
         return Files.readString(logs.resolve(name + ".out"), StandardCharsets.UTF_8);
     }
 
+    /** Every TaskManager's log so far, one after the other. */
+    String taskManagerLogs() throws IOException {
+        StringBuilder all = new StringBuilder();
+        for (int i = 1; i <= taskManagersStarted; i++) {
+            Path log = logs.resolve("taskmanager-" + i + ".log");
+            if (Files.exists(log)) {
+                all.append(Files.readString(log, StandardCharsets.UTF_8));
+            }
+        }
+        return all.toString();
+    }
+
     @Override
     public void close() {
         killAll();
