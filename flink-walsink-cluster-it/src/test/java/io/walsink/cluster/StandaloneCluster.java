@@ -169,6 +169,7 @@ final class StandaloneCluster implements AutoCloseable {
         builder.environment().put("FLINK_CONF_DIR", conf.toString());
         builder.environment().put("FLINK_LIB_DIR", lib.toString());
         builder.environment().put("FLINK_OPT_DIR", opt.toString());
+        s3Credentials(builder);
         return track(builder.start());
     }
 
@@ -224,7 +225,14 @@ final class StandaloneCluster implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(logs.resolve(name + ".out").toFile());
         builder.environment().put("FLINK_CONF_DIR", conf.toString());
+        s3Credentials(builder);
         return track(builder.start());
+    }
+
+    /** Dummy keys for s3mock, which checks none, through the AWS default chain as in production. */
+    private static void s3Credentials(ProcessBuilder builder) {
+        builder.environment().put("AWS_ACCESS_KEY_ID", "walsink-test-key");
+        builder.environment().put("AWS_SECRET_ACCESS_KEY", "walsink-test-secret");
     }
 
     private List<String> java(String name, String classpath, String logConfig) throws IOException {

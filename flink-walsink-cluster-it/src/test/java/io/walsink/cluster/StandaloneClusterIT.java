@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.walsink.examples.ChangeStream;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
+import io.walsink.storage.S3Options;
+import io.walsink.testing.S3MockServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,13 +23,14 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shaded connector on a standalone Flink 2.3 session cluster (JobManager and TaskManager as
  * separate JVMs): demo jobs submitted with {@code flink run} on a job jar built from it, the
  * TaskManager's direct memory after each job, a {@code kill -9} of the TaskManager mid-job, the SQL
- * client with {@code -j}, and the walsink metrics through REST. The methods run in order on one
- * cluster.
+ * client with {@code -j}, the walsink metrics through REST, and a job on S3 (s3mock). The methods
+ * run in order on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StandaloneClusterIT {
@@ -44,6 +47,9 @@ class StandaloneClusterIT {
     static Path jobJar;
     static Path tables;
     static Long baselineDirectMemory;
+
+    @RegisterExtension
+    static final S3MockServer S3 = new S3MockServer();
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -74,7 +80,7 @@ class StandaloneClusterIT {
     void aJobOnTheShadedJarWritesWhatTheModelSays() throws Exception {
         System.out.printf(
                 "direct memory of the TaskManager before any job, after a GC: %,d bytes%n", directMemoryAfterGc());
-        runDemo("job-1", 20_000, 1_000, 0);
+        runDemo("job-1", 20_000, 1_000);
         baselineDirectMemory = directMemoryAfterGc();
         System.out.printf("direct memory of the TaskManager after job 1 and a GC: %,d bytes%n", baselineDirectMemory);
     }
@@ -84,7 +90,7 @@ class StandaloneClusterIT {
     void directMemoryReturnsToTheBaselineAfterEachJob() throws Exception {
         assertThat(baselineDirectMemory).as("the baseline measured after job 1").isNotNull();
         for (String job : List.of("job-2", "job-3")) {
-            runDemo(job, 100_000, 5_000, 0);
+            runDemo(job, 100_000, 5_000);
             long limit = baselineDirectMemory + DIRECT_MEMORY_TOLERANCE;
             long used = directMemoryAfterGc();
             System.out.printf("direct memory of the TaskManager after %s and a GC: %,d bytes%n", job, used);
@@ -109,7 +115,7 @@ class StandaloneClusterIT {
         long rows = 40_000;
         int keys = 2_000;
         // 5,000 changes/s: the job runs about 8 s, long enough for checkpoints before the kill
-        Process client = submitDemo(name, table, rows, keys, 5_000);
+        Process client = submitDemo(name, table.toString(), rows, keys, List.of("--rate", "5000"));
         String jobId = Poll.until(JOB_TIMEOUT, "the job to run", StandaloneClusterIT::runningJob, id -> true);
         long completed = Poll.until(
                 JOB_TIMEOUT,
@@ -138,7 +144,7 @@ class StandaloneClusterIT {
         assertThat(exceptions.size())
                 .as("failures recorded by job %s after the kill (%d checkpoints completed before it)", jobId, completed)
                 .isGreaterThanOrEqualTo(1);
-        assertTableIsTheModel(table, rows, keys);
+        assertTableIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
     }
 
     @Test
@@ -147,31 +153,49 @@ class StandaloneClusterIT {
         SqlClientScript.run(cluster, tables.resolve("sql"), existing(System.getProperty("connector.jar")));
     }
 
-    private static void runDemo(String name, long rows, int keys, int rate) throws Exception {
-        Path table = tables.resolve(name);
-        Process client = submitDemo(name, table, rows, keys, rate);
+    /**
+     * The AWS SDK (WAL, manifests) and lance-core's own S3 client (SSTables) from the shaded jar,
+     * against s3mock: relocated HTTP clients and their logging must work in the TaskManager.
+     */
+    @Test
+    @Order(5)
+    void aJobWritesToS3ThroughTheShadedJar() throws Exception {
+        String name = "job-s3";
+        String table = "s3://" + S3MockServer.BUCKET + "/" + name;
+        Process client = submitDemo(
+                name,
+                table,
+                20_000,
+                1_000,
+                List.of("--s3-endpoint", S3.endpoint().toString(), "--s3-region", "us-east-1", "--s3-path-style"));
         awaitClient(name, client);
-        assertTableIsTheModel(table, rows, keys);
+        assertTableIsTheModel(table, S3.options(), 20_000, 1_000);
+    }
+
+    private static void runDemo(String name, long rows, int keys) throws Exception {
+        Path table = tables.resolve(name);
+        Process client = submitDemo(name, table.toString(), rows, keys, List.of());
+        awaitClient(name, client);
+        assertTableIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
     }
 
     /** {@code flink run -c io.walsink.examples.UpsertDemo walsink-job.jar ...}, attached. */
-    private static Process submitDemo(String name, Path table, long rows, int keys, int rate) throws IOException {
+    private static Process submitDemo(String name, String table, long rows, int keys, List<String> more)
+            throws IOException {
         List<String> args = new ArrayList<>(List.of(
                 "run",
                 "-c",
                 "io.walsink.examples.UpsertDemo",
                 jobJar.toString(),
                 "--path",
-                table.toString(),
+                table,
                 "--rows",
                 Long.toString(rows),
                 "--keys",
                 Integer.toString(keys),
                 "--buckets",
                 "4"));
-        if (rate > 0) {
-            args.addAll(List.of("--rate", Integer.toString(rate)));
-        }
+        args.addAll(more);
         return cluster.startClient(name, false, "org.apache.flink.client.cli.CliFrontend", args);
     }
 
@@ -189,10 +213,10 @@ class StandaloneClusterIT {
     }
 
     /** Reads the table in this JVM (base table and published SSTables) and compares with the model. */
-    static void assertTableIsTheModel(Path table, long rows, int keys) {
+    static void assertTableIsTheModel(String table, S3Options s3, long rows, int keys) {
         Map<Long, String> expected = new ChangeStream(keys).model(rows);
         Map<Long, String> actual = new TreeMap<>();
-        try (TableReader reader = TableReader.open(table.toString())) {
+        try (TableReader reader = TableReader.open(table, s3)) {
             reader.read(ReadMode.COMMITTED)
                     .rows()
                     .forEach(r -> actual.put((Long) r.get("id"), (String) r.get("value")));
