@@ -10,18 +10,19 @@ import org.apache.flink.types.RowKind;
  * A deterministic stream of upserts and deletes: change {@code i} touches key
  * {@code (i * 7919) % keys}; every tenth change deletes it; values carry the change number, so
  * the table's content is known in advance ({@link #model}).
+ * Public: the cluster test checks the tables the demo writes against the same model.
  */
-record ChangeStream(int keys) implements Serializable {
+public record ChangeStream(int keys) implements Serializable {
 
-    long keyOf(long i) {
+    public long keyOf(long i) {
         return (i * 7919) % keys;
     }
 
-    boolean isDelete(long i) {
+    public boolean isDelete(long i) {
         return i % 10 == 9;
     }
 
-    Row change(long i) {
+    public Row change(long i) {
         long key = keyOf(i);
         return isDelete(i)
                 ? Row.ofKind(RowKind.DELETE, key, null, null)
@@ -29,7 +30,7 @@ record ChangeStream(int keys) implements Serializable {
     }
 
     /** The table after changes {@code 0 .. n-1}: id → value. */
-    Map<Long, String> model(long n) {
+    public Map<Long, String> model(long n) {
         Map<Long, String> model = new TreeMap<>();
         for (long i = 0; i < n; i++) {
             if (isDelete(i)) {

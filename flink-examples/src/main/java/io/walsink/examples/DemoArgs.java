@@ -3,11 +3,15 @@ package io.walsink.examples;
 import io.walsink.storage.S3Options;
 import java.nio.file.Path;
 
-/** {@code --path}, {@code --rows}, {@code --keys}, {@code --buckets}; every one optional. */
-record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3) {
+/**
+ * {@code --path}, {@code --rows}, {@code --keys}, {@code --buckets}, {@code --rate}; every one optional.
+ * {@code rate} is changes per second, 0 for as fast as possible (a throttled job stays running long
+ * enough to watch it, or to kill a TaskManager under it).
+ */
+record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3, double rate) {
 
     DemoArgs(String path, long rows, int keys, int buckets) {
-        this(path, rows, keys, buckets, S3Options.defaults());
+        this(path, rows, keys, buckets, S3Options.defaults(), 0);
     }
 
     /** Usage asked for: printed, and the demo ends with exit code 0. */
@@ -41,12 +45,13 @@ record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3) {
         long rows = defaultRows;
         int keys = defaultKeys;
         int buckets = 4;
+        double rate = 0;
         S3Options.Builder s3 = S3Options.builder();
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
                 throw new HelpRequested("usage: " + demo
-                        + " [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N]\n"
+                        + " [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N] [--rate CHANGES_PER_S]\n"
                         + "        [--s3-endpoint URL] [--s3-region NAME] [--s3-path-style]   (s3:// paths; credentials"
                         + " from the AWS default chain)\n"
                         + "Runs on an embedded local Flink cluster; the table goes to a new folder under the temp"
@@ -65,14 +70,15 @@ record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3) {
                 case "--rows" -> rows = positive(flag, Long.parseLong(value));
                 case "--keys" -> keys = (int) positive(flag, Integer.parseInt(value));
                 case "--buckets" -> buckets = (int) positive(flag, Integer.parseInt(value));
+                case "--rate" -> rate = positive(flag, Long.parseLong(value));
                 case "--s3-endpoint" -> s3.endpoint(value);
                 case "--s3-region" -> s3.region(value);
                 default -> throw new IllegalArgumentException("unknown option " + flag
-                        + "; options: --path, --rows, --keys, --buckets, --s3-endpoint, --s3-region,"
+                        + "; options: --path, --rows, --keys, --buckets, --rate, --s3-endpoint, --s3-region,"
                         + " --s3-path-style");
             }
         }
-        return new DemoArgs(path, rows, keys, buckets, s3.build());
+        return new DemoArgs(path, rows, keys, buckets, s3.build(), rate);
     }
 
     private static long positive(String flag, long value) {

@@ -6,13 +6,17 @@ import io.walsink.read.TableReader;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.Row;
 
 /**
  * Writes a deterministic stream of upserts and deletes into a MemWAL table with checkpoints on,
@@ -43,11 +47,13 @@ public final class UpsertDemo {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(500);
-        env.fromSequence(0, args.rows() - 1)
-                .setParallelism(1) // one generator task keeps per-key order
-                .map(changes::change)
-                .returns(Types.ROW_NAMED(new String[] {"id", "value", "score"}, Types.LONG, Types.STRING, Types.DOUBLE))
-                .setParallelism(1)
+        DataGeneratorSource<Row> source = new DataGeneratorSource<>(
+                changes::change,
+                args.rows(),
+                args.rate() > 0 ? RateLimiterStrategy.perSecond(args.rate()) : RateLimiterStrategy.noOp(),
+                Types.ROW_NAMED(new String[] {"id", "value", "score"}, Types.LONG, Types.STRING, Types.DOUBLE));
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
+                .setParallelism(1) // one generator task keeps per-key order; checkpointed, so a restore resumes it
                 .map(new Progress(args.rows()))
                 .setParallelism(1)
                 .sinkTo(WalSink.forRows(ROW)

@@ -1,0 +1,108 @@
+package io.walsink.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code sql-client.sh -j flink-sql-connector-walsink.jar -f script.sql}: CREATE TABLE with
+ * {@code 'connector' = 'walsink'}, INSERT from VALUES and from datagen (synchronously, the last one
+ * with compaction and garbage collection in the sink), SELECT back, on the cluster; the rows
+ * printed must be what the inserts leave.
+ */
+final class SqlClientScript {
+    private static final int GENERATED = 2_000;
+    private static final int GENERATED_KEYS = 100;
+    private static final int MAINTAINED = 3_000;
+    private static final int MAINTAINED_KEYS = 50;
+
+    private SqlClientScript() {}
+
+    static void run(StandaloneCluster cluster, Path table, Path connectorJar) throws Exception {
+        Path script = cluster.work().resolve("walsink.sql");
+        Files.writeString(
+                script,
+                String.join(
+                        "\n",
+                        "SET 'sql-client.execution.result-mode' = 'tableau';",
+                        "SET 'table.dml-sync' = 'true';",
+                        "SET 'execution.checkpointing.interval' = '1s';",
+                        "CREATE TABLE scores (id BIGINT, name STRING, score DOUBLE, PRIMARY KEY (id) NOT ENFORCED) WITH (",
+                        "  'connector' = 'walsink', 'path' = '" + table.toUri() + "', 'buckets' = '2');",
+                        "INSERT INTO scores VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'c', 3.0);",
+                        "CREATE TEMPORARY TABLE gen (n BIGINT) WITH ('connector' = 'datagen', 'fields.n.kind' = 'sequence',",
+                        "  'fields.n.start' = '0', 'fields.n.end' = '" + (GENERATED - 1) + "');",
+                        // parallelism 1 (the cluster's default): the last n per key wins
+                        "INSERT INTO scores SELECT n % " + GENERATED_KEYS
+                                + " + 10, CONCAT('g', CAST(n AS STRING)), CAST(n AS DOUBLE) FROM gen;",
+                        // compaction and garbage collection inside the sink, which run lance-core's
+                        // merge-insert, fragment compaction and cleanup from the shaded jar
+                        "CREATE TEMPORARY TABLE slow (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '500',",
+                        "  'fields.n.kind' = 'sequence', 'fields.n.start' = '0', 'fields.n.end' = '" + (MAINTAINED - 1)
+                                + "');",
+                        "INSERT INTO scores /*+ OPTIONS('sink.compaction.enabled' = 'true', 'sink.gc.enabled' = 'true',"
+                                + " 'sink.maintenance.interval' = '1s', 'sink.memtable.max-age' = '0s') */",
+                        "  SELECT n % " + MAINTAINED_KEYS
+                                + " + 1000, CONCAT('m', CAST(n AS STRING)), CAST(n AS DOUBLE) FROM slow;",
+                        "SELECT id, name FROM scores;",
+                        ""));
+        String name = "sql-client";
+        Process client = cluster.startClient(
+                name,
+                true,
+                "org.apache.flink.table.client.SqlClient",
+                List.of("-j", connectorJar.toString(), "-f", script.toString()));
+        boolean ended = client.waitFor(StandaloneClusterIT.JOB_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        String output = cluster.output(name);
+        assertThat(ended).as("the SQL client ended; output:%n%s", output).isTrue();
+        assertThat(client.exitValue())
+                .as("the SQL client's exit code; output:%n%s", output)
+                .isZero();
+        assertThat(output).as("SQL client output").doesNotContain("[ERROR]");
+        assertThat(selected(output))
+                .as("rows the SELECT printed; output:%n%s", output)
+                .isEqualTo(expected());
+        String logs = cluster.taskManagerLogs();
+        assertThat(logs)
+                .as("TaskManager logs: the sink's maintenance merged SSTables and compacted the base table's files")
+                .containsPattern("Compacted .*" + table.getFileName() + ": [1-9]\\d* generations merged")
+                .containsPattern("Compacted the files of .*" + table.getFileName());
+    }
+
+    static Map<Long, String> expected() {
+        Map<Long, String> rows = new TreeMap<>(Map.of(1L, "a", 2L, "b", 3L, "c"));
+        for (int n = 0; n < GENERATED; n++) {
+            rows.put((long) (n % GENERATED_KEYS + 10), "g" + n);
+        }
+        for (int n = 0; n < MAINTAINED; n++) {
+            rows.put((long) (n % MAINTAINED_KEYS + 1000), "m" + n);
+        }
+        return rows;
+    }
+
+    /** The rows of the tableau after the {@code | id | name |} header (with or without an op column). */
+    static Map<Long, String> selected(String output) {
+        Map<Long, String> rows = new TreeMap<>();
+        int idColumn = -1;
+        for (String line : output.split("\n")) {
+            if (!line.startsWith("|")) {
+                continue;
+            }
+            String[] cells = line.split("\\|");
+            for (int i = 0; i < cells.length; i++) {
+                cells[i] = cells[i].trim();
+            }
+            if (idColumn < 0) {
+                idColumn = List.of(cells).indexOf("id");
+                continue;
+            }
+            rows.put(Long.parseLong(cells[idColumn]), cells[idColumn + 1]);
+        }
+        return rows;
+    }
+}

@@ -1,0 +1,266 @@
+package io.walsink.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.walsink.examples.ChangeStream;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableReader;
+import io.walsink.storage.S3Options;
+import io.walsink.testing.S3MockServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The shaded connector on a standalone Flink 2.3 session cluster (JobManager and TaskManager as
+ * separate JVMs): demo jobs submitted with {@code flink run} on a job jar built from it, the
+ * TaskManager's direct memory after each job, a {@code kill -9} of the TaskManager mid-job, the SQL
+ * client with {@code -j}, the walsink metrics through REST, and a job on S3 (s3mock). The methods
+ * run in order on one cluster.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StandaloneClusterIT {
+    /**
+     * How far above the baseline the TaskManager's direct memory may be once a job has ended and a
+     * GC has run: one Netty chunk (4 MiB) of slack per slot for Flink's own pools. A leak of a
+     * job's memtables, WAL buffers or allocator pools is tens of MiB or more.
+     */
+    static final long DIRECT_MEMORY_TOLERANCE = 8L << 20;
+
+    static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
+    static StandaloneCluster cluster;
+    static Process taskManager;
+    static Path jobJar;
+    static Path tables;
+    static Long baselineDirectMemory;
+
+    @RegisterExtension
+    static final S3MockServer S3 = new S3MockServer();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path target = Path.of(System.getProperty("cluster.home")).getParent();
+        Path connectorJar = existing(System.getProperty("connector.jar"));
+        Path examplesJar = existing(System.getProperty("examples.jar"));
+        Path work = target.resolve("cluster");
+        deleteRecursively(work);
+        tables = Files.createDirectories(work.resolve("tables"));
+        jobJar = JobJar.build(
+                connectorJar, examplesJar, Files.createDirectories(work).resolve("walsink-job.jar"));
+        cluster = new StandaloneCluster(Path.of(System.getProperty("cluster.home")), work);
+        cluster.startJobManager();
+        taskManager = cluster.startTaskManager();
+    }
+
+    @AfterAll
+    static void stopCluster() throws IOException {
+        if (cluster != null) {
+            cluster.close();
+            // lance-core unpacks its 181 MB native library per classloader into the temp folders
+            deleteRecursively(cluster.work().resolve("tmp"));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aJobOnTheShadedJarWritesWhatTheModelSays() throws Exception {
+        System.out.printf(
+                "direct memory of the TaskManager before any job, after a GC: %,d bytes%n", directMemoryAfterGc());
+        runDemo("job-1", 20_000, 1_000);
+        baselineDirectMemory = directMemoryAfterGc();
+        System.out.printf("direct memory of the TaskManager after job 1 and a GC: %,d bytes%n", baselineDirectMemory);
+    }
+
+    @Test
+    @Order(2)
+    void directMemoryReturnsToTheBaselineAfterEachJob() throws Exception {
+        assertThat(baselineDirectMemory).as("the baseline measured after job 1").isNotNull();
+        for (String job : List.of("job-2", "job-3")) {
+            runDemo(job, 100_000, 5_000);
+            long limit = baselineDirectMemory + DIRECT_MEMORY_TOLERANCE;
+            long used = directMemoryAfterGc();
+            System.out.printf("direct memory of the TaskManager after %s and a GC: %,d bytes%n", job, used);
+            if (used > limit) { // freed buffers are released by their cleaners shortly after the GC
+                String tm = cluster.onlyTaskManager();
+                Poll.until(
+                        Duration.ofSeconds(30),
+                        "the TaskManager's direct memory after " + job + " (Status.JVM.Memory.Direct.MemoryUsed) to"
+                                + " return to the baseline " + baselineDirectMemory + " + " + DIRECT_MEMORY_TOLERANCE
+                                + " bytes; after a full GC it was " + used + ": memory the finished job still holds",
+                        () -> cluster.rest().taskManagerMetric(tm, "Status.JVM.Memory.Direct.MemoryUsed"),
+                        v -> v <= limit);
+            }
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aKilledTaskManagerIsReplacedAndTheJobRecovers() throws Exception {
+        String name = "job-kill";
+        Path table = tables.resolve(name);
+        long rows = 40_000;
+        int keys = 2_000;
+        // 5,000 changes/s: the job runs about 8 s, long enough for checkpoints before the kill
+        Process client = submitDemo(name, table.toString(), rows, keys, List.of("--rate", "5000"));
+        String jobId = Poll.until(JOB_TIMEOUT, "the job to run", StandaloneClusterIT::runningJob, id -> true);
+        long completed = Poll.until(
+                JOB_TIMEOUT,
+                "a completed checkpoint of job " + jobId,
+                () -> cluster.rest()
+                        .get("/jobs/" + jobId + "/checkpoints")
+                        .get("counts")
+                        .get("completed")
+                        .asLong(),
+                n -> n >= 1);
+
+        WalsinkMetrics.assertReported(cluster.rest(), jobId);
+
+        cluster.killNine(taskManager);
+        String state = cluster.rest().get("/jobs/" + jobId).get("state").asText();
+        assertThat(state)
+                .as("job state right after the kill (it must not have finished before it)")
+                .isNotEqualTo("FINISHED");
+        taskManager = cluster.startTaskManager();
+
+        awaitClient(name, client);
+        JsonNode exceptions = cluster.rest()
+                .get("/jobs/" + jobId + "/exceptions")
+                .get("exceptionHistory")
+                .get("entries");
+        assertThat(exceptions.size())
+                .as("failures recorded by job %s after the kill (%d checkpoints completed before it)", jobId, completed)
+                .isGreaterThanOrEqualTo(1);
+        assertTableIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
+    }
+
+    @Test
+    @Order(4)
+    void theSqlClientCreatesInsertsAndSelects() throws Exception {
+        SqlClientScript.run(cluster, tables.resolve("sql"), existing(System.getProperty("connector.jar")));
+    }
+
+    /**
+     * The AWS SDK (WAL, manifests) and lance-core's own S3 client (SSTables) from the shaded jar,
+     * against s3mock: relocated HTTP clients and their logging must work in the TaskManager.
+     */
+    @Test
+    @Order(5)
+    void aJobWritesToS3ThroughTheShadedJar() throws Exception {
+        String name = "job-s3";
+        String table = "s3://" + S3MockServer.BUCKET + "/" + name;
+        Process client = submitDemo(
+                name,
+                table,
+                20_000,
+                1_000,
+                List.of("--s3-endpoint", S3.endpoint().toString(), "--s3-region", "us-east-1", "--s3-path-style"));
+        awaitClient(name, client);
+        assertTableIsTheModel(table, S3.options(), 20_000, 1_000);
+    }
+
+    private static void runDemo(String name, long rows, int keys) throws Exception {
+        Path table = tables.resolve(name);
+        Process client = submitDemo(name, table.toString(), rows, keys, List.of());
+        awaitClient(name, client);
+        assertTableIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
+    }
+
+    /** {@code flink run -c io.walsink.examples.UpsertDemo walsink-job.jar ...}, attached. */
+    private static Process submitDemo(String name, String table, long rows, int keys, List<String> more)
+            throws IOException {
+        List<String> args = new ArrayList<>(List.of(
+                "run",
+                "-c",
+                "io.walsink.examples.UpsertDemo",
+                jobJar.toString(),
+                "--path",
+                table,
+                "--rows",
+                Long.toString(rows),
+                "--keys",
+                Integer.toString(keys),
+                "--buckets",
+                "4"));
+        args.addAll(more);
+        return cluster.startClient(name, false, "org.apache.flink.client.cli.CliFrontend", args);
+    }
+
+    /** The client returns when the job has ended; the demo reads the table back and says whether it matches. */
+    private static void awaitClient(String name, Process client) throws Exception {
+        boolean ended = client.waitFor(JOB_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        String output = cluster.output(name);
+        assertThat(ended)
+                .as("flink run of %s ended within %s; output:%n%s", name, JOB_TIMEOUT, output)
+                .isTrue();
+        assertThat(client.exitValue())
+                .as("exit code of flink run %s; output:%n%s", name, output)
+                .isZero();
+        assertThat(output).as("the demo's own read-back of %s", name).containsPattern("table matches +YES");
+    }
+
+    /** Reads the table in this JVM (base table and published SSTables) and compares with the model. */
+    static void assertTableIsTheModel(String table, S3Options s3, long rows, int keys) {
+        Map<Long, String> expected = new ChangeStream(keys).model(rows);
+        Map<Long, String> actual = new TreeMap<>();
+        try (TableReader reader = TableReader.open(table, s3)) {
+            reader.read(ReadMode.COMMITTED)
+                    .rows()
+                    .forEach(r -> actual.put((Long) r.get("id"), (String) r.get("value")));
+        }
+        assertThat(actual)
+                .as("table %s against the model of %d changes over %d keys", table, rows, keys)
+                .containsExactlyInAnyOrderEntriesOf(expected);
+    }
+
+    private static Long directMemoryAfterGc() throws Exception {
+        String tm = cluster.onlyTaskManager();
+        long gcsBefore = WalsinkMetrics.gcCount(cluster.rest(), tm);
+        cluster.collectGarbage(taskManager);
+        Poll.until(
+                Duration.ofSeconds(30),
+                "the JobManager to fetch metrics taken after the GC",
+                () -> WalsinkMetrics.gcCount(cluster.rest(), tm),
+                n -> n > gcsBefore);
+        return cluster.rest().taskManagerMetric(tm, "Status.JVM.Memory.Direct.MemoryUsed");
+    }
+
+    private static String runningJob() throws IOException {
+        for (JsonNode job : cluster.rest().get("/jobs/overview").get("jobs")) {
+            if (job.get("state").asText().equals("RUNNING")) {
+                return job.get("jid").asText();
+            }
+        }
+        return null;
+    }
+
+    private static Path existing(String path) {
+        Path p = Path.of(path);
+        if (!Files.isRegularFile(p)) {
+            throw new IllegalStateException(p + " is missing: build the connector and examples modules first");
+        }
+        return p;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
