@@ -25,10 +25,11 @@ import java.util.concurrent.TimeUnit;
 final class StandaloneCluster implements AutoCloseable {
     /**
      * Task off-heap memory per TaskManager. Flink's default is 0, but Arrow memtables and WAL
-     * buffers are direct memory: with 0 they live off the framework's and the network's headroom.
-     * 256 MiB covers two slots of the demo jobs here (a few MiB of memtables per shard).
+     * buffers are off-heap, and every writer checks at open that its cap fits its slot's share:
+     * at the defaults a writer's cap is 1168 MiB, so two slots need 2336 MiB (the budget is an
+     * upper bound the writer enforces, not memory taken up front).
      */
-    static final String TASK_OFF_HEAP = "256m";
+    static final String TASK_OFF_HEAP = "2400m";
 
     /**
      * The {@code env.java.opts.all} of Flink 2.x's distribution config.yaml (Flink itself needs
@@ -300,7 +301,7 @@ final class StandaloneCluster implements AutoCloseable {
                 "taskmanager.host: localhost",
                 "taskmanager.bind-host: localhost",
                 "jobmanager.memory.process.size: 1024m",
-                "taskmanager.memory.process.size: 1728m",
+                "taskmanager.memory.process.size: 4096m",
                 "taskmanager.memory.managed.size: 64m",
                 "taskmanager.memory.task.off-heap.size: " + TASK_OFF_HEAP,
                 "taskmanager.numberOfTaskSlots: 2",
