@@ -1,0 +1,257 @@
+package io.walsink.bench;
+
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * The shard engine beside lance-core 7.0.0's own MemWAL writer on the same Arrow batches (local
+ * disk), then the replay of a shard's WAL by a reopening writer: MB/s of WAL bytes, beside
+ * reading and decoding the same entries, and the allocator's peak against the WAL payload.
+ *
+ * <pre>
+ * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
+ *     io.walsink.bench.EngineReport [--rows 1000000] [--keys 100000] [--rounds 3]
+ * </pre>
+ */
+public final class EngineReport {
+    static final String USAGE = String.join(
+            "\n",
+            "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -cp benchmarks.jar io.walsink.bench.EngineReport [options]",
+            "  --rows N          rows put per run (default 1000000)",
+            "  --keys N          distinct int64 keys drawn from (default 100000)",
+            "  --batch-rows N    rows per Arrow batch, one put each (default 1024)",
+            "  --rounds N        rounds; each runs every writer once, in alternating order (default 3)",
+            "  --interval-ms N   our flush ticker and lance-core's WAL flush interval (default 100)",
+            "  --entry-rows N    rows per WAL entry of the replayed shard (default 10240)",
+            "  --seed N          seed of the keys and values (default 42)",
+            "  -h, --help        this text");
+
+    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
+
+    static {
+        DEFAULTS.put("--rows", "1000000");
+        DEFAULTS.put("--keys", "100000");
+        DEFAULTS.put("--batch-rows", "1024");
+        DEFAULTS.put("--rounds", "3");
+        DEFAULTS.put("--interval-ms", "100");
+        DEFAULTS.put("--entry-rows", "10240");
+        DEFAULTS.put("--seed", "42");
+    }
+
+    private static final String LANCE_FAST = "lance-core non-durable";
+    private static final String WALSINK = "walsink, durable every tick";
+    private static final String LANCE_DURABLE = "lance-core durable";
+
+    private EngineReport() {}
+
+    public static void main(String[] argv) {
+        Flags flags;
+        try {
+            flags = Flags.parse(argv, DEFAULTS, USAGE);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (flags.help()) {
+            System.out.println(USAGE);
+            return;
+        }
+        System.out.print(report(flags));
+    }
+
+    static String report(Flags f) {
+        long rows = f.positive("--rows");
+        long keys = f.positive("--keys");
+        int batchRows = f.positiveInt("--batch-rows");
+        int rounds = f.positiveInt("--rounds");
+        long interval = f.positive("--interval-ms");
+        long seed = Long.parseLong(f.get("--seed"));
+        StringBuilder out = new StringBuilder();
+        try (BufferAllocator allocator = new RootAllocator()) {
+            List<VectorSchemaRoot> batches = EngineBatches.generate(allocator, rows, batchRows, keys, seed);
+            try {
+                long payload = EngineBatches.bufferBytes(batches);
+                out.append(String.format(
+                        "%n== Shard engine beside lance-core 7.0.0: %,d rows in %,d-row batches, %,d keys (seed %d),"
+                                + " local disk, WAL flush every %d ms ==%n",
+                        rows, batchRows, keys, seed, interval));
+                out.append(writers(allocator, batches, rows, payload, rounds, interval));
+                out.append(String.format(
+                        "%n== WAL replay: a new writer opens a shard whose WAL holds the same rows ==%n"));
+                out.append(replay(allocator, batches, rounds, f.positiveInt("--entry-rows")));
+            } finally {
+                batches.forEach(VectorSchemaRoot::close);
+            }
+        }
+        return out.toString();
+    }
+
+    private static String writers(
+            BufferAllocator allocator,
+            List<VectorSchemaRoot> batches,
+            long rows,
+            long payload,
+            int rounds,
+            long interval) {
+        ShardWriterConfig ours = ShardWriterConfig.builder()
+                .flushInterval(Duration.ofMillis(interval))
+                .memtableMaxRows(2 * rows + 1) // neither writer freezes or writes an SSTable while timed
+                .build();
+        TextTable runs = new TextTable(
+                ">round",
+                "writer",
+                ">rows/s to last put",
+                ">rows/s to durable/closed",
+                ">WAL writes",
+                ">WAL MB",
+                ">ratio");
+        Map<String, List<Double>> ratios = new LinkedHashMap<>();
+        List<String> order = List.of(LANCE_FAST, WALSINK, LANCE_DURABLE);
+        // Warm-up, not reported: the JIT and lance-core's native library see every path once
+        // before the first timed run, so round 1 does not favour whichever writer runs last.
+        List<VectorSchemaRoot> warmup = batches.subList(0, Math.max(1, batches.size() / 10));
+        long warmupRows =
+                warmup.stream().mapToLong(VectorSchemaRoot::getRowCount).sum();
+        for (String writer : order) {
+            runOne(writer, allocator, warmup, warmupRows, payload, ours, interval);
+        }
+        for (int round = 1; round <= rounds; round++) {
+            List<String> thisRound = new ArrayList<>(order);
+            if (round % 2 == 0) {
+                Collections.reverse(thisRound);
+            }
+            Map<String, double[]> rates = new LinkedHashMap<>();
+            for (String writer : thisRound) {
+                double[] r = runOne(writer, allocator, batches, rows, payload, ours, interval);
+                rates.put(writer, r);
+            }
+            double reference = rates.get(LANCE_FAST)[0];
+            for (String writer : order) {
+                double[] r = rates.get(writer);
+                double ratio = r[0] / reference;
+                ratios.computeIfAbsent(writer, w -> new ArrayList<>()).add(ratio);
+                runs.row(
+                        round,
+                        writer,
+                        Figures.number(r[0]),
+                        Figures.number(r[1]),
+                        Figures.count((long) r[2]),
+                        Figures.number(r[3] / 1e6),
+                        Figures.ratio(ratio));
+            }
+        }
+        TextTable summary = new TextTable("writer", ">median ratio (min-max)", ">rounds");
+        ratios.forEach((writer, values) -> summary.row(writer, Spread.of(values).text(), values.size()));
+        return runs.render()
+                + "ratio: rows/s to the last put, over lance-core non-durable's in the same round\n\n"
+                + summary.render();
+    }
+
+    /** {rows/s to the last put, rows/s until durable (ours) or closed (lance-core), WAL writes, WAL bytes}. */
+    private static double[] runOne(
+            String writer,
+            BufferAllocator allocator,
+            List<VectorSchemaRoot> batches,
+            long rows,
+            long payload,
+            ShardWriterConfig ours,
+            long interval) {
+        try (LocalShardTable table = LocalShardTable.create(allocator, ours, EngineBatches.SCHEMA, EngineBatches.KEY)) {
+            if (writer.equals(WALSINK)) {
+                try (TickedShardWrites driver = new TickedShardWrites();
+                        ShardWriter shard = table.openShard()) {
+                    TickedShardWrites.Timing t = driver.run(shard, batches);
+                    check(writer, rows, shard.stats().rowsWritten());
+                    return new double[] {
+                        perSecond(rows, t.putNanos()), perSecond(rows, t.durableNanos()), t.walAppends(), t.walBytes()
+                    };
+                }
+            }
+            boolean durable = writer.equals(LANCE_DURABLE);
+            LanceCoreWrites.Timing t = LanceCoreWrites.run(
+                    allocator,
+                    table.tablePath().toString(),
+                    LanceCoreWrites.config(durable, interval, rows, payload),
+                    batches);
+            check(writer, rows, t.memtableRows());
+            return new double[] {
+                perSecond(rows, t.putNanos()), perSecond(rows, t.closedNanos()), t.walFlushes(), t.walFlushBytes()
+            };
+        }
+    }
+
+    private static String replay(BufferAllocator allocator, List<VectorSchemaRoot> batches, int rounds, int entryRows) {
+        ShardWriterConfig config = ShardWriterConfig.builder()
+                .memtableMaxRows(2L * batches.size() * batches.get(0).getRowCount() + 1)
+                .build();
+        try (LocalShardTable table =
+                LocalShardTable.create(allocator, config, EngineBatches.SCHEMA, EngineBatches.KEY)) {
+            WalReplayRun.Written written = WalReplayRun.write(table, batches, entryRows);
+            double mb = written.walBytes() / 1e6;
+            TextTable runs = new TextTable(
+                    ">round",
+                    ">read MB/s",
+                    ">read+decode MB/s",
+                    ">replay MB/s",
+                    ">replay / decode",
+                    ">Arrow peak MB",
+                    ">peak / payload");
+            List<Double> vsDecode = new ArrayList<>();
+            List<Double> peaks = new ArrayList<>();
+            List<Double> replayRates = new ArrayList<>();
+            for (int round = 1; round <= rounds; round++) {
+                long read = WalReplayRun.readNanos(table, written.shardId());
+                long decode = WalReplayRun.decodeNanos(table, written.shardId());
+                WalReplayRun.Reopened r = WalReplayRun.reopen(table, written.shardId());
+                check("replay", written.rows(), r.rows());
+                double replayRate = mb / (r.nanos() / 1e9);
+                double decodeRate = mb / (decode / 1e9);
+                double peak = (double) r.peakBytes() / written.walBytes();
+                vsDecode.add(replayRate / decodeRate);
+                peaks.add(peak);
+                replayRates.add(replayRate);
+                runs.row(
+                        round,
+                        Figures.number(mb / (read / 1e9)),
+                        Figures.number(decodeRate),
+                        Figures.number(replayRate),
+                        Figures.ratio(replayRate / decodeRate),
+                        Figures.number(r.peakBytes() / 1e6),
+                        Figures.ratio(peak));
+            }
+            return String.format(
+                            "WAL: %,d rows in %,d entries, %s MB (payload); each round reads the entries, reads and"
+                                    + " decodes them, then reopens the shard with a fresh allocator%n",
+                            written.rows(), written.entries(), Figures.number(mb))
+                    + runs.render()
+                    + String.format(
+                            "replay MB/s median %s (min %s, max %s); replay / decode %s; Arrow peak / payload %s%n",
+                            Figures.number(Spread.of(replayRates).median()),
+                            Figures.number(Spread.of(replayRates).min()),
+                            Figures.number(Spread.of(replayRates).max()),
+                            Spread.of(vsDecode).text(),
+                            Spread.of(peaks).text());
+        }
+    }
+
+    /** A writer that lost rows would look fast: every run must account for every row. */
+    private static void check(String what, long expected, long actual) {
+        if (expected != actual) {
+            throw new IllegalStateException(what + " holds " + actual + " rows, expected " + expected);
+        }
+    }
+
+    private static double perSecond(long rows, long nanos) {
+        return rows / (nanos / 1e9);
+    }
+}

@@ -1,0 +1,74 @@
+package io.walsink.bench;
+
+import io.walsink.format.table.LanceTables;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.memwal.MemTableStats;
+import org.lance.memwal.ShardWriter;
+import org.lance.memwal.ShardWriterConfig;
+import org.lance.memwal.WriteStats;
+
+/**
+ * Puts the same batches into lance-core 7.0.0's own MemWAL shard writer ({@code
+ * Dataset.memWalWriter}), one {@code put} per batch. In durable mode each put returns once its
+ * rows are in the WAL; otherwise lance-core flushes its WAL buffer in the background at its
+ * flush interval. Its memtable limits are raised above the run's size so that neither writer
+ * writes an SSTable while timed.
+ */
+final class LanceCoreWrites {
+    /** Nanoseconds until the last put returned and until the writer closed; the rows its memtable held. */
+    record Timing(long putNanos, long closedNanos, long memtableRows, long walFlushes, long walFlushBytes) {}
+
+    private LanceCoreWrites() {}
+
+    static ShardWriterConfig config(boolean durable, long flushIntervalMillis, long rows, long payloadBytes) {
+        return new ShardWriterConfig()
+                .withDurableWrite(durable)
+                .withMaxWalFlushIntervalMs(flushIntervalMillis)
+                .withMaxMemtableRows(2 * rows + 1)
+                .withMaxMemtableSize(4 * payloadBytes + (64L << 20))
+                .withMaxUnflushedMemtableBytes(8 * payloadBytes + (128L << 20));
+    }
+
+    static Timing run(
+            BufferAllocator allocator, String tableUri, ShardWriterConfig config, List<VectorSchemaRoot> batches) {
+        try (Dataset ds = LanceTables.openDataset(allocator, tableUri, Map.of())) {
+            // The dataset's schema carries the key's field metadata, which lance-core requires of
+            // every batch; the buffers are the same, only the reader's schema differs.
+            Schema schema = ds.getSchema();
+            long start = System.nanoTime();
+            long putsDone;
+            MemTableStats memtable;
+            WriteStats stats;
+            ShardWriter writer = ds.memWalWriter(UUID.randomUUID().toString(), config);
+            try {
+                for (VectorSchemaRoot batch : batches) {
+                    try (SealedBatchesReader one = new SealedBatchesReader(allocator, schema, List.of(batch))) {
+                        writer.put(one);
+                    }
+                }
+                putsDone = System.nanoTime();
+                memtable = writer.memtableStats();
+                stats = writer.stats(); // at the last put: a closed writer has no stats
+            } finally {
+                writer.close();
+            }
+            long closed = System.nanoTime();
+            return new Timing(
+                    putsDone - start,
+                    closed - start,
+                    memtable.rowCount(),
+                    stats.walFlushCount(),
+                    stats.walFlushBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

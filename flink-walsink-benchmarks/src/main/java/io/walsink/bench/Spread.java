@@ -1,0 +1,23 @@
+package io.walsink.bench;
+
+import java.util.Arrays;
+import java.util.List;
+
+/** The median and the range of per-round ratios: what a noisy machine still lets one compare. */
+record Spread(double median, double min, double max, int rounds) {
+    static Spread of(List<Double> values) {
+        if (values.isEmpty()) {
+            return new Spread(Double.NaN, Double.NaN, Double.NaN, 0);
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        return new Spread(median, sorted[0], sorted[n - 1], n);
+    }
+
+    /** "0.57x (0.51x-0.62x)" */
+    String text() {
+        return Figures.ratio(median) + " (" + Figures.ratio(min) + "-" + Figures.ratio(max) + ")";
+    }
+}
