@@ -53,10 +53,15 @@ public final class EngineReport {
 
     private EngineReport() {}
 
+    /** Parses {@code args} against this runner's options and defaults. */
+    static Flags flags(String... args) {
+        return Flags.parse(args, DEFAULTS, USAGE);
+    }
+
     public static void main(String[] argv) {
         Flags flags;
         try {
-            flags = Flags.parse(argv, DEFAULTS, USAGE);
+            flags = flags(argv);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);

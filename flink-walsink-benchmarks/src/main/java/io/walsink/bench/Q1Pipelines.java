@@ -1,0 +1,151 @@
+package io.walsink.bench;
+
+import io.walsink.flink.WalSink;
+import io.walsink.format.sharding.BucketHash;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+/**
+ * The four q1 jobs. Each runs on its own local cluster (Flink's local environment starts one per
+ * job), so no run inherits another's task threads, buffers or direct memory; the JVM, its JIT
+ * and lance-core's native library are shared by all runs of a process. A run's time is the job's
+ * net runtime (from its submission to its end, cluster start excluded), which for walsink
+ * includes the end-of-input WAL appends, SSTable writes and publication.
+ */
+final class Q1Pipelines {
+    enum Pipeline {
+        DATASTREAM_WALSINK("DataStream", "WalSink.forRowData"),
+        DATASTREAM_DISCARD("DataStream", "DiscardingSink"),
+        SQL_WALSINK("SQL", "'connector'='walsink'"),
+        SQL_BLACKHOLE("SQL", "'connector'='blackhole'");
+
+        final String api;
+        final String sink;
+
+        Pipeline(String api, String sink) {
+            this.api = api;
+            this.sink = sink;
+        }
+
+        boolean walsink() {
+            return this == DATASTREAM_WALSINK || this == SQL_WALSINK;
+        }
+    }
+
+    /**
+     * @param discardKeyBy whether the discarding DataStream pipeline shuffles by bucket as the
+     *     walsink one does (see docs/benchmarks.md for why that is the default)
+     */
+    record Settings(
+            Q1Rows rows,
+            int buckets,
+            Duration checkpointInterval,
+            Duration flushInterval,
+            boolean discardKeyBy,
+            boolean finalCheckpoint) {}
+
+    private Q1Pipelines() {}
+
+    /** Runs {@code pipeline} to its end; walsink pipelines write a new table at {@code table}. */
+    static long runNanos(Pipeline pipeline, Settings s, Path table) throws Exception {
+        return switch (pipeline) {
+            case DATASTREAM_WALSINK, DATASTREAM_DISCARD -> dataStream(pipeline.walsink(), s, table);
+            case SQL_WALSINK, SQL_BLACKHOLE -> sql(pipeline.walsink(), s, table);
+        };
+    }
+
+    private static long dataStream(boolean walsink, Settings s, Path table) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(s));
+        env.setParallelism(s.rows().parallelism);
+        env.enableCheckpointing(s.checkpointInterval().toMillis());
+        Q1Rows rows = s.rows();
+        GeneratorFunction<Long, RowData> changes = index -> rows.row(rows.changeOfIndex(index));
+        DataStream<RowData> source = env.fromSource(
+                new DataGeneratorSource<>(changes, rows.rows, InternalTypeInfo.of(Q1Rows.ROW_TYPE)),
+                WatermarkStrategy.noWatermarks(),
+                "q1 changes");
+        if (walsink) {
+            source.sinkTo(WalSink.forRowData(Q1Rows.ROW_TYPE)
+                    .path(table.toString())
+                    .primaryKey("id")
+                    .createTableIfMissing(s.buckets())
+                    .flushInterval(s.flushInterval())
+                    .build());
+        } else if (s.discardKeyBy()) {
+            source.keyBy(new BucketOfKey(s.buckets()), Types.INT).sinkTo(new DiscardingSink<>());
+        } else {
+            source.sinkTo(new DiscardingSink<>());
+        }
+        JobExecutionResult result = env.execute("q1 " + (walsink ? "walsink" : "discarding"));
+        return TimeUnit.MILLISECONDS.toNanos(result.getNetRuntime(TimeUnit.MILLISECONDS));
+    }
+
+    private static long sql(boolean walsink, Settings s, Path table) throws ExecutionException, InterruptedException {
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.newInstance()
+                .inStreamingMode()
+                .withConfiguration(flinkConfig(s))
+                .build());
+        t.getConfig().set("parallelism.default", String.valueOf(s.rows().parallelism));
+        t.getConfig()
+                .set("execution.checkpointing.interval", s.checkpointInterval().toMillis() + "ms");
+        t.executeSql("CREATE TEMPORARY TABLE q1_source (i BIGINT) WITH ('connector' = 'datagen',"
+                + " 'fields.i.kind' = 'sequence', 'fields.i.start' = '0', 'fields.i.end' = '" + (s.rows().rows - 1)
+                + "')");
+        String with = walsink
+                ? "'connector' = 'walsink', 'path' = '" + table + "', 'buckets' = '" + s.buckets()
+                        + "', 'sink.flush-interval' = '" + s.flushInterval().toMillis() + "ms'"
+                : "'connector' = 'blackhole'";
+        t.executeSql("CREATE TEMPORARY TABLE q1_sink (" + Q1Rows.columnsDdl()
+                + ", PRIMARY KEY (id) NOT ENFORCED) WITH (" + with + ")");
+        TableResult result =
+                t.executeSql("INSERT INTO q1_sink SELECT " + s.rows().selectList() + " FROM q1_source");
+        result.await();
+        JobExecutionResult done =
+                result.getJobClient().orElseThrow().getJobExecutionResult().get();
+        return TimeUnit.MILLISECONDS.toNanos(done.getNetRuntime(TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Without the final checkpoint a finished job ends at once. With it, every job idles at its
+     * end until the next periodic checkpoint fires: up to a whole interval (10 s) of waiting,
+     * at a phase Flink draws at random, which would swamp a 10-30 s run.
+     */
+    private static Configuration flinkConfig(Settings s) {
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, s.finalCheckpoint());
+        return conf;
+    }
+
+    /** The walsink's own {@code keyBy}: Lance's bucket of the int64 key, so both sides shuffle alike. */
+    static final class BucketOfKey implements KeySelector<RowData, Integer> {
+        private static final long serialVersionUID = 1L;
+        private final int buckets;
+
+        BucketOfKey(int buckets) {
+            this.buckets = buckets;
+        }
+
+        @Override
+        public Integer getKey(RowData row) {
+            return BucketHash.bucketOf(BucketHash.hashLong(row.getLong(0)), buckets);
+        }
+    }
+}
