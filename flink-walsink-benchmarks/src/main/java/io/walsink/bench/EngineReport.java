@@ -2,6 +2,7 @@ package io.walsink.bench;
 
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.storage.S3Options;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,6 +34,12 @@ public final class EngineReport {
             "  --interval-ms N   our flush ticker and lance-core's WAL flush interval (default 100)",
             "  --entry-rows N    rows per WAL entry of the replayed shard (default 10240)",
             "  --seed N          seed of the keys and values (default 42)",
+            "  --path ROOT       where the tables go: a folder or s3://bucket/prefix (default: a temporary folder)",
+            "  --s3-endpoint URL S3-protocol endpoint, e.g. http://localhost:9090 for s3mock; lance-core's writer",
+            "                    also needs AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and",
+            "                    AWS_ALLOW_HTTP=true in the environment (it ignores storage options)",
+            "  --s3-region NAME  (default us-east-1)",
+            "  --s3-path-style   path-style addressing (s3mock needs it)",
             "  -h, --help        this text");
 
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -45,11 +52,26 @@ public final class EngineReport {
         DEFAULTS.put("--interval-ms", "100");
         DEFAULTS.put("--entry-rows", "10240");
         DEFAULTS.put("--seed", "42");
+        DEFAULTS.put("--path", "");
+        DEFAULTS.put("--s3-endpoint", "");
+        DEFAULTS.put("--s3-region", "us-east-1");
+        DEFAULTS.put("--s3-path-style", "false");
     }
 
     private static final String LANCE_FAST = "lance-core non-durable";
     private static final String WALSINK = "walsink, durable every tick";
     private static final String LANCE_DURABLE = "lance-core durable";
+
+    /** Where each run's new table goes: {@code root} null for a temporary folder. */
+    record Where(String root, S3Options s3) {
+        BenchTable table(BufferAllocator allocator, ShardWriterConfig config) {
+            return BenchTable.create(root, s3, allocator, config, EngineBatches.SCHEMA, EngineBatches.KEY);
+        }
+
+        String describe() {
+            return root == null ? "local disk" : root + (s3.endpoint() == null ? "" : " at " + s3.endpoint());
+        }
+    }
 
     private EngineReport() {}
 
@@ -81,6 +103,7 @@ public final class EngineReport {
         int rounds = f.positiveInt("--rounds");
         long interval = f.positive("--interval-ms");
         long seed = Long.parseLong(f.get("--seed"));
+        Where where = where(f);
         StringBuilder out = new StringBuilder();
         try (BufferAllocator allocator = new RootAllocator()) {
             List<VectorSchemaRoot> batches = EngineBatches.generate(allocator, rows, batchRows, keys, seed);
@@ -88,12 +111,12 @@ public final class EngineReport {
                 long payload = EngineBatches.bufferBytes(batches);
                 out.append(String.format(
                         "%n== Shard engine beside lance-core 7.0.0: %,d rows in %,d-row batches, %,d keys (seed %d),"
-                                + " local disk, WAL flush every %d ms ==%n",
-                        rows, batchRows, keys, seed, interval));
-                out.append(writers(allocator, batches, rows, payload, rounds, interval));
+                                + " %s, WAL flush every %d ms ==%n",
+                        rows, batchRows, keys, seed, where.describe(), interval));
+                out.append(writers(where, allocator, batches, rows, payload, rounds, interval));
                 out.append(String.format(
                         "%n== WAL replay: a new writer opens a shard whose WAL holds the same rows ==%n"));
-                out.append(replay(allocator, batches, rounds, f.positiveInt("--entry-rows")));
+                out.append(replay(where, allocator, batches, rounds, f.positiveInt("--entry-rows")));
             } finally {
                 batches.forEach(VectorSchemaRoot::close);
             }
@@ -101,7 +124,21 @@ public final class EngineReport {
         return out.toString();
     }
 
+    private static Where where(Flags f) {
+        String root = f.get("--path");
+        if (root.isEmpty()) {
+            return new Where(null, S3Options.defaults());
+        }
+        S3Options.Builder s3 =
+                S3Options.builder().region(f.get("--s3-region")).pathStyleAccess(f.on("--s3-path-style"));
+        if (!f.get("--s3-endpoint").isEmpty()) {
+            s3.endpoint(f.get("--s3-endpoint"));
+        }
+        return new Where(root, s3.build());
+    }
+
     private static String writers(
+            Where where,
             BufferAllocator allocator,
             List<VectorSchemaRoot> batches,
             long rows,
@@ -128,7 +165,7 @@ public final class EngineReport {
         long warmupRows =
                 warmup.stream().mapToLong(VectorSchemaRoot::getRowCount).sum();
         for (String writer : order) {
-            runOne(writer, allocator, warmup, warmupRows, payload, ours, interval);
+            runOne(where, writer, allocator, warmup, warmupRows, payload, ours, interval);
         }
         for (int round = 1; round <= rounds; round++) {
             List<String> thisRound = new ArrayList<>(order);
@@ -137,7 +174,7 @@ public final class EngineReport {
             }
             Map<String, double[]> rates = new LinkedHashMap<>();
             for (String writer : thisRound) {
-                double[] r = runOne(writer, allocator, batches, rows, payload, ours, interval);
+                double[] r = runOne(where, writer, allocator, batches, rows, payload, ours, interval);
                 rates.put(writer, r);
             }
             double reference = rates.get(LANCE_FAST)[0];
@@ -164,6 +201,7 @@ public final class EngineReport {
 
     /** {rows/s to the last put, rows/s until durable (ours) or closed (lance-core), WAL writes, WAL bytes}. */
     private static double[] runOne(
+            Where where,
             String writer,
             BufferAllocator allocator,
             List<VectorSchemaRoot> batches,
@@ -171,7 +209,7 @@ public final class EngineReport {
             long payload,
             ShardWriterConfig ours,
             long interval) {
-        try (LocalShardTable table = LocalShardTable.create(allocator, ours, EngineBatches.SCHEMA, EngineBatches.KEY)) {
+        try (BenchTable table = where.table(allocator, ours)) {
             if (writer.equals(WALSINK)) {
                 try (TickedShardWrites driver = new TickedShardWrites();
                         ShardWriter shard = table.openShard()) {
@@ -185,7 +223,8 @@ public final class EngineReport {
             boolean durable = writer.equals(LANCE_DURABLE);
             LanceCoreWrites.Timing t = LanceCoreWrites.run(
                     allocator,
-                    table.tablePath().toString(),
+                    table.uri(),
+                    table.storageOptions(),
                     LanceCoreWrites.config(durable, interval, rows, payload),
                     batches);
             check(writer, rows, t.memtableRows());
@@ -195,12 +234,12 @@ public final class EngineReport {
         }
     }
 
-    private static String replay(BufferAllocator allocator, List<VectorSchemaRoot> batches, int rounds, int entryRows) {
+    private static String replay(
+            Where where, BufferAllocator allocator, List<VectorSchemaRoot> batches, int rounds, int entryRows) {
         ShardWriterConfig config = ShardWriterConfig.builder()
                 .memtableMaxRows(2L * batches.size() * batches.get(0).getRowCount() + 1)
                 .build();
-        try (LocalShardTable table =
-                LocalShardTable.create(allocator, config, EngineBatches.SCHEMA, EngineBatches.KEY)) {
+        try (BenchTable table = where.table(allocator, config)) {
             WalReplayRun.Written written = WalReplayRun.write(table, batches, entryRows);
             double mb = written.walBytes() / 1e6;
             TextTable runs = new TextTable(

@@ -38,8 +38,12 @@ final class LanceCoreWrites {
     }
 
     static Timing run(
-            BufferAllocator allocator, String tableUri, ShardWriterConfig config, List<VectorSchemaRoot> batches) {
-        try (Dataset ds = LanceTables.openDataset(allocator, tableUri, Map.of())) {
+            BufferAllocator allocator,
+            String tableUri,
+            Map<String, String> storageOptions,
+            ShardWriterConfig config,
+            List<VectorSchemaRoot> batches) {
+        try (Dataset ds = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             // The dataset's schema carries the key's field metadata, which lance-core requires of
             // every batch; the buffers are the same, only the reader's schema differs.
             Schema schema = ds.getSchema();

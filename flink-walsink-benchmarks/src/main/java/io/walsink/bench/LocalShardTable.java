@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A real Lance table (one bucket, key {@code id}) in a temporary folder, with the shard context
@@ -32,13 +31,11 @@ final class LocalShardTable implements AutoCloseable {
     private final Path dir;
     private final TableInfo table;
     private final TableContext context;
-    private final ObjectStore store;
 
-    private LocalShardTable(Path dir, TableInfo table, TableContext context, ObjectStore store) {
+    private LocalShardTable(Path dir, TableInfo table, TableContext context) {
         this.dir = dir;
         this.table = table;
         this.context = context;
-        this.store = store;
     }
 
     static LocalShardTable create(BufferAllocator allocator) {
@@ -46,27 +43,17 @@ final class LocalShardTable implements AutoCloseable {
     }
 
     static LocalShardTable create(BufferAllocator allocator, ShardWriterConfig config) {
-        return create(allocator, config, KeyValueRows.SCHEMA, KeyValueRows.KEY);
-    }
-
-    /** A one-bucket table of {@code schema} keyed by {@code key}. */
-    static LocalShardTable create(BufferAllocator allocator, ShardWriterConfig config, Schema schema, String key) {
         Path dir = tempDir();
         Path tablePath = dir.resolve("table");
-        TableInfo table =
-                LanceTables.create(tablePath.toString(), schema, List.of(key), TableSharding.bucket(key, 1), Map.of());
+        TableInfo table = LanceTables.create(
+                tablePath.toString(),
+                KeyValueRows.SCHEMA,
+                List.of(KeyValueRows.KEY),
+                TableSharding.bucket(KeyValueRows.KEY, 1),
+                Map.of());
         ObjectStore store = new LocalObjectStore(tablePath);
         TableContext context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
-        return new LocalShardTable(dir, table, context, store);
-    }
-
-    /** The same table and settings with another allocator (to measure what one open allocates). */
-    TableContext contextWith(BufferAllocator allocator) {
-        return new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, context.config(), allocator);
-    }
-
-    Path tablePath() {
-        return dir.resolve("table");
+        return new LocalShardTable(dir, table, context);
     }
 
     TableContext context() {
@@ -87,13 +74,11 @@ final class LocalShardTable implements AutoCloseable {
     }
 
     ShardWriter openShard() {
-        return openShard(context, UUID.randomUUID());
-    }
-
-    /** Opens (claims and replays) shard {@code shardId} of bucket 0 with {@code ctx}. */
-    ShardWriter openShard(TableContext ctx, UUID shardId) {
         return ShardOpener.open(
-                ctx, shardId, 0, ShardPlacement.bucket(table.sharding().specId(), 0));
+                context,
+                UUID.randomUUID(),
+                0,
+                ShardPlacement.bucket(table.sharding().specId(), 0));
     }
 
     @Override

@@ -31,7 +31,7 @@ final class WalReplayRun {
      * rows (a ticker at a steady row rate), appends the rest and closes: no SSTable, so a
      * reopen replays every row.
      */
-    static Written write(LocalShardTable table, List<VectorSchemaRoot> batches, int entryRows) {
+    static Written write(BenchTable table, List<VectorSchemaRoot> batches, int entryRows) {
         UUID shardId = UUID.randomUUID();
         try (ShardWriter writer = table.openShard(table.context(), shardId)) {
             long sinceAppend = 0;
@@ -62,7 +62,7 @@ final class WalReplayRun {
         }
     }
 
-    static Reopened reopen(LocalShardTable table, UUID shardId) {
+    static Reopened reopen(BenchTable table, UUID shardId) {
         try (RootAllocator allocator = new RootAllocator()) {
             TableContext ctx = table.contextWith(allocator);
             long start = System.nanoTime();
@@ -78,7 +78,7 @@ final class WalReplayRun {
     }
 
     /** Reads and decodes every entry (and closes it at once): replay without the memtables. */
-    static long decodeNanos(LocalShardTable table, UUID shardId) {
+    static long decodeNanos(BenchTable table, UUID shardId) {
         try (RootAllocator allocator = new RootAllocator()) {
             TableContext ctx = table.contextWith(allocator);
             WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
@@ -89,7 +89,7 @@ final class WalReplayRun {
     }
 
     /** Reads every entry's bytes from the store: the floor of any replay. */
-    static long readNanos(LocalShardTable table, UUID shardId) {
+    static long readNanos(BenchTable table, UUID shardId) {
         ObjectStore store = table.context().store();
         WalLog names = new WalLog(store, shardId, table.context().codec());
         long start = System.nanoTime();
