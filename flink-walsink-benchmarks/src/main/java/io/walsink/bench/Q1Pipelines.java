@@ -12,6 +12,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -62,18 +63,24 @@ final class Q1Pipelines {
             boolean discardKeyBy,
             boolean finalCheckpoint) {}
 
+    private static final long UNTHROTTLED = 1_000_000_000_000L;
+
     private Q1Pipelines() {}
 
-    /** Runs {@code pipeline} to its end; walsink pipelines write a new table at {@code table}. */
-    static long runNanos(Pipeline pipeline, Settings s, Path table) throws Exception {
+    /**
+     * Runs {@code pipeline} to its end; walsink pipelines write a new table at {@code table}, and
+     * checkpoints go to {@code checkpoints}. A failure fails the run (no restarts).
+     */
+    static long runNanos(Pipeline pipeline, Settings s, Path table, Path checkpoints) throws Exception {
+        Configuration conf = flinkConfig(s, checkpoints);
         return switch (pipeline) {
-            case DATASTREAM_WALSINK, DATASTREAM_DISCARD -> dataStream(pipeline.walsink(), s, table);
-            case SQL_WALSINK, SQL_BLACKHOLE -> sql(pipeline.walsink(), s, table);
+            case DATASTREAM_WALSINK, DATASTREAM_DISCARD -> dataStream(pipeline.walsink(), s, table, conf);
+            case SQL_WALSINK, SQL_BLACKHOLE -> sql(pipeline.walsink(), s, table, conf);
         };
     }
 
-    private static long dataStream(boolean walsink, Settings s, Path table) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(s));
+    private static long dataStream(boolean walsink, Settings s, Path table, Configuration conf) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(s.rows().parallelism);
         env.enableCheckpointing(s.checkpointInterval().toMillis());
         Q1Rows rows = s.rows();
@@ -98,17 +105,19 @@ final class Q1Pipelines {
         return TimeUnit.MILLISECONDS.toNanos(result.getNetRuntime(TimeUnit.MILLISECONDS));
     }
 
-    private static long sql(boolean walsink, Settings s, Path table) throws ExecutionException, InterruptedException {
+    private static long sql(boolean walsink, Settings s, Path table, Configuration conf)
+            throws ExecutionException, InterruptedException {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.newInstance()
                 .inStreamingMode()
-                .withConfiguration(flinkConfig(s))
+                .withConfiguration(conf)
                 .build());
         t.getConfig().set("parallelism.default", String.valueOf(s.rows().parallelism));
         t.getConfig()
                 .set("execution.checkpointing.interval", s.checkpointInterval().toMillis() + "ms");
+        // datagen throttles to 10 000 rows/s unless told otherwise.
         t.executeSql("CREATE TEMPORARY TABLE q1_source (i BIGINT) WITH ('connector' = 'datagen',"
-                + " 'fields.i.kind' = 'sequence', 'fields.i.start' = '0', 'fields.i.end' = '" + (s.rows().rows - 1)
-                + "')");
+                + " 'rows-per-second' = '" + UNTHROTTLED + "', 'fields.i.kind' = 'sequence', 'fields.i.start' = '0',"
+                + " 'fields.i.end' = '" + (s.rows().rows - 1) + "')");
         String with = walsink
                 ? "'connector' = 'walsink', 'path' = '" + table + "', 'buckets' = '" + s.buckets()
                         + "', 'sink.flush-interval' = '" + s.flushInterval().toMillis() + "ms'"
@@ -128,9 +137,15 @@ final class Q1Pipelines {
      * end until the next periodic checkpoint fires: up to a whole interval (10 s) of waiting,
      * at a phase Flink draws at random, which would swamp a 10-30 s run.
      */
-    private static Configuration flinkConfig(Settings s) {
+    private static Configuration flinkConfig(Settings s, Path checkpoints) {
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, s.finalCheckpoint());
+        // SQL's datagen sequence keeps every value it has yet to emit in operator state (12 MB per
+        // subtask at the start of a 3 M run), beyond the 5 MB the JobManager's in-memory storage takes.
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        // A restarted job re-reads part of its input: its time would not be a run's time.
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         return conf;
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The q1-shaped job through walsink beside the same job into a discarding sink, for the
@@ -94,7 +95,7 @@ public final class Q1Report {
     }
 
     /** Runs every round of every selected pair, printing as it goes; returns the timed runs. */
-    static List<Run> run(Flags f, java.util.function.Consumer<String> out) throws Exception {
+    static List<Run> run(Flags f, Consumer<String> out) throws Exception {
         int parallelism = f.positiveInt("--parallelism");
         Q1Rows rows =
                 new Q1Rows(f.positive("--rows"), f.positive("--keys"), parallelism, Long.parseLong(f.get("--seed")));
@@ -166,7 +167,7 @@ public final class Q1Report {
         Path dir = Files.createTempDirectory("walsink-q1-");
         try {
             Path table = dir.resolve("table");
-            long nanos = Q1Pipelines.runNanos(p, s, table);
+            long nanos = Q1Pipelines.runNanos(p, s, table, dir.resolve("checkpoints"));
             Q1Check.Outcome check = p.walsink() && verify
                     ? Q1Check.verify(table, s.rows(), s.finalCheckpoint() ? ReadMode.COMMITTED : ReadMode.LATEST)
                     : null;

@@ -31,7 +31,10 @@ record ReportArgs(
             "  --include REGEX benchmarks to run, found in package.Class.method (default: all);",
             "                  a selected benchmark's baseline always runs too",
             "  --no-jmh        only the non-timing sections (key memory, tick-bounded PUTs)",
-            "  -h, --help      this text");
+            "  -h, --help      this text",
+            "Whole-writer and whole-job runs (issue #11), each with its own --help:",
+            "  java ... -cp benchmarks.jar io.walsink.bench.EngineReport   our shard writer beside lance-core's; WAL replay",
+            "  java ... -cp benchmarks.jar io.walsink.bench.Q1Report       the q1 job through walsink beside a discarding sink");
 
     static ReportArgs defaults() {
         return parse(new String[0]);
