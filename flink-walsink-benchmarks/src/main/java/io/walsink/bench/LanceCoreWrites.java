@@ -18,13 +18,18 @@ import org.lance.memwal.WriteStats;
 /**
  * Puts the same batches into lance-core 7.0.0's own MemWAL shard writer ({@code
  * Dataset.memWalWriter}), one {@code put} per batch. In durable mode each put returns once its
- * rows are in the WAL; otherwise lance-core flushes its WAL buffer in the background at its
- * flush interval. Its memtable limits are raised above the run's size so that neither writer
- * writes an SSTable while timed.
+ * rows are in the WAL. Otherwise lance-core appends its WAL buffer once the flush interval has
+ * passed, at a later put: rows after the last such append become durable only at the next put
+ * or at {@code close()}, which also writes the memtable as an SSTable, so a non-durable run has
+ * no "all rows durable" time. Memtable limits are raised above the run's size so that neither
+ * writer writes an SSTable while timed; {@code close()} is not timed.
  */
 final class LanceCoreWrites {
-    /** Nanoseconds until the last put returned and until the writer closed; the rows its memtable held. */
-    record Timing(long putNanos, long closedNanos, long memtableRows, long walFlushes, long walFlushBytes) {}
+    /**
+     * Nanoseconds until the last put returned and until every row was durable (the same in
+     * durable mode, -1 otherwise); the rows its memtable held; its WAL appends at the last put.
+     */
+    record Timing(long putNanos, long durableNanos, long memtableRows, long walFlushes, long walFlushBytes) {}
 
     private LanceCoreWrites() {}
 
@@ -41,36 +46,30 @@ final class LanceCoreWrites {
             BufferAllocator allocator,
             String tableUri,
             Map<String, String> storageOptions,
+            boolean durable,
             ShardWriterConfig config,
             List<VectorSchemaRoot> batches) {
         try (Dataset ds = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             // The dataset's schema carries the key's field metadata, which lance-core requires of
             // every batch; the buffers are the same, only the reader's schema differs.
             Schema schema = ds.getSchema();
-            long start = System.nanoTime();
-            long putsDone;
-            MemTableStats memtable;
-            WriteStats stats;
-            ShardWriter writer = ds.memWalWriter(UUID.randomUUID().toString(), config);
-            try {
+            try (ShardWriter writer = ds.memWalWriter(UUID.randomUUID().toString(), config)) {
+                long start = System.nanoTime();
                 for (VectorSchemaRoot batch : batches) {
                     try (SealedBatchesReader one = new SealedBatchesReader(allocator, schema, List.of(batch))) {
                         writer.put(one);
                     }
                 }
-                putsDone = System.nanoTime();
-                memtable = writer.memtableStats();
-                stats = writer.stats(); // at the last put: a closed writer has no stats
-            } finally {
-                writer.close();
+                long putsDone = System.nanoTime();
+                MemTableStats memtable = writer.memtableStats();
+                WriteStats stats = writer.stats(); // before close: a closed writer has none
+                return new Timing(
+                        putsDone - start,
+                        durable ? putsDone - start : -1,
+                        memtable.rowCount(),
+                        stats.walFlushCount(),
+                        stats.walFlushBytes());
             }
-            long closed = System.nanoTime();
-            return new Timing(
-                    putsDone - start,
-                    closed - start,
-                    memtable.rowCount(),
-                    stats.walFlushCount(),
-                    stats.walFlushBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -9,7 +9,13 @@ record Spread(double median, double min, double max, int rounds) {
         if (values.isEmpty()) {
             return new Spread(Double.NaN, Double.NaN, Double.NaN, 0);
         }
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
+        double[] sorted = values.stream()
+                .mapToDouble(Double::doubleValue)
+                .filter(v -> !Double.isNaN(v))
+                .toArray();
+        if (sorted.length == 0) {
+            return new Spread(Double.NaN, Double.NaN, Double.NaN, 0);
+        }
         Arrays.sort(sorted);
         int n = sorted.length;
         double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
@@ -18,6 +24,9 @@ record Spread(double median, double min, double max, int rounds) {
 
     /** "0.57x (0.51x-0.62x)" */
     String text() {
+        if (Double.isNaN(median)) {
+            return "-";
+        }
         return Figures.ratio(median) + " (" + Figures.ratio(min) + "-" + Figures.ratio(max) + ")";
     }
 }
