@@ -1,6 +1,7 @@
 package io.walsink.bench;
 
 import io.walsink.flink.WalSink;
+import io.walsink.flink.internal.BucketRouting;
 import io.walsink.format.sharding.BucketHash;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -101,6 +103,10 @@ final class Q1Pipelines {
     private static Timing dataStream(boolean walsink, Settings s, Path table, Configuration conf) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(s.rows().parallelism);
+        // Set for both sides, so the discarding job's routing places buckets as the sink's does.
+        int maxParallelism =
+                Math.max(KeyGroupRangeAssignment.computeDefaultMaxParallelism(s.rows().parallelism), s.buckets());
+        env.setMaxParallelism(maxParallelism);
         env.enableCheckpointing(s.checkpointInterval().toMillis());
         Q1Rows rows = s.rows();
         GeneratorFunction<Long, RowData> changes = index -> {
@@ -121,7 +127,8 @@ final class Q1Pipelines {
                     .flushInterval(s.flushInterval())
                     .build());
         } else if (s.discardKeyBy()) {
-            source.keyBy(new BucketOfKey(s.buckets()), Types.INT).sinkTo(new DiscardingSink<>());
+            source.keyBy(new BucketOfKey(s.buckets(), maxParallelism), Types.INT)
+                    .sinkTo(new DiscardingSink<>());
         } else {
             source.sinkTo(new DiscardingSink<>());
         }
@@ -178,18 +185,24 @@ final class Q1Pipelines {
         return conf;
     }
 
-    /** The walsink's own {@code keyBy}: Lance's bucket of the int64 key, so both sides shuffle alike. */
+    /**
+     * The walsink's own {@code keyBy}: Lance's bucket of the int64 key, carried by the sink's
+     * routing key for that bucket (which spreads the buckets over the subtasks), so both sides
+     * shuffle alike.
+     */
     static final class BucketOfKey implements KeySelector<RowData, Integer> {
         private static final long serialVersionUID = 1L;
         private final int buckets;
+        private final BucketRouting routing;
 
-        BucketOfKey(int buckets) {
+        BucketOfKey(int buckets, int maxParallelism) {
             this.buckets = buckets;
+            this.routing = new BucketRouting(buckets, maxParallelism);
         }
 
         @Override
         public Integer getKey(RowData row) {
-            return BucketHash.bucketOf(BucketHash.hashLong(row.getLong(0)), buckets);
+            return routing.keyOf(BucketHash.bucketOf(BucketHash.hashLong(row.getLong(0)), buckets));
         }
     }
 }
