@@ -52,18 +52,20 @@ public final class ShardOpener {
                 ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.manifest.currentGeneration());
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
-                    .replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true);
+                    .replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true, true);
         } catch (RuntimeException e) {
             writer.close();
             throw e;
         }
         LOG.info(
-                "Opened shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows, next WAL position {}",
+                "Opened shard {} (bucket {}) with epoch {}: replayed {} entries / {} rows ({} SSTables written"
+                        + " to stay within the unflushed budget), next WAL position {}",
                 shardId,
                 bucket,
                 writer.epoch(),
                 writer.stats().replayedEntries(),
                 writer.stats().replayedRows(),
+                writer.stats().replayFlushes(),
                 writer.nextPosition());
         return writer;
     }

@@ -18,6 +18,7 @@ public final class ShardStats {
     long walConflicts;
     long replayedEntries;
     long replayedRows;
+    long replayFlushes;
     long sstablesWritten;
     long sstablesPublished;
     long manifestVersionsWritten;
@@ -48,6 +49,11 @@ public final class ShardStats {
 
     public long replayedRows() {
         return replayedRows;
+    }
+
+    /** SSTables written while replaying, to stay within the unflushed budget. */
+    public long replayFlushes() {
+        return replayFlushes;
     }
 
     public long sstablesWritten() {

@@ -33,6 +33,17 @@ final class WalReplay {
      * pending and will be appended anew (a rollback re-writes them after the sentinel).
      */
     void replay(long from, long to, boolean markDurable) {
+        replay(from, to, markDurable, false);
+    }
+
+    /**
+     * As {@link #replay(long, long, boolean)}; with {@code writeOverBudget} (durable replay of a
+     * plain open only) frozen memtables are written as SSTables as soon as the shard holds more
+     * than {@code sink.max-unflushed-bytes}, so a long WAL replays within the same memory budget
+     * as live writing instead of holding every memtable it rebuilds. The SSTables are published
+     * like any others, by the next completed checkpoint.
+     */
+    void replay(long from, long to, boolean markDurable, boolean writeOverBudget) {
         ShardStats stats = writer.stats();
         for (long position = from; position <= to; position++) {
             Optional<WalEntry> read = wal.read(position);
@@ -69,9 +80,24 @@ final class WalReplay {
                 if (markDurable) {
                     target.markDurable(target.sealedBatchCount() - before, position);
                     writer.durableAtLeast(position);
+                    if (writeOverBudget) {
+                        writeSsTablesOverBudget();
+                    }
                 }
                 stats.replayedEntries++;
             }
+        }
+    }
+
+    private void writeSsTablesOverBudget() {
+        while (writer.unflushedBytes() > ctx.config().maxUnflushedBytes()) {
+            Optional<SsTableFlush> flush = writer.beginFlush();
+            if (flush.isEmpty()) {
+                return; // nothing frozen yet: the active memtable freezes at its own limit
+            }
+            flush.get().run();
+            writer.completeFlush(flush.get());
+            writer.stats().replayFlushes++;
         }
     }
 
