@@ -1,5 +1,6 @@
 package io.walsink.bench;
 
+import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
@@ -10,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -105,7 +105,7 @@ public final class EngineReport {
         long seed = Long.parseLong(f.get("--seed"));
         Where where = where(f);
         StringBuilder out = new StringBuilder();
-        try (BufferAllocator allocator = new RootAllocator()) {
+        try (BufferAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             List<VectorSchemaRoot> batches = EngineBatches.generate(allocator, rows, batchRows, keys, seed);
             try {
                 long payload = EngineBatches.bufferBytes(batches);

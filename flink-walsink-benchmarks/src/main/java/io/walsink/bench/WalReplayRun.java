@@ -1,6 +1,7 @@
 package io.walsink.bench;
 
 import io.walsink.format.wal.WalLog;
+import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WalAppend;
@@ -63,7 +64,7 @@ final class WalReplayRun {
     }
 
     static Reopened reopen(BenchTable table, UUID shardId) {
-        try (RootAllocator allocator = new RootAllocator()) {
+        try (RootAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             TableContext ctx = table.contextWith(allocator);
             long start = System.nanoTime();
             try (ShardWriter writer = table.openShard(ctx, shardId)) {
@@ -79,7 +80,7 @@ final class WalReplayRun {
 
     /** Reads and decodes every entry (and closes it at once): replay without the memtables. */
     static long decodeNanos(BenchTable table, UUID shardId) {
-        try (RootAllocator allocator = new RootAllocator()) {
+        try (RootAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             TableContext ctx = table.contextWith(allocator);
             WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
             long start = System.nanoTime();

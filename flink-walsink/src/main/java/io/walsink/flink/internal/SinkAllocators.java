@@ -1,12 +1,11 @@
 package io.walsink.flink.internal;
 
+import io.walsink.shard.OffHeapAllocators;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.memory.unsafe.UnsafeAllocationManager;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,10 +26,7 @@ final class SinkAllocators {
     private SinkAllocators() {}
 
     static BufferAllocator open(long cap) {
-        BufferAllocator root = new RootAllocator(RootAllocator.configBuilder()
-                .maxAllocation(cap)
-                .allocationManagerFactory(UnsafeAllocationManager.FACTORY)
-                .build());
+        BufferAllocator root = OffHeapAllocators.root(cap);
         OPEN.add(root);
         return root;
     }
