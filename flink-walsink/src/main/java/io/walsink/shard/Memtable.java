@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -49,6 +50,7 @@ public final class Memtable implements AutoCloseable {
     private FieldVector[] openColumns;
     private VectorAppender[] openAppenders; // per column; null where rows are copied one by one
     private FieldVector[] openKeyColumns; // the open batch's key vectors; null without a key
+    private int openFixedRoom; // rows every fixed-width vector of the open batch has room for
     private int openRows;
     private int lastSealedRows; // rows of the batch sealed last: the next one's expected size
     private long sealedRows;
@@ -183,6 +185,9 @@ public final class Memtable implements AutoCloseable {
         checkTombstone(tombstone);
         openBatch();
         int at = openRows;
+        if (at >= openFixedRoom) {
+            growFixedWidth(at);
+        }
         row.writeRow(openColumns, at);
         validator.checkKeyNotNull(openColumns, at);
         if (tombstoneColumn >= 0) {
@@ -194,6 +199,20 @@ public final class Memtable implements AutoCloseable {
             index.putRange(keys, openKeyColumns, at, at + 1, position);
         }
         rowsIndexed(position + 1);
+    }
+
+    /** Grows the open batch's fixed-width vectors until each has room for row {@code at}. */
+    private void growFixedWidth(int at) {
+        int room = Integer.MAX_VALUE;
+        for (FieldVector v : openColumns) {
+            if (v instanceof BaseFixedWidthVector fixed) {
+                while (fixed.getValueCapacity() <= at) {
+                    fixed.reAlloc();
+                }
+                room = Math.min(room, fixed.getValueCapacity());
+            }
+        }
+        openFixedRoom = room;
     }
 
     private void checkTombstone(boolean tombstone) {
@@ -275,6 +294,7 @@ public final class Memtable implements AutoCloseable {
             openColumns = open.getFieldVectors().toArray(new FieldVector[0]);
             openAppenders = ColumnCopy.appenders(openColumns);
             openKeyColumns = keys == null ? null : keys.keyColumns(open);
+            openFixedRoom = 0; // measured at the first row (growFixedWidth)
         }
         return open;
     }

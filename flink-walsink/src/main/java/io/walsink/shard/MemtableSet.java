@@ -27,6 +27,10 @@ final class MemtableSet implements AutoCloseable {
     }
 
     /** Frozen memtables, oldest first (a read-only view). */
+    int frozenCount() {
+        return frozen.size();
+    }
+
     public java.util.Collection<Memtable> frozen() {
         return java.util.Collections.unmodifiableCollection(frozen);
     }

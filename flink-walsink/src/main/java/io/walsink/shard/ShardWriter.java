@@ -142,7 +142,7 @@ public final class ShardWriter implements AutoCloseable {
     }
 
     public int frozenMemtables() {
-        return memtables.frozen().size();
+        return memtables.frozenCount();
     }
 
     public List<WrittenSsTable> unpublished() {

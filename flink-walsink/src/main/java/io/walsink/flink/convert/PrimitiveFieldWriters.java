@@ -26,6 +26,11 @@ final class PrimitiveFieldWriters {
         }
 
         @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((BitVector) v).set(index, row.getBoolean(pos) ? 1 : 0);
+        }
+
+        @Override
         void setElement(FieldVector v, int index, ArrayData array, int pos) {
             ((BitVector) v).setSafe(index, array.getBoolean(pos) ? 1 : 0);
         }
@@ -39,6 +44,11 @@ final class PrimitiveFieldWriters {
         @Override
         void setField(FieldVector v, int index, RowData row, int pos) {
             ((TinyIntVector) v).setSafe(index, row.getByte(pos));
+        }
+
+        @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((TinyIntVector) v).set(index, row.getByte(pos));
         }
 
         @Override
@@ -58,6 +68,11 @@ final class PrimitiveFieldWriters {
         }
 
         @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((SmallIntVector) v).set(index, row.getShort(pos));
+        }
+
+        @Override
         void setElement(FieldVector v, int index, ArrayData array, int pos) {
             ((SmallIntVector) v).setSafe(index, array.getShort(pos));
         }
@@ -71,6 +86,11 @@ final class PrimitiveFieldWriters {
         @Override
         void setField(FieldVector v, int index, RowData row, int pos) {
             ((IntVector) v).setSafe(index, row.getInt(pos));
+        }
+
+        @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((IntVector) v).set(index, row.getInt(pos));
         }
 
         @Override
@@ -90,6 +110,11 @@ final class PrimitiveFieldWriters {
         }
 
         @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((BigIntVector) v).set(index, row.getLong(pos));
+        }
+
+        @Override
         void setElement(FieldVector v, int index, ArrayData array, int pos) {
             ((BigIntVector) v).setSafe(index, array.getLong(pos));
         }
@@ -106,6 +131,11 @@ final class PrimitiveFieldWriters {
         }
 
         @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((Float4Vector) v).set(index, row.getFloat(pos));
+        }
+
+        @Override
         void setElement(FieldVector v, int index, ArrayData array, int pos) {
             ((Float4Vector) v).setSafe(index, array.getFloat(pos));
         }
@@ -119,6 +149,11 @@ final class PrimitiveFieldWriters {
         @Override
         void setField(FieldVector v, int index, RowData row, int pos) {
             ((Float8Vector) v).setSafe(index, row.getDouble(pos));
+        }
+
+        @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            ((Float8Vector) v).set(index, row.getDouble(pos));
         }
 
         @Override

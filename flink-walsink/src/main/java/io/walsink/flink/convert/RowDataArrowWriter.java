@@ -95,6 +95,23 @@ public final class RowDataArrowWriter {
         }
     }
 
+    /**
+     * As {@link #write(RowData, FieldVector[], int)} into vectors whose fixed-width ones already
+     * have room for row {@code index} (a memtable's open batch guarantees it), skipping the
+     * per-value capacity checks.
+     */
+    public void writeInPlace(RowData row, FieldVector[] columns, int index) {
+        try {
+            FieldWriter[] w = writers;
+            int[] positions = rowPositions;
+            for (int column = 0; column < w.length; column++) {
+                w[column].writeFieldInPlace(columns[column], index, row, positions[column]);
+            }
+        } catch (ColumnValueException e) {
+            throw new ColumnValueException(e.column(), "row " + index + ": " + e.problem(), e.getCause());
+        }
+    }
+
     private void checkTarget(VectorSchemaRoot target) {
         if (!target.getSchema().getFields().equals(schema.getFields())) {
             throw new IllegalArgumentException("the target's schema " + target.getSchema()

@@ -25,6 +25,6 @@ final class RowDataInput implements RowWriter {
 
     @Override
     public void writeRow(FieldVector[] columns, int at) {
-        writer.write(row, columns, at);
+        writer.writeInPlace(row, columns, at); // the memtable guarantees room (RowWriter)
     }
 }
