@@ -13,13 +13,15 @@ import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Comparator;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
@@ -86,12 +88,41 @@ final class LocalShardTable implements AutoCloseable {
         deleteRecursively(dir);
     }
 
+    /**
+     * Deletes {@code path} and everything under it. Files that vanish meanwhile are fine: a
+     * finished local job's checkpoint cleanup may still be deleting its own files in the folder.
+     */
     static void deleteRecursively(Path path) {
         if (!Files.exists(path)) {
             return;
         }
-        try (Stream<Path> files = Files.walk(path)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        try {
+            Files.walkFileTree(path, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                    if (e != null && !(e instanceof NoSuchFileException)) {
+                        throw e;
+                    }
+                    Files.deleteIfExists(dir);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (NoSuchFileException gone) {
+            // the folder went away under us
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
