@@ -27,17 +27,7 @@ class ShardWriterBulkPutTest {
     void aBatchPutFreezesWhereRowWritesFreezeAndHoldsTheSameRows(String limit) {
         long seed = LongKeyIndexTest.seed("aBatchPutFreezesWhereRowWritesFreezeAndHoldsTheSameRows " + limit);
         Random random = new Random(seed);
-        ShardWriterConfig.Builder config = ShardWriterConfig.builder().batchMaxRows(100);
-        switch (limit) {
-            case "rows":
-                config.memtableMaxRows(700);
-                break;
-            case "bytes":
-                config.memtableMaxBytes(24 << 10).walMaxBufferBytes(24 << 10);
-                break;
-            default:
-                config.memtableMaxBatches(3);
-        }
+        ShardWriterConfig.Builder config = limitedBy(limit);
         try (ShardFixture bulkTable = new ShardFixture(dir.resolve("bulk"), WalSchemaProfile.SPEC, config.build());
                 ShardFixture rowTable = new ShardFixture(dir.resolve("rows"), WalSchemaProfile.SPEC, config.build());
                 ShardWriter bulk = bulkTable.open();
@@ -80,6 +70,17 @@ class ShardWriterBulkPutTest {
                         .isEqualTo(describe(expected.get(i)));
             }
         }
+    }
+
+    /** 100-row batches and a small memtable limit of rows, bytes or batches, so memtables freeze often. */
+    static ShardWriterConfig.Builder limitedBy(String limit) {
+        ShardWriterConfig.Builder config = ShardWriterConfig.builder().batchMaxRows(100);
+        switch (limit) {
+            case "rows" -> config.memtableMaxRows(700);
+            case "bytes" -> config.memtableMaxBytes(24 << 10).walMaxBufferBytes(24 << 10);
+            default -> config.memtableMaxBatches(3);
+        }
+        return config;
     }
 
     /** Generation, row counts, keys, index size, and every row of every sealed batch. */

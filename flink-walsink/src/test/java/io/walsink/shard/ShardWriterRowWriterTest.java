@@ -44,12 +44,7 @@ class ShardWriterRowWriterTest {
     void directRowsFreezeWhereStagedRowsFreezeAndHoldTheSameRows(String limit) {
         long seed = LongKeyIndexTest.seed("directRowsFreezeWhereStagedRowsFreezeAndHoldTheSameRows " + limit);
         Random random = new Random(seed);
-        ShardWriterConfig.Builder config = ShardWriterConfig.builder().batchMaxRows(100);
-        switch (limit) {
-            case "rows" -> config.memtableMaxRows(700);
-            case "bytes" -> config.memtableMaxBytes(24 << 10).walMaxBufferBytes(24 << 10);
-            default -> config.memtableMaxBatches(3);
-        }
+        ShardWriterConfig.Builder config = ShardWriterBulkPutTest.limitedBy(limit);
         try (ShardFixture directTable = new ShardFixture(dir.resolve("direct"), WalSchemaProfile.SPEC, config.build());
                 ShardFixture stagedTable =
                         new ShardFixture(dir.resolve("staged"), WalSchemaProfile.SPEC, config.build());

@@ -84,15 +84,7 @@ public final class RowDataArrowWriter {
      * their types, e.g. by checking {@link #schema()} once against the vectors' schema.
      */
     public void write(RowData row, FieldVector[] columns, int index) {
-        try {
-            FieldWriter[] w = writers;
-            int[] positions = rowPositions;
-            for (int column = 0; column < w.length; column++) {
-                w[column].writeField(columns[column], index, row, positions[column]);
-            }
-        } catch (ColumnValueException e) {
-            throw new ColumnValueException(e.column(), "row " + index + ": " + e.problem(), e.getCause());
-        }
+        write(row, columns, index, false);
     }
 
     /**
@@ -101,11 +93,19 @@ public final class RowDataArrowWriter {
      * per-value capacity checks.
      */
     public void writeInPlace(RowData row, FieldVector[] columns, int index) {
+        write(row, columns, index, true);
+    }
+
+    private void write(RowData row, FieldVector[] columns, int index, boolean inPlace) {
         try {
             FieldWriter[] w = writers;
             int[] positions = rowPositions;
             for (int column = 0; column < w.length; column++) {
-                w[column].writeFieldInPlace(columns[column], index, row, positions[column]);
+                if (inPlace) {
+                    w[column].writeFieldInPlace(columns[column], index, row, positions[column]);
+                } else {
+                    w[column].writeField(columns[column], index, row, positions[column]);
+                }
             }
         } catch (ColumnValueException e) {
             throw new ColumnValueException(e.column(), "row " + index + ": " + e.problem(), e.getCause());
