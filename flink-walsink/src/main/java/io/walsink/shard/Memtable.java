@@ -4,10 +4,8 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -29,6 +27,9 @@ import org.apache.arrow.vector.util.VectorAppender;
  * values and the validity bits) instead of one {@code copyFromSafe} per row and column. The
  * primary-key index is chosen by the key's shape ({@link KeyIndex#forKey}).
  *
+ * <p>The batch being filled is an {@link OpenBatch}; the sealed ones and how far the WAL has
+ * them are {@link SealedBatches}.
+ *
  * <p>Not thread-safe: the shard's owner thread calls everything except reads of sealed batches.
  */
 @Internal
@@ -44,22 +45,10 @@ public final class Memtable implements AutoCloseable {
     private final KeyIndex index; // null for append-only tables
     private final PrimaryKeyEncoder keys; // reads keys from columns; null when built without one
 
-    private final List<VectorSchemaRoot> sealed = new ArrayList<>();
-    private final List<Long> sealedStartRow = new ArrayList<>();
-    private VectorSchemaRoot open;
-    private FieldVector[] openColumns;
-    private VectorAppender[] openAppenders; // per column; null where rows are copied one by one
-    private FieldVector[] openKeyColumns; // the open batch's key vectors; null without a key
-    private int openFixedRoom; // rows every fixed-width vector of the open batch has room for
-    private int openRows;
+    private final SealedBatches sealed = new SealedBatches();
+    private OpenBatch open; // null until a row arrives after a seal
     private int lastSealedRows; // rows of the batch sealed last: the next one's expected size
-    private long sealedRows;
-    private long sealedBytes;
-    private int durableBatches;
-    private long durableRows;
     private long indexedRows;
-    private long firstWalPosition;
-    private long lastWalPosition;
     private boolean frozen;
 
     /**
@@ -144,8 +133,8 @@ public final class Memtable implements AutoCloseable {
         checkTombstone(tombstone);
         checkKeyColumns(keyColumns);
         copyRow(input, row, tombstone);
-        long position = sealedRows + openRows;
-        openRows++;
+        long position = sealed.rows() + open.rows();
+        open.added(1);
         if (index != null) {
             index.putRange(keys, keyColumns, row, row + 1, position);
         }
@@ -163,11 +152,12 @@ public final class Memtable implements AutoCloseable {
         checkKeyColumns(keyColumns);
         List<FieldVector> inputs = input.getFieldVectors();
         for (int row = from; row < to; ) {
-            openBatch();
-            int count = Math.min(to - row, batchMaxRows - openRows);
-            copyRange(inputs, row, count, tombstone);
-            long first = sealedRows + openRows;
-            openRows += count;
+            OpenBatch batch = openBatch();
+            int count = Math.min(to - row, batchMaxRows - batch.rows());
+            ColumnCopy.range(
+                    inputs, row, count, batch.columns(), batch.appenders(), batch.rows(), tombstoneColumn, tombstone);
+            long first = sealed.rows() + batch.rows();
+            batch.added(count);
             if (index != null) {
                 index.putRange(keys, keyColumns, row, row + count, first);
             }
@@ -183,36 +173,21 @@ public final class Memtable implements AutoCloseable {
      */
     public void appendRow(RowWriter row, boolean tombstone, InputValidator validator) {
         checkTombstone(tombstone);
-        openBatch();
-        int at = openRows;
-        if (at >= openFixedRoom) {
-            growFixedWidth(at);
-        }
-        row.writeRow(openColumns, at);
-        validator.checkKeyNotNull(openColumns, at);
+        OpenBatch batch = openBatch();
+        int at = batch.rows();
+        batch.roomFor(at);
+        FieldVector[] columns = batch.columns();
+        row.writeRow(columns, at);
+        validator.checkKeyNotNull(columns, at);
         if (tombstoneColumn >= 0) {
-            ((BitVector) openColumns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
+            ((BitVector) columns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
         }
-        long position = sealedRows + at;
-        openRows++;
+        long position = sealed.rows() + at;
+        batch.added(1);
         if (index != null) {
-            index.putRange(keys, openKeyColumns, at, at + 1, position);
+            index.putRange(keys, batch.keyColumns(), at, at + 1, position);
         }
         rowsIndexed(position + 1);
-    }
-
-    /** Grows the open batch's fixed-width vectors until each has room for row {@code at}. */
-    private void growFixedWidth(int at) {
-        int room = Integer.MAX_VALUE;
-        for (FieldVector v : openColumns) {
-            if (v instanceof BaseFixedWidthVector fixed) {
-                while (fixed.getValueCapacity() <= at) {
-                    fixed.reAlloc();
-                }
-                room = Math.min(room, fixed.getValueCapacity());
-            }
-        }
-        openFixedRoom = room;
     }
 
     private void checkTombstone(boolean tombstone) {
@@ -230,13 +205,8 @@ public final class Memtable implements AutoCloseable {
     }
 
     private void copyRow(VectorSchemaRoot input, int row, boolean tombstone) {
-        openBatch();
-        ColumnCopy.row(input.getFieldVectors(), row, openColumns, openRows, tombstoneColumn, tombstone);
-    }
-
-    /** Copies {@code count} rows of {@code inputs} from {@code from} to the open batch's end. */
-    private void copyRange(List<FieldVector> inputs, int from, int count, boolean tombstone) {
-        ColumnCopy.range(inputs, from, count, openColumns, openAppenders, openRows, tombstoneColumn, tombstone);
+        OpenBatch batch = openBatch();
+        ColumnCopy.row(input.getFieldVectors(), row, batch.columns(), batch.rows(), tombstoneColumn, tombstone);
     }
 
     /**
@@ -263,45 +233,32 @@ public final class Memtable implements AutoCloseable {
             throw e;
         }
         VectorSchemaRoot batch = new VectorSchemaRoot(schema.getFields(), vectors, rows);
-        long first = sealedRows;
-        sealedStartRow.add(first);
+        long first = sealed.rows();
         sealed.add(batch);
-        sealedRows += rows;
-        sealedBytes += bufferBytes(batch);
         if (index != null) {
             checkKeyColumns(new FieldVector[0]); // the key columns are the batch's own
             index.putRange(keys, keys.keyColumns(batch), 0, rows, first);
         }
-        indexedRows = sealedRows;
+        indexedRows = sealed.rows();
     }
 
-    private VectorSchemaRoot openBatch() {
+    private OpenBatch openBatch() {
         if (frozen) {
             throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
         if (open == null) {
-            open = VectorSchemaRoot.create(schema, allocator);
             // Sized for the rows it will most likely take: as many as the last batch sealed
             // (ticks seal batches at a steady rate's size) plus a margin, at most a full batch.
             // Too small costs a doubling copy; too large holds memory a sealed batch never uses.
             int expected = lastSealedRows == 0 ? FIRST_BATCH_ROWS : lastSealedRows + lastSealedRows / 8;
-            int capacity = Math.max(1, Math.min(batchMaxRows, expected));
-            for (FieldVector v : open.getFieldVectors()) {
-                v.setInitialCapacity(capacity);
-            }
-            open.allocateNew();
-            openRows = 0;
-            openColumns = open.getFieldVectors().toArray(new FieldVector[0]);
-            openAppenders = ColumnCopy.appenders(openColumns);
-            openKeyColumns = keys == null ? null : keys.keyColumns(open);
-            openFixedRoom = 0; // measured at the first row (growFixedWidth)
+            open = new OpenBatch(schema, allocator, Math.max(1, Math.min(batchMaxRows, expected)), keys);
         }
         return open;
     }
 
     private void rowAppended(byte[] key, int keyLength) {
-        long position = sealedRows + openRows;
-        openRows++;
+        long position = sealed.rows() + open.rows();
+        open.added(1);
         if (index != null) {
             index.put(key, keyLength, position);
         }
@@ -310,62 +267,43 @@ public final class Memtable implements AutoCloseable {
 
     private void rowsIndexed(long rows) {
         indexedRows = rows;
-        if (openRows >= batchMaxRows) {
+        if (open != null && open.rows() >= batchMaxRows) {
             sealOpenBatch();
         }
     }
 
     /** Rows the open batch takes before it is sealed (a whole batch when none is open). */
     int openBatchRoom() {
-        return open == null ? batchMaxRows : batchMaxRows - openRows;
+        return open == null ? batchMaxRows : batchMaxRows - open.rows();
     }
 
     /** Number of sealed batches (the open one excluded). */
     public int sealedBatchCount() {
-        return sealed.size();
+        return sealed.count();
     }
 
     /** Seals the open batch, so that everything put so far can be appended to the WAL. */
     public void sealOpenBatch() {
-        if (open == null || openRows == 0) {
+        if (open == null || open.rows() == 0) {
             return;
         }
-        open.setRowCount(openRows);
-        lastSealedRows = openRows;
-        sealedStartRow.add(sealedRows);
-        sealed.add(open);
-        sealedRows += openRows;
-        sealedBytes += bufferBytes(open);
+        lastSealedRows = open.rows();
+        sealed.add(open.seal());
         open = null;
-        openColumns = null;
-        openAppenders = null;
-        openKeyColumns = null;
-        openRows = 0;
     }
 
     /** Sealed batches not yet in the WAL, oldest first. The owner must seal first to include all. */
     public List<VectorSchemaRoot> pendingBatches() {
-        return Collections.unmodifiableList(sealed.subList(durableBatches, sealed.size()));
+        return sealed.pending();
     }
 
     public boolean hasPendingRows() {
-        return indexedRows > durableRows;
+        return indexedRows > sealed.durableRows();
     }
 
     /** Records that the first {@code batches} pending batches are now in WAL entry {@code position}. */
     public void markDurable(int batches, long position) {
-        if (batches <= 0 || durableBatches + batches > sealed.size()) {
-            throw new IllegalArgumentException(
-                    "cannot mark " + batches + " batches durable: " + (sealed.size() - durableBatches) + " pending");
-        }
-        for (int i = 0; i < batches; i++) {
-            durableRows += sealed.get(durableBatches + i).getRowCount();
-        }
-        durableBatches += batches;
-        if (firstWalPosition == 0) {
-            firstWalPosition = position;
-        }
-        lastWalPosition = position;
+        sealed.markDurable(batches, position);
     }
 
     public void freeze() {
@@ -382,12 +320,12 @@ public final class Memtable implements AutoCloseable {
     }
 
     public long durableRows() {
-        return durableRows;
+        return sealed.durableRows();
     }
 
     /** Rows a reader of the memtable may see: indexed and durable. */
     public long visibleRows() {
-        return Math.min(indexedRows, durableRows);
+        return Math.min(indexedRows, sealed.durableRows());
     }
 
     public long rows() {
@@ -395,21 +333,17 @@ public final class Memtable implements AutoCloseable {
     }
 
     public int batchCount() {
-        return sealed.size() + (openRows > 0 ? 1 : 0);
+        return sealed.count() + (open != null && open.rows() > 0 ? 1 : 0);
     }
 
     /** Arrow buffer bytes of the rows (the open batch counted by capacity). */
     public long payloadBytes() {
-        return sealedBytes + openBytes();
+        return sealed.bytes() + openBytes();
     }
 
     /** Bytes of rows put but not yet in the WAL, by the sealed batches' sizes plus the open batch. */
     public long pendingBytes() {
-        long bytes = openBytes();
-        for (int i = durableBatches; i < sealed.size(); i++) {
-            bytes += bufferBytes(sealed.get(i));
-        }
-        return bytes;
+        return openBytes() + sealed.pendingBytes();
     }
 
     public long primaryKeyIndexBytes() {
@@ -422,21 +356,21 @@ public final class Memtable implements AutoCloseable {
 
     /** First and last WAL positions holding rows of this memtable (0 when none). */
     public long firstWalPosition() {
-        return firstWalPosition;
+        return sealed.firstWalPosition();
     }
 
     public long lastWalPosition() {
-        return lastWalPosition;
+        return sealed.lastWalPosition();
     }
 
     /** Sealed batches, oldest first (all of them once frozen). */
     public List<VectorSchemaRoot> sealedBatches() {
-        return Collections.unmodifiableList(sealed);
+        return sealed.all();
     }
 
     /** Row position (within the memtable) of the first row of sealed batch {@code i}. */
     public long batchStartRow(int i) {
-        return sealedStartRow.get(i);
+        return sealed.startRow(i);
     }
 
     /**
@@ -462,7 +396,7 @@ public final class Memtable implements AutoCloseable {
             return rows;
         }
         checkKeyColumns(new FieldVector[0]);
-        return index.markNewest(keys, keys.keyColumns(batch), rows, sealedStartRow.get(i), newest);
+        return index.markNewest(keys, keys.keyColumns(batch), rows, sealed.startRow(i), newest);
     }
 
     public int tombstoneColumn() {
@@ -471,31 +405,14 @@ public final class Memtable implements AutoCloseable {
 
     @Override
     public void close() {
-        for (VectorSchemaRoot root : sealed) {
-            root.close();
-        }
-        sealed.clear();
+        sealed.close();
         if (open != null) {
             open.close();
             open = null;
-            openColumns = null;
-            openAppenders = null;
         }
     }
 
     private long openBytes() {
-        if (open == null) {
-            return 0;
-        }
-        open.setRowCount(openRows); // buffer sizes follow the value count; appends continue after it
-        return bufferBytes(open);
-    }
-
-    private static long bufferBytes(VectorSchemaRoot root) {
-        long bytes = 0;
-        for (FieldVector v : root.getFieldVectors()) {
-            bytes += v.getBufferSize();
-        }
-        return bytes;
+        return open == null ? 0 : open.contentBytes();
     }
 }

@@ -1,0 +1,89 @@
+package io.walsink.shard;
+
+import io.walsink.format.key.PrimaryKeyEncoder;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.VectorAppender;
+
+/**
+ * The Arrow batch a memtable is filling: its vectors resolved once (columns, range appenders, key
+ * columns), how many rows it holds, and how many rows every fixed-width vector has room for, so
+ * that a row writer may use {@code set} where {@code setSafe} would check capacity per value.
+ */
+final class OpenBatch implements AutoCloseable {
+    private final VectorSchemaRoot root;
+    private final FieldVector[] columns;
+    private final VectorAppender[] appenders; // per column; null where rows are copied one by one
+    private final FieldVector[] keyColumns; // null without a key
+    private int fixedRoom; // rows every fixed-width vector has room for; measured at the first row
+    private int rows;
+
+    /** A batch of {@code schema} with room for about {@code capacity} rows. */
+    OpenBatch(Schema schema, BufferAllocator allocator, int capacity, PrimaryKeyEncoder keys) {
+        root = VectorSchemaRoot.create(schema, allocator);
+        for (FieldVector v : root.getFieldVectors()) {
+            v.setInitialCapacity(capacity);
+        }
+        root.allocateNew();
+        columns = root.getFieldVectors().toArray(new FieldVector[0]);
+        appenders = ColumnCopy.appenders(columns);
+        keyColumns = keys == null ? null : keys.keyColumns(root);
+    }
+
+    FieldVector[] columns() {
+        return columns;
+    }
+
+    VectorAppender[] appenders() {
+        return appenders;
+    }
+
+    FieldVector[] keyColumns() {
+        return keyColumns;
+    }
+
+    int rows() {
+        return rows;
+    }
+
+    void added(int count) {
+        rows += count;
+    }
+
+    /** Makes every fixed-width vector hold at least row {@code at} (they only ever grow). */
+    void roomFor(int at) {
+        if (at < fixedRoom) {
+            return;
+        }
+        int room = Integer.MAX_VALUE;
+        for (FieldVector v : columns) {
+            if (v instanceof BaseFixedWidthVector fixed) {
+                while (fixed.getValueCapacity() <= at) {
+                    fixed.reAlloc();
+                }
+                room = Math.min(room, fixed.getValueCapacity());
+            }
+        }
+        fixedRoom = room;
+    }
+
+    /** Buffer bytes of the rows so far (sizes follow the value count; appends continue after it). */
+    long contentBytes() {
+        root.setRowCount(rows);
+        return SealedBatches.bufferBytes(root);
+    }
+
+    /** Hands the batch over as a sealed one; this object is done with it. */
+    VectorSchemaRoot seal() {
+        root.setRowCount(rows);
+        return root;
+    }
+
+    @Override
+    public void close() {
+        root.close();
+    }
+}

@@ -1,0 +1,113 @@
+package io.walsink.shard;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * A memtable's sealed batches, oldest first, and how far the WAL has them: the first
+ * {@code durableBatches} are in WAL entries, the rest are pending. Sealed batches never change,
+ * which is what lets an append encode them, or lance-core write them, on another thread.
+ */
+final class SealedBatches implements AutoCloseable {
+    private final List<VectorSchemaRoot> batches = new ArrayList<>();
+    private final List<Long> startRows = new ArrayList<>();
+    private long rows;
+    private long bytes;
+    private int durableBatches;
+    private long durableRows;
+    private long firstWalPosition;
+    private long lastWalPosition;
+
+    /** Takes {@code batch} (row count set) as the newest sealed batch; its rows follow the others'. */
+    void add(VectorSchemaRoot batch) {
+        startRows.add(rows);
+        batches.add(batch);
+        rows += batch.getRowCount();
+        bytes += bufferBytes(batch);
+    }
+
+    int count() {
+        return batches.size();
+    }
+
+    VectorSchemaRoot get(int i) {
+        return batches.get(i);
+    }
+
+    List<VectorSchemaRoot> all() {
+        return Collections.unmodifiableList(batches);
+    }
+
+    long startRow(int i) {
+        return startRows.get(i);
+    }
+
+    /** Rows in all sealed batches. */
+    long rows() {
+        return rows;
+    }
+
+    /** Buffer bytes of all sealed batches. */
+    long bytes() {
+        return bytes;
+    }
+
+    List<VectorSchemaRoot> pending() {
+        return Collections.unmodifiableList(batches.subList(durableBatches, batches.size()));
+    }
+
+    long pendingBytes() {
+        long pending = 0;
+        for (int i = durableBatches; i < batches.size(); i++) {
+            pending += bufferBytes(batches.get(i));
+        }
+        return pending;
+    }
+
+    long durableRows() {
+        return durableRows;
+    }
+
+    /** Records that the first {@code count} pending batches are now in WAL entry {@code position}. */
+    void markDurable(int count, long position) {
+        if (count <= 0 || durableBatches + count > batches.size()) {
+            throw new IllegalArgumentException(
+                    "cannot mark " + count + " batches durable: " + (batches.size() - durableBatches) + " pending");
+        }
+        for (int i = 0; i < count; i++) {
+            durableRows += batches.get(durableBatches + i).getRowCount();
+        }
+        durableBatches += count;
+        if (firstWalPosition == 0) {
+            firstWalPosition = position;
+        }
+        lastWalPosition = position;
+    }
+
+    long firstWalPosition() {
+        return firstWalPosition;
+    }
+
+    long lastWalPosition() {
+        return lastWalPosition;
+    }
+
+    @Override
+    public void close() {
+        for (VectorSchemaRoot batch : batches) {
+            batch.close();
+        }
+        batches.clear();
+    }
+
+    static long bufferBytes(VectorSchemaRoot root) {
+        long sum = 0;
+        for (FieldVector v : root.getFieldVectors()) {
+            sum += v.getBufferSize();
+        }
+        return sum;
+    }
+}
