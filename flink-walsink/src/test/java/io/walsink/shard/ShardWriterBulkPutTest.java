@@ -58,17 +58,22 @@ class ShardWriterBulkPutTest {
                         .as("batch %d, seed %d", b, seed)
                         .isEqualTo(rows.unflushedBytes());
             }
-            assertThat(bulk.stats().rowsWritten()).isEqualTo(rows.stats().rowsWritten());
-            assertThat(bulk.stats().deletesWritten()).isEqualTo(rows.stats().deletesWritten());
-            assertThat(rows.frozenMemtables()).as("the limit was reached").isPositive();
-            List<Memtable> expected = rows.memtables().all();
-            List<Memtable> actual = bulk.memtables().all();
-            assertThat(actual).hasSameSizeAs(expected);
-            for (int i = 0; i < expected.size(); i++) {
-                assertThat(describe(actual.get(i)))
-                        .as("memtable %d, seed %d", i, seed)
-                        .isEqualTo(describe(expected.get(i)));
-            }
+            assertSameShards(bulk, rows, seed);
+        }
+    }
+
+    /** The same rows written and deleted, the same memtables frozen, holding the same batches and index. */
+    static void assertSameShards(ShardWriter actual, ShardWriter expected, long seed) {
+        assertThat(actual.stats().rowsWritten()).isEqualTo(expected.stats().rowsWritten());
+        assertThat(actual.stats().deletesWritten()).isEqualTo(expected.stats().deletesWritten());
+        assertThat(expected.frozenMemtables()).as("the limit was reached").isPositive();
+        List<Memtable> expectedMemtables = expected.memtables().all();
+        List<Memtable> actualMemtables = actual.memtables().all();
+        assertThat(actualMemtables).hasSameSizeAs(expectedMemtables);
+        for (int i = 0; i < expectedMemtables.size(); i++) {
+            assertThat(describe(actualMemtables.get(i)))
+                    .as("memtable %d, seed %d", i, seed)
+                    .isEqualTo(describe(expectedMemtables.get(i)));
         }
     }
 

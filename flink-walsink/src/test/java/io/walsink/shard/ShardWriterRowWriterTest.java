@@ -75,17 +75,7 @@ class ShardWriterRowWriterTest {
                         .as("batch %d, seed %d", b, seed)
                         .isEqualTo(staged.unflushedBytes());
             }
-            assertThat(direct.stats().rowsWritten()).isEqualTo(staged.stats().rowsWritten());
-            assertThat(direct.stats().deletesWritten()).isEqualTo(staged.stats().deletesWritten());
-            assertThat(staged.frozenMemtables()).as("the limit was reached").isPositive();
-            List<Memtable> expected = staged.memtables().all();
-            List<Memtable> actual = direct.memtables().all();
-            assertThat(actual).hasSameSizeAs(expected);
-            for (int i = 0; i < expected.size(); i++) {
-                assertThat(ShardWriterBulkPutTest.describe(actual.get(i)))
-                        .as("memtable %d, seed %d", i, seed)
-                        .isEqualTo(ShardWriterBulkPutTest.describe(expected.get(i)));
-            }
+            ShardWriterBulkPutTest.assertSameShards(direct, staged, seed);
         }
     }
 
