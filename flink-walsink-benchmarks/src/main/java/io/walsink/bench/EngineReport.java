@@ -156,9 +156,12 @@ public final class EngineReport {
                 ">rows/s to durable",
                 ">WAL writes",
                 ">WAL MB",
+                ">cores busy (puts)",
                 ">ratio (puts)",
+                ">ratio (puts per CPU s)",
                 ">ratio (durable)");
         Map<String, List<Double>> putRatios = new LinkedHashMap<>();
+        Map<String, List<Double>> cpuRatios = new LinkedHashMap<>();
         Map<String, List<Double>> durableRatios = new LinkedHashMap<>();
         List<String> order = List.of(LANCE_FAST, WALSINK, LANCE_DURABLE);
         // Warm-up, not reported: the JIT and lance-core's native library see every path once
@@ -182,7 +185,10 @@ public final class EngineReport {
                 double[] r = rates.get(writer);
                 double puts = r[0] / rates.get(LANCE_FAST)[0];
                 double durable = r[1] / rates.get(LANCE_DURABLE)[1]; // NaN for lance-core non-durable
+                // rows per CPU-second = rows/s over cores busy
+                double perCpu = (r[0] / r[4]) / (rates.get(LANCE_FAST)[0] / rates.get(LANCE_FAST)[4]);
                 putRatios.computeIfAbsent(writer, w -> new ArrayList<>()).add(puts);
+                cpuRatios.computeIfAbsent(writer, w -> new ArrayList<>()).add(perCpu);
                 durableRatios.computeIfAbsent(writer, w -> new ArrayList<>()).add(durable);
                 runs.row(
                         round,
@@ -191,27 +197,36 @@ public final class EngineReport {
                         Figures.number(r[1]),
                         Figures.count((long) r[2]),
                         Figures.number(r[3] / 1e6),
+                        Figures.number(r[4]),
                         Figures.ratio(puts),
+                        Figures.ratio(perCpu),
                         Figures.ratio(durable));
             }
         }
         TextTable summary = new TextTable(
                 "writer",
                 ">puts vs lance-core non-durable: median (min-max)",
+                ">per CPU s: median (min-max)",
                 ">durable vs lance-core durable: median (min-max)",
                 ">rounds");
         putRatios.forEach((writer, values) -> summary.row(
                 writer,
                 Spread.of(values).text(),
+                Spread.of(cpuRatios.get(writer)).text(),
                 Spread.of(durableRatios.get(writer)).text(),
                 values.size()));
         return runs.render()
                 + "ratio (puts): over lance-core non-durable's rows/s to last put; ratio (durable): over lance-core"
-                + " durable's rows/s until every row is in the WAL (lance-core non-durable has no such time)\n\n"
+                + " durable's rows/s until every row is in the WAL (lance-core non-durable has no such time);"
+                + " cores busy: the process's CPU time over the wall time until the last put (background threads"
+                + " included); ratio (puts per CPU s): rows per CPU-second over lance-core non-durable's\n\n"
                 + summary.render();
     }
 
-    /** {rows/s to the last put, rows/s until every row was in the WAL, WAL writes, WAL bytes}. */
+    /**
+     * {rows/s to the last put, rows/s until every row was in the WAL, WAL writes, WAL bytes, cores
+     * busy until the last put}.
+     */
     private static double[] runOne(
             Where where,
             String writer,
@@ -228,7 +243,11 @@ public final class EngineReport {
                     TickedShardWrites.Timing t = driver.run(shard, batches);
                     check(writer, rows, shard.stats().rowsWritten());
                     return new double[] {
-                        perSecond(rows, t.putNanos()), perSecond(rows, t.durableNanos()), t.walAppends(), t.walBytes()
+                        perSecond(rows, t.putNanos()),
+                        perSecond(rows, t.durableNanos()),
+                        t.walAppends(),
+                        t.walBytes(),
+                        cores(t.putCpuNanos(), t.putNanos())
                     };
                 }
             }
@@ -245,7 +264,8 @@ public final class EngineReport {
                 perSecond(rows, t.putNanos()),
                 t.durableNanos() < 0 ? Double.NaN : perSecond(rows, t.durableNanos()),
                 t.walFlushes(),
-                t.walFlushBytes()
+                t.walFlushBytes(),
+                cores(t.putCpuNanos(), t.putNanos())
             };
         }
     }
@@ -309,6 +329,10 @@ public final class EngineReport {
         if (expected != actual) {
             throw new IllegalStateException(what + " holds " + actual + " rows, expected " + expected);
         }
+    }
+
+    private static double cores(long cpuNanos, long wallNanos) {
+        return (double) cpuNanos / wallNanos;
     }
 
     private static double perSecond(long rows, long nanos) {

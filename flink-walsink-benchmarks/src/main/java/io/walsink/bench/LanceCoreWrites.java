@@ -29,7 +29,13 @@ final class LanceCoreWrites {
      * Nanoseconds until the last put returned and until every row was durable (the same in
      * durable mode, -1 otherwise); the rows its memtable held; its WAL appends at the last put.
      */
-    record Timing(long putNanos, long durableNanos, long memtableRows, long walFlushes, long walFlushBytes) {}
+    record Timing(
+            long putNanos,
+            long durableNanos,
+            long putCpuNanos,
+            long memtableRows,
+            long walFlushes,
+            long walFlushBytes) {}
 
     private LanceCoreWrites() {}
 
@@ -54,6 +60,7 @@ final class LanceCoreWrites {
             // every batch; the buffers are the same, only the reader's schema differs.
             Schema schema = ds.getSchema();
             try (ShardWriter writer = ds.memWalWriter(UUID.randomUUID().toString(), config)) {
+                long cpuStart = ProcessCpu.nanos();
                 long start = System.nanoTime();
                 for (VectorSchemaRoot batch : batches) {
                     try (SealedBatchesReader one = new SealedBatchesReader(allocator, schema, List.of(batch))) {
@@ -61,11 +68,13 @@ final class LanceCoreWrites {
                     }
                 }
                 long putsDone = System.nanoTime();
+                long putCpu = ProcessCpu.nanos() - cpuStart;
                 MemTableStats memtable = writer.memtableStats();
                 WriteStats stats = writer.stats(); // before close: a closed writer has none
                 return new Timing(
                         putsDone - start,
                         durable ? putsDone - start : -1,
+                        putCpu,
                         memtable.rowCount(),
                         stats.walFlushCount(),
                         stats.walFlushBytes());

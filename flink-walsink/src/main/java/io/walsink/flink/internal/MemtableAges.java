@@ -21,6 +21,11 @@ final class MemtableAges {
         activeSince = shard.unflushedBytes() > 0 ? now : null;
     }
 
+    /** Whether the active memtable's first row has arrived; until then a row needs the time. */
+    boolean activeStarted() {
+        return activeSince != null;
+    }
+
     /** A row went into the active memtable, which may have frozen after it (full). */
     void rowWritten(long now, int frozenBefore, int frozenAfter) {
         if (activeSince == null) {
