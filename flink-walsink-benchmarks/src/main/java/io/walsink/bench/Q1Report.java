@@ -131,7 +131,14 @@ public final class Q1Report {
 
         List<Run> runs = new ArrayList<>();
         TextTable table = new TextTable(
-                ">round", "api", "sink", ">rows/s", ">s from first row", ">s net runtime", "table = model");
+                ">round",
+                "api",
+                "sink",
+                ">rows/s",
+                ">s from first row",
+                ">CPU s from first row",
+                ">s net runtime",
+                "table = model");
         for (Pipeline[] pair : pairs) {
             for (int round = 1; round <= rounds; round++) {
                 Pipeline first = round % 2 == 1 ? pair[0] : pair[1];
@@ -155,6 +162,9 @@ public final class Q1Report {
                             Figures.number(r.rowsPerSecond()),
                             r.timing().fromFirstRowNanos() > 0
                                     ? Figures.number(r.timing().fromFirstRowNanos() / 1e9)
+                                    : "-",
+                            r.timing().cpuFromFirstRowNanos() > 0
+                                    ? Figures.number(r.timing().cpuFromFirstRowNanos() / 1e9)
                                     : "-",
                             Figures.number(r.timing().netNanos() / 1e9),
                             r.check() == null
@@ -188,11 +198,13 @@ public final class Q1Report {
                 ">walsink rows/s (median)",
                 ">reference rows/s (median)",
                 ">walsink / reference: median (min-max)",
+                ">reference CPU / walsink CPU: median (min-max)",
                 ">rounds");
         for (Pipeline[] pair : pairs) {
             List<Double> ratios = new ArrayList<>();
             List<Double> ours = new ArrayList<>();
             List<Double> theirs = new ArrayList<>();
+            List<Double> cpuRatios = new ArrayList<>();
             for (Run a : runs) {
                 if (a.pipeline() != pair[0]) {
                     continue;
@@ -202,6 +214,11 @@ public final class Q1Report {
                         ratios.add(a.rowsPerSecond() / b.rowsPerSecond());
                         ours.add(a.rowsPerSecond());
                         theirs.add(b.rowsPerSecond());
+                        long ourCpu = a.timing().cpuFromFirstRowNanos();
+                        long theirCpu = b.timing().cpuFromFirstRowNanos();
+                        if (ourCpu > 0 && theirCpu > 0) {
+                            cpuRatios.add((double) theirCpu / ourCpu);
+                        }
                     }
                 }
             }
@@ -210,6 +227,7 @@ public final class Q1Report {
                     Figures.number(Spread.of(ours).median()),
                     Figures.number(Spread.of(theirs).median()),
                     Spread.of(ratios).text(),
+                    cpuRatios.isEmpty() ? "-" : Spread.of(cpuRatios).text(),
                     ratios.size());
         }
         return table.render();

@@ -27,8 +27,10 @@ class Q1ReportTest {
             // The generator saw the DataStream jobs' first row (same JVM); SQL's datagen cannot tell.
             if (r.pipeline().api.equals("DataStream")) {
                 assertThat(r.timing().fromFirstRowNanos()).isPositive();
+                assertThat(r.timing().cpuFromFirstRowNanos()).isPositive();
             } else {
                 assertThat(r.timing().fromFirstRowNanos()).isEqualTo(-1);
+                assertThat(r.timing().cpuFromFirstRowNanos()).isEqualTo(-1);
             }
             if (r.pipeline().walsink()) {
                 assertThat(r.check().matches()).as(r.check().text()).isTrue();
@@ -40,7 +42,8 @@ class Q1ReportTest {
         assertThat(out.toString())
                 .contains("WalSink.forRowData", "DiscardingSink", "'connector'='walsink'", "'connector'='blackhole'")
                 .contains("DataStream (DiscardingSink)", "SQL ('connector'='blackhole')")
-                .contains("yes (5,000 keys)");
+                .contains("yes (5,000 keys)")
+                .contains("reference CPU / walsink CPU");
     }
 
     @Test
