@@ -6,19 +6,13 @@ import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
-import io.walsink.shard.WrittenSsTable;
 import io.walsink.storage.ObjectStore;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -32,7 +26,6 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
-import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
@@ -47,12 +40,10 @@ import org.slf4j.LoggerFactory;
  * The keyed operator that owns one shard writer per bucket it receives; a shell over named parts.
  *
  * <ul>
- *   <li>{@link Bucket}: one bucket's writer and bookkeeping. Keyed state (per bucket) holds the
- *       shard's {@link ShardDescriptor}: WAL positions, not rows, so a checkpoint is a few dozen
- *       bytes per shard.
- *   <li>The ticker: a processing-time timer per shard with pending rows. Every mailbox yield may
- *       run another bucket's timer, which leaves Flink's current key set to that bucket, so timers
- *       are registered under an explicitly set key.
+ *   <li>{@link Bucket}: one bucket's writer and bookkeeping; {@link ShardDescriptorState}, the
+ *       keyed state (per bucket) holding the shard's {@link ShardDescriptor}: WAL positions, not
+ *       rows, so a checkpoint is a few dozen bytes per shard.
+ *   <li>{@link BucketTicker}: a processing-time timer per shard with pending rows.
  *   <li>{@link BucketTasks} over an {@link IoDriver}: appends, SSTable writes and manifest updates
  *       run on I/O threads, one of
  *       each in flight per shard; completions come back through the mailbox.
@@ -71,11 +62,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriterOperator.class);
-    static final String STATE_NAME = "walsink-shard";
     /** How long close() waits for I/O in flight before it frees the memory that I/O reads. */
     private static final long CLOSE_WAIT_SECONDS = 60;
-    /** A row that needs no start time and finds its ticker armed does not read the clock. */
-    private static final long CLOCK_UNREAD = Long.MIN_VALUE;
 
     private final WalSinkOptions options;
     private final RowType rowType;
@@ -88,8 +76,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient boolean checkpointing;
     private transient boolean restored;
     private transient JobLineage lineage;
-    private transient ValueState<byte[]> descriptorState;
-    private transient InternalTimerService<VoidNamespace> timers;
+    private transient ShardDescriptorState descriptors;
+    private transient BucketTicker ticker;
     private transient BufferAllocator allocator;
     private transient ObjectStore store;
     private transient TableInfo table;
@@ -142,10 +130,6 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         // environment): what the graph builder saw may differ.
         checkpointing =
                 CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
-        descriptorState = getRuntimeContext()
-                .getState(
-                        new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-        timers = getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this);
         owner = getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
         ShardWriterConfig config = options.shardWriterConfig();
         OffHeapBudget.check(
@@ -172,6 +156,18 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         routing = new BucketRouting(
                 table.sharding().sharding().numBuckets().orElse(1),
                 getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
+        descriptors = new ShardDescriptorState(
+                getRuntimeContext()
+                        .getState(new ValueStateDescriptor<>(
+                                ShardDescriptorState.STATE_NAME,
+                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)),
+                routing,
+                this::setCurrentKey);
+        ticker = new BucketTicker(
+                getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this),
+                routing,
+                this::setCurrentKey,
+                this::now);
         RowDataArrowWriter rowWriter = RowDataArrowWriter.create(rowType, table.schema());
         tableContext.checkRowSchema(rowWriter.schema());
         input = new RowDataInput(rowWriter);
@@ -224,21 +220,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
      */
     private void restoreShards() throws Exception {
         if (restored) {
-            List<Integer> withState = getKeyedStateBackend()
-                    .<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
-                    .map(k -> (Integer) k)
-                    .sorted()
-                    .toList();
-            for (int key : withState) {
-                setCurrentKey(key);
-                ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(descriptorState.value());
-                if (!routing.isRoutingKey(key) || routing.bucketOf(key) != descriptor.bucket()) {
-                    throw new SuppressRestartsException(new IllegalStateException("walsink state key " + key
-                            + " (bucket " + descriptor.bucket() + ") was written by a walsink build that routed"
-                            + " buckets to subtasks by their bare number; this build spreads them by key group"
-                            + " and cannot restore that state. Start the job without it: opening a shard replays"
-                            + " its WAL, so nothing durable is lost (see docs/operations.md)"));
-                }
+            for (ShardDescriptor descriptor : descriptors.restored(getKeyedStateBackend())) {
                 buckets.restore(descriptor.bucket(), descriptor);
             }
         }
@@ -251,7 +233,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         // Restored shards may hold frozen memtables and rows re-appended by a rollback.
         for (Bucket b : buckets.all()) {
             tasks.startFlush(b);
-            armTimer(b, now());
+            ticker.arm(b, now());
             b.ages.restored(b.shard, now());
         }
     }
@@ -304,7 +286,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics.rowIn(action == ChangeAction.DELETE);
         // The clock only for a first row or an unarmed ticker: a read per row was 5% of the thread.
         boolean clockNeeded = b.oldestPendingSince == null || !b.ages.activeStarted() || b.armedTimer == null;
-        long now = clockNeeded ? now() : CLOCK_UNREAD;
+        long now = clockNeeded ? now() : BucketTicker.CLOCK_UNREAD;
         if (b.oldestPendingSince == null) {
             b.oldestPendingSince = now;
         }
@@ -317,34 +299,21 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 tasks.startFlush(b);
             }
         }
-        armTimer(b, now);
+        ticker.arm(b, now);
     }
 
     // ------------------------------------------------------------------ ticker
 
-    private void armTimer(Bucket b, long now) {
-        if (b.armedTimer != null || !b.shard.hasPendingRows()) {
-            return;
-        }
-        long due = b.shard.nextTickAt(now == CLOCK_UNREAD ? now() : now);
-        setCurrentKey(routing.keyOf(b.id)); // never trust the current key: any mailbox yield may change it
-        timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, due);
-        b.armedTimer = due;
-    }
-
     @Override
     public void onProcessingTime(InternalTimer<Integer, VoidNamespace> timer) {
-        Bucket b = buckets.get(routing.bucketOf(timer.getKey()));
+        Bucket b = ticker.fired(timer, buckets);
         if (b == null) {
-            return; // a timer restored from a checkpoint for a shard this attempt has not opened
-        }
-        if (b.armedTimer != null && b.armedTimer == timer.getTimestamp()) {
-            b.armedTimer = null;
+            return;
         }
         long now = now();
         b.shard.recordTick(now);
         tasks.startAppend(b);
-        armTimer(b, now);
+        ticker.arm(b, now);
         refreshMetrics();
     }
 
@@ -378,17 +347,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         lineage.snapshot();
-        Map<Integer, Long> covered = new HashMap<>();
-        for (Bucket b : buckets.all()) {
-            setCurrentKey(routing.keyOf(b.id));
-            ShardDescriptor descriptor = b.shard.snapshot();
-            descriptorState.update(ShardDescriptorSerializer.serialize(descriptor));
-            List<WrittenSsTable> unpublished = descriptor.unpublished();
-            if (!unpublished.isEmpty()) {
-                covered.put(b.id, unpublished.get(unpublished.size() - 1).generation());
-            }
-        }
-        ledger.covered(context.getCheckpointId(), covered);
+        ledger.covered(context.getCheckpointId(), descriptors.snapshot(buckets.all()));
     }
 
     @Override

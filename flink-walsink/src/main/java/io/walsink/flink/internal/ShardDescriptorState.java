@@ -1,0 +1,77 @@
+package io.walsink.flink.internal;
+
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardDescriptorSerializer;
+import io.walsink.shard.WrittenSsTable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntConsumer;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+
+/**
+ * The writer's keyed state: each owned shard's {@link ShardDescriptor} (WAL positions and SSTables
+ * not yet published, not rows) under its bucket's routing key, so rescaling moves a shard with its
+ * key group.
+ */
+final class ShardDescriptorState {
+    static final String STATE_NAME = "walsink-shard";
+
+    private final ValueState<byte[]> state;
+    private final BucketRouting routing;
+    private final IntConsumer setCurrentKey;
+
+    ShardDescriptorState(ValueState<byte[]> state, BucketRouting routing, IntConsumer setCurrentKey) {
+        this.state = state;
+        this.routing = routing;
+        this.setCurrentKey = setCurrentKey;
+    }
+
+    /**
+     * The descriptors restored to this subtask, by routing key. State a build that keyed buckets
+     * by their bare number wrote cannot be placed: that fails the job once, not on every restart.
+     */
+    List<ShardDescriptor> restored(KeyedStateBackend<?> backend) throws Exception {
+        List<Integer> keys = backend.<VoidNamespace>getKeys(STATE_NAME, VoidNamespace.INSTANCE)
+                .map(k -> (Integer) k)
+                .sorted()
+                .toList();
+        List<ShardDescriptor> descriptors = new ArrayList<>(keys.size());
+        for (int key : keys) {
+            setCurrentKey.accept(key);
+            ShardDescriptor descriptor = ShardDescriptorSerializer.deserialize(state.value());
+            if (!routing.isRoutingKey(key) || routing.bucketOf(key) != descriptor.bucket()) {
+                throw new SuppressRestartsException(new IllegalStateException("walsink state key " + key
+                        + " (bucket " + descriptor.bucket() + ") was written by a walsink build that routed"
+                        + " buckets to subtasks by their bare number; this build spreads them by key group"
+                        + " and cannot restore that state. Start the job without it: opening a shard replays"
+                        + " its WAL, so nothing durable is lost (see docs/operations.md)"));
+            }
+            descriptors.add(descriptor);
+        }
+        return descriptors;
+    }
+
+    /**
+     * Writes every open shard's descriptor; returns, per bucket with SSTables not yet published,
+     * the newest generation this checkpoint covers.
+     */
+    Map<Integer, Long> snapshot(Collection<Bucket> buckets) throws Exception {
+        Map<Integer, Long> covered = new HashMap<>();
+        for (Bucket b : buckets) {
+            setCurrentKey.accept(routing.keyOf(b.id));
+            ShardDescriptor descriptor = b.shard.snapshot();
+            state.update(ShardDescriptorSerializer.serialize(descriptor));
+            List<WrittenSsTable> unpublished = descriptor.unpublished();
+            if (!unpublished.isEmpty()) {
+                covered.put(b.id, unpublished.get(unpublished.size() - 1).generation());
+            }
+        }
+        return covered;
+    }
+}
