@@ -14,6 +14,7 @@ import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -51,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * <p>Safe while writers run: it merges only generations a published shard manifest lists, re-reads
  * the manifest and the base table's merge progress before each generation, and never merges a
  * generation twice. A run that fails part-way is retried by running again. One compactor per table
- * at a time (see docs/operations.md).
+ * at a time: a run takes the table's compaction lease ({@link CompactionLeaseException} when another
+ * holds it) and renews it before every commit (see docs/operations.md).
  *
  * <p>No Flink types: run it from a scheduler, a CLI or a test.
  */
@@ -83,6 +85,8 @@ public final class Compactor {
     private final BufferAllocator allocator;
     private final CompactorOptions options;
     private final CommitHook hook;
+    /** The table's compaction lease while {@link #run()} runs. */
+    private CompactionLease lease;
 
     /**
      * @param store the table's object store (it reads the shard manifests)
@@ -138,7 +142,10 @@ public final class Compactor {
     public CompactionResult run() {
         long started = System.nanoTime();
         List<CompactionResult.ShardResult> results = new ArrayList<>();
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        try (CompactionLease taken = CompactionLease.acquire(
+                        store, tableUri, holderName(), options.leaseDuration(), System::currentTimeMillis);
+                Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            lease = taken;
             TableInfo table = LanceTables.describe(tableUri, base);
             Set<UUID> shards = shards();
             LOG.info("Compacting {}: {} shards, primary key {}", tableUri, shards.size(), table.primaryKey());
@@ -149,6 +156,7 @@ public final class Compactor {
             if (options.fileCompaction().isPresent()) {
                 base.checkoutLatest();
                 long before = base.version();
+                lease.renew();
                 base.compact(options.fileCompaction().get());
                 base.checkoutLatest();
                 filesCompacted = true;
@@ -156,6 +164,7 @@ public final class Compactor {
             }
             Optional<Long> cleaned = Optional.empty();
             if (options.cleanup().isPresent()) {
+                lease.renew();
                 RemovalStats removed = base.cleanupWithPolicy(options.cleanup().get());
                 cleaned = Optional.of(removed.getOldVersions());
                 LOG.info(
@@ -343,6 +352,7 @@ public final class Compactor {
                 return false;
             }
             hook.beforeCommit(shard, t.generation(), step);
+            lease.renew(); // a compactor whose lease was taken over stops here, before committing
             try {
                 merge.run();
                 return true;
@@ -407,6 +417,12 @@ public final class Compactor {
             }
         }
         return shards;
+    }
+
+    /** Who holds the lease, for the message a refused compactor prints: process, host, run. */
+    private static String holderName() {
+        return ManagementFactory.getRuntimeMXBean().getName() + "/"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private static Duration since(long startedNanos) {

@@ -1,6 +1,7 @@
 package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
+import java.time.Duration;
 import java.util.Optional;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.compaction.CompactionOptions;
@@ -18,10 +19,17 @@ import org.lance.compaction.CompactionOptions;
  *     which has no fields ("An index existed with no fields"), and the panic aborts the JVM
  * @param cleanup when present, lance-core's {@code Dataset.cleanupWithPolicy} removes old base table
  *     versions after the merges (and after file compaction)
+ * @param leaseDuration how long the table's compaction lease lasts between renewals (one before
+ *     every commit); a compactor that finds it held by another refuses to run. Keep it well above
+ *     a generation's merge time and the clock skew between the machines that compact the table
  */
 @PublicEvolving
 public record CompactorOptions(
-        int maxGenerationsPerShard, Optional<CompactionOptions> fileCompaction, Optional<CleanupPolicy> cleanup) {
+        int maxGenerationsPerShard,
+        Optional<CompactionOptions> fileCompaction,
+        Optional<CleanupPolicy> cleanup,
+        Duration leaseDuration) {
+    public static final Duration DEFAULT_LEASE_DURATION = Duration.ofMinutes(10);
 
     public CompactorOptions {
         if (maxGenerationsPerShard < 1) {
@@ -37,6 +45,15 @@ public record CompactorOptions(
             }
         });
         cleanup = cleanup == null ? Optional.empty() : cleanup;
+        leaseDuration = leaseDuration == null ? DEFAULT_LEASE_DURATION : leaseDuration;
+        if (leaseDuration.toMillis() < 1000) {
+            throw new IllegalArgumentException("leaseDuration must be at least 1 s, was " + leaseDuration);
+        }
+    }
+
+    public CompactorOptions(
+            int maxGenerationsPerShard, Optional<CompactionOptions> fileCompaction, Optional<CleanupPolicy> cleanup) {
+        this(maxGenerationsPerShard, fileCompaction, cleanup, DEFAULT_LEASE_DURATION);
     }
 
     /** Merge everything; no file compaction, no cleanup. */
@@ -45,14 +62,18 @@ public record CompactorOptions(
     }
 
     public CompactorOptions withMaxGenerationsPerShard(int max) {
-        return new CompactorOptions(max, fileCompaction, cleanup);
+        return new CompactorOptions(max, fileCompaction, cleanup, leaseDuration);
     }
 
     public CompactorOptions withFileCompaction(CompactionOptions options) {
-        return new CompactorOptions(maxGenerationsPerShard, Optional.of(options), cleanup);
+        return new CompactorOptions(maxGenerationsPerShard, Optional.of(options), cleanup, leaseDuration);
     }
 
     public CompactorOptions withCleanup(CleanupPolicy policy) {
-        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, Optional.of(policy));
+        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, Optional.of(policy), leaseDuration);
+    }
+
+    public CompactorOptions withLeaseDuration(Duration duration) {
+        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, cleanup, duration);
     }
 }

@@ -1,0 +1,202 @@
+package io.walsink.maintenance;
+
+import io.walsink.storage.AmbiguousWriteException;
+import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectMeta;
+import io.walsink.storage.ObjectNotFoundException;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.OutcomeUnknownException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One compactor per table at a time, with nothing but put-if-absent: the lease is a sequence of
+ * objects {@code _walsink/compaction-lease/{n}}, each naming its holder and when it expires. Taking
+ * or renewing the lease writes the next number; of two compactors that read the same latest
+ * entry, only one can write its successor. A holder renews before every commit, so one whose lease
+ * expired and was taken over stops before its next commit (at most the commit it is in when the
+ * lease runs out still lands: keep the lease well above a generation's merge time). Releasing
+ * writes an entry that has already expired, so the next run need not wait.
+ *
+ * <p>Expiry compares the writer's clock with the reader's: clocks of machines that compact the same
+ * table must agree to well within the lease duration.
+ */
+final class CompactionLease implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CompactionLease.class);
+    static final String PREFIX = "_walsink/compaction-lease/";
+
+    private final ObjectStore store;
+    private final String table;
+    private final String holder;
+    private final Duration duration;
+    private final LongSupplier clock;
+    private long sequence;
+    private boolean released;
+
+    private CompactionLease(
+            ObjectStore store, String table, String holder, Duration duration, LongSupplier clock, long sequence) {
+        this.store = store;
+        this.table = table;
+        this.holder = holder;
+        this.duration = duration;
+        this.clock = clock;
+        this.sequence = sequence;
+    }
+
+    /** Takes the table's lease for {@code holder}, or fails naming the compactor that holds it. */
+    static CompactionLease acquire(
+            ObjectStore store, String table, String holder, Duration duration, LongSupplier clock) {
+        Optional<Entry> latest = latest(store);
+        long now = clock.getAsLong();
+        if (latest.isPresent() && latest.get().heldAt(now)) {
+            throw busy(table, latest.get(), now);
+        }
+        long next = latest.map(e -> e.sequence + 1).orElse(1L);
+        if (!write(store, next, holder, now + duration.toMillis())) {
+            throw read(store, next)
+                    .map(winner -> busy(table, winner, now))
+                    .orElseGet(() -> new CompactionLeaseException(
+                            table, "another compactor took the compaction lease at the same moment"));
+        }
+        LOG.info("Compaction lease of {} taken by {} (entry {}, {} s)", table, holder, next, duration.toSeconds());
+        CompactionLease lease = new CompactionLease(store, table, holder, duration, clock, next);
+        lease.removeBefore(next);
+        return lease;
+    }
+
+    /**
+     * Extends the lease; call it before every commit.
+     *
+     * @throws CompactionLeaseException if another compactor took the lease after it expired
+     */
+    void renew() {
+        long now = clock.getAsLong();
+        if (!write(store, sequence + 1, holder, now + duration.toMillis())) {
+            String taker = read(store, sequence + 1).map(Entry::holder).orElse("another compactor");
+            throw new CompactionLeaseException(
+                    table,
+                    "the compaction lease of " + holder + " expired and " + taker
+                            + " took it over; this run stops before its next commit. Keep the lease ("
+                            + duration.toSeconds() + " s) well above the time a generation's merge takes");
+        }
+        sequence++;
+        removeBefore(sequence);
+    }
+
+    /** Ends the lease early (best effort: an unreleased lease simply expires). */
+    @Override
+    public void close() {
+        if (released) {
+            return;
+        }
+        released = true;
+        try {
+            if (write(store, sequence + 1, holder, 0)) {
+                removeBefore(sequence + 1);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Releasing the compaction lease of {} failed; it expires on its own", table, e);
+        }
+    }
+
+    private void removeBefore(long keep) {
+        try {
+            for (ObjectMeta meta : store.listAll(PREFIX)) {
+                Long n = sequenceOf(meta.key());
+                if (n != null && n < keep) {
+                    store.delete(meta.key());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("Removing old compaction lease entries of {} failed; the next run tries again", table, e);
+        }
+    }
+
+    /** Writes entry {@code sequence}; false if another compactor wrote it first. */
+    private static boolean write(ObjectStore store, long sequence, String holder, long expiresAtMillis) {
+        byte[] body = ("holder=" + holder + "\nexpires=" + expiresAtMillis + "\n").getBytes(StandardCharsets.UTF_8);
+        try {
+            store.putIfAbsent(key(sequence), body);
+            return true;
+        } catch (ObjectAlreadyExistsException e) {
+            return false;
+        } catch (AmbiguousWriteException | OutcomeUnknownException e) {
+            // Our own write may have landed: the entry says whose it is.
+            return read(store, sequence)
+                    .map(entry -> entry.holder.equals(holder) && entry.expiresAtMillis == expiresAtMillis)
+                    .orElseThrow(() -> e);
+        }
+    }
+
+    private static Optional<Entry> latest(ObjectStore store) {
+        List<Long> sequences = store.listAll(PREFIX).stream()
+                .map(m -> sequenceOf(m.key()))
+                .filter(n -> n != null)
+                .sorted()
+                .toList();
+        for (int i = sequences.size() - 1; i >= 0; i--) {
+            Optional<Entry> entry = read(store, sequences.get(i));
+            if (entry.isPresent()) {
+                return entry;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Entry> read(ObjectStore store, long sequence) {
+        try {
+            String text = new String(store.get(key(sequence)), StandardCharsets.UTF_8);
+            String holder = null;
+            long expires = 0;
+            for (String line : text.split("\n")) {
+                if (line.startsWith("holder=")) {
+                    holder = line.substring("holder=".length());
+                } else if (line.startsWith("expires=")) {
+                    expires = Long.parseLong(line.substring("expires=".length()).trim());
+                }
+            }
+            if (holder == null) {
+                throw new CompactionLeaseException(PREFIX + sequence, "compaction lease entry without a holder");
+            }
+            return Optional.of(new Entry(sequence, holder, expires));
+        } catch (ObjectNotFoundException e) {
+            return Optional.empty(); // removed by its holder meanwhile
+        } catch (NumberFormatException e) {
+            throw new CompactionLeaseException(PREFIX + sequence, "compaction lease entry with a bad expiry: " + e);
+        }
+    }
+
+    private static CompactionLeaseException busy(String table, Entry holder, long now) {
+        return new CompactionLeaseException(
+                table,
+                "another compactor (" + holder.holder + ") holds the compaction lease until "
+                        + Instant.ofEpochMilli(holder.expiresAtMillis) + " (" + (holder.expiresAtMillis - now) / 1000
+                        + " s from now); run one compactor per table at a time: the sink's own"
+                        + " ('sink.compaction.enabled') or a standalone one, not both");
+    }
+
+    static String key(long sequence) {
+        return PREFIX + String.format("%020d", sequence);
+    }
+
+    private static Long sequenceOf(String key) {
+        int at = key.lastIndexOf('/');
+        String name = key.substring(at + 1);
+        if (name.length() != 20 || !name.chars().allMatch(Character::isDigit)) {
+            return null;
+        }
+        return Long.parseLong(name);
+    }
+
+    private record Entry(long sequence, String holder, long expiresAtMillis) {
+        boolean heldAt(long now) {
+            return expiresAtMillis > now;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.walsink.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.walsink.storage.AmbiguousWriteException;
+import io.walsink.storage.ForwardingObjectStore;
+import io.walsink.storage.InMemoryObjectStore;
+import io.walsink.storage.ObjectStore;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The compaction lease: one holder at a time, taken over only after it expired, released early. */
+class CompactionLeaseTest {
+    private static final Duration LEASE = Duration.ofMinutes(10);
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final InMemoryObjectStore store = new InMemoryObjectStore();
+
+    private CompactionLease acquire(ObjectStore on, String holder) {
+        return CompactionLease.acquire(on, "table", holder, LEASE, clock::get);
+    }
+
+    @Test
+    void aHeldLeaseRefusesASecondCompactorNamingTheHolder() {
+        try (CompactionLease a = acquire(store, "compactor-a")) {
+            assertThatThrownBy(() -> acquire(store, "compactor-b"))
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("compactor-a")
+                    .hasMessageContaining("one compactor per table");
+            clock.addAndGet(LEASE.toMillis() - 1);
+            assertThatThrownBy(() -> acquire(store, "compactor-b")).isInstanceOf(CompactionLeaseException.class);
+        }
+    }
+
+    @Test
+    void aReleasedLeaseIsFreeAtOnce() {
+        acquire(store, "compactor-a").close();
+        try (CompactionLease b = acquire(store, "compactor-b")) {
+            assertThat(store.listAll(CompactionLease.PREFIX))
+                    .as("older entries removed")
+                    .hasSize(1);
+        }
+    }
+
+    @Test
+    void renewalKeepsTheLeaseAndOneEntry() {
+        try (CompactionLease a = acquire(store, "compactor-a")) {
+            for (int i = 0; i < 5; i++) {
+                clock.addAndGet(LEASE.toMillis() / 2);
+                a.renew();
+            }
+            // Five renewals at half the lease each: past the first expiry, still held.
+            assertThatThrownBy(() -> acquire(store, "compactor-b")).isInstanceOf(CompactionLeaseException.class);
+            assertThat(store.listAll(CompactionLease.PREFIX)).hasSize(1);
+        }
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverAndItsHolderStopsAtItsNextRenewal() {
+        CompactionLease a = acquire(store, "compactor-a");
+        clock.addAndGet(LEASE.toMillis());
+        try (CompactionLease b = acquire(store, "compactor-b")) {
+            assertThatThrownBy(a::renew)
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("compactor-b took it over");
+            a.close(); // must not end b's lease
+            assertThatThrownBy(() -> acquire(store, "compactor-c"))
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("compactor-b");
+            b.renew();
+        }
+    }
+
+    @Test
+    void ofTwoCompactorsReadingTheSameFreeLeaseOnlyOneGetsIt() {
+        AtomicBoolean raced = new AtomicBoolean();
+        // b reads the lease free, then a takes it before b writes.
+        ObjectStore racing = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                if (raced.compareAndSet(false, true)) {
+                    acquire(store, "compactor-a");
+                }
+                super.putIfAbsent(key, data);
+            }
+        };
+        assertThatThrownBy(() -> acquire(racing, "compactor-b"))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("compactor-a");
+        assertThat(raced)
+                .as("the competitor ran between the read and the write")
+                .isTrue();
+    }
+
+    @Test
+    void anAmbiguousWriteThatLandedCountsAsTaken() {
+        AtomicBoolean failed = new AtomicBoolean();
+        ObjectStore lostAck = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                super.putIfAbsent(key, data);
+                if (failed.compareAndSet(false, true)) {
+                    throw new AmbiguousWriteException(key, "acknowledgement lost", null);
+                }
+            }
+        };
+        try (CompactionLease a = acquire(lostAck, "compactor-a")) {
+            assertThat(failed).as("the acknowledgement was lost").isTrue();
+            assertThatThrownBy(() -> acquire(store, "compactor-b"))
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("compactor-a");
+        }
+    }
+}
