@@ -8,7 +8,6 @@ import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
-import io.walsink.shard.SsTableFolder;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
@@ -25,19 +24,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.lance.cleanup.RemovalStats;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
-import org.lance.memwal.MergedGeneration;
-import org.lance.merge.MergeInsertParams;
-import org.lance.merge.MergeInsertResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,8 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class Compactor {
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
     private static final String MEM_WAL = "_mem_wal/";
-    private static final String TOMBSTONE = "_tombstone";
-    private static final int COMMIT_ATTEMPTS = 3;
 
     /** The two commits a generation may take; tests use it to stop a run between them. */
     enum Step {
@@ -85,8 +73,6 @@ public final class Compactor {
     private final BufferAllocator allocator;
     private final CompactorOptions options;
     private final CommitHook hook;
-    /** The table's compaction lease while {@link #run()} runs. */
-    private CompactionLease lease;
 
     /**
      * @param store the table's object store (it reads the shard manifests)
@@ -145,18 +131,18 @@ public final class Compactor {
         try (CompactionLease taken = CompactionLease.acquire(
                         store, tableUri, holderName(), options.leaseDuration(), System::currentTimeMillis);
                 Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            lease = taken;
+            GenerationMerge merge = new GenerationMerge(base, tableUri, storageOptions, allocator, hook, taken);
             TableInfo table = LanceTables.describe(tableUri, base);
             Set<UUID> shards = shards();
             LOG.info("Compacting {}: {} shards, primary key {}", tableUri, shards.size(), table.primaryKey());
             for (UUID shard : shards) {
-                results.add(compactShard(base, table, shard));
+                results.add(compactShard(base, table, shard, merge));
             }
             boolean filesCompacted = false;
             if (options.fileCompaction().isPresent()) {
                 base.checkoutLatest();
                 long before = base.version();
-                lease.renew();
+                taken.renew();
                 base.compact(options.fileCompaction().get());
                 base.checkoutLatest();
                 filesCompacted = true;
@@ -164,7 +150,7 @@ public final class Compactor {
             }
             Optional<Long> cleaned = Optional.empty();
             if (options.cleanup().isPresent()) {
-                lease.renew();
+                taken.renew();
                 RemovalStats removed = base.cleanupWithPolicy(options.cleanup().get());
                 cleaned = Optional.of(removed.getOldVersions());
                 LOG.info(
@@ -187,7 +173,8 @@ public final class Compactor {
         }
     }
 
-    private CompactionResult.ShardResult compactShard(Dataset base, TableInfo table, UUID shard) {
+    private CompactionResult.ShardResult compactShard(
+            Dataset base, TableInfo table, UUID shard, GenerationMerge merge) {
         long started = System.nanoTime();
         ManifestStore manifests = new ManifestStore(store, shard);
         Optional<ShardManifest> read = manifests.readLatest();
@@ -215,7 +202,7 @@ public final class Compactor {
                     LOG.warn("Shard {}: {}; stopping this shard's merges", shard, stopped);
                     break;
                 }
-                Optional<long[]> counts = mergeGeneration(base, table, shard, t);
+                Optional<long[]> counts = merge.merge(table, shard, t);
                 if (counts.isPresent()) {
                     done.add(t.generation());
                     upserted += counts.get()[0];
@@ -245,166 +232,6 @@ public final class Compactor {
                         .anyMatch(s ->
                                 s.generation() == t.generation() && s.path().equals(t.path())))
                 .orElse(false);
-    }
-
-    /**
-     * Merges one generation; empty when it turned out to be merged already (by an earlier, crashed
-     * run's last commit or by another compactor). Otherwise {upserted rows, deleted keys}.
-     */
-    private Optional<long[]> mergeGeneration(Dataset base, TableInfo table, UUID shard, SsTable t) {
-        long started = System.nanoTime();
-        String uri = SsTableFolder.uri(tableUri, shard, t.path());
-        try (Dataset sstable = LanceTables.openDataset(allocator, uri, storageOptions)) {
-            boolean tombstones =
-                    sstable.getSchema().getFields().stream().map(Field::getName).anyMatch(TOMBSTONE::equals);
-            long deletes = tombstones ? sstable.countRows(TOMBSTONE + " = true") : 0;
-            long upserts = tombstones ? sstable.countRows(TOMBSTONE + " = false") : sstable.countRows();
-            List<String> columns =
-                    table.schema().getFields().stream().map(Field::getName).toList();
-            List<MergedGeneration> mark = List.of(new MergedGeneration(shard.toString(), t.generation()));
-            // Rows of one generation are newest-per-key already, so its upserts and deletes touch
-            // disjoint keys and their order does not matter. lance-core's merge-insert takes one action
-            // for matched rows, so a generation with both takes two commits: the deletes first, without
-            // the mark (repeating them is harmless), then the upserts with the mark.
-            if (deletes > 0 && upserts > 0) {
-                if (!commit(
-                        base,
-                        shard,
-                        t,
-                        Step.DELETES,
-                        () -> merge(
-                                base,
-                                sstable,
-                                table.primaryKey(),
-                                TOMBSTONE + " = true",
-                                new MergeInsertParams(table.primaryKey())
-                                        .withMatchedDelete()
-                                        .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing)))) {
-                    return Optional.empty();
-                }
-            }
-            boolean marked;
-            if (upserts > 0 || deletes == 0) {
-                marked = commit(
-                        base,
-                        shard,
-                        t,
-                        Step.MERGE_AND_MARK,
-                        () -> merge(
-                                base,
-                                sstable,
-                                columns,
-                                tombstones ? TOMBSTONE + " = false" : null,
-                                new MergeInsertParams(table.primaryKey())
-                                        .withMatchedUpdateAll()
-                                        .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
-                                        .markGenerationsAsMerged(mark)));
-            } else {
-                marked = commit(
-                        base,
-                        shard,
-                        t,
-                        Step.MERGE_AND_MARK,
-                        () -> merge(
-                                base,
-                                sstable,
-                                table.primaryKey(),
-                                TOMBSTONE + " = true",
-                                new MergeInsertParams(table.primaryKey())
-                                        .withMatchedDelete()
-                                        .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing)
-                                        .markGenerationsAsMerged(mark)));
-            }
-            if (!marked) {
-                return Optional.empty();
-            }
-            base.checkoutLatest();
-            LOG.info(
-                    "Shard {}: merged generation {} ({}) into {}: {} rows upserted, {} keys deleted, base version {}, "
-                            + "{} ms",
-                    shard,
-                    t.generation(),
-                    t.path(),
-                    tableUri,
-                    upserts,
-                    deletes,
-                    base.version(),
-                    since(started).toMillis());
-            return Optional.of(new long[] {upserts, deletes});
-        }
-    }
-
-    /**
-     * Runs one commit against the latest base version, after checking there that the generation is
-     * not merged yet (the specification's rule on commit conflicts: reload, skip what is merged,
-     * retry the rest). False when it is merged already.
-     */
-    private boolean commit(Dataset base, UUID shard, SsTable t, Step step, Runnable merge) {
-        for (int attempt = 1; ; attempt++) {
-            base.checkoutLatest();
-            long merged = MergedGenerations.of(base, tableUri).getOrDefault(shard, 0L);
-            if (t.generation() <= merged) {
-                LOG.info(
-                        "Shard {}: generation {} is merged already (through {}); skipping it",
-                        shard,
-                        t.generation(),
-                        merged);
-                return false;
-            }
-            hook.beforeCommit(shard, t.generation(), step);
-            lease.renew(); // a compactor whose lease was taken over stops here, before committing
-            try {
-                merge.run();
-                return true;
-            } catch (RuntimeException e) {
-                if (attempt >= COMMIT_ATTEMPTS) {
-                    LOG.error(
-                            "Shard {}: merging generation {} ({}) into {} failed {} times ({}); giving up. What was "
-                                    + "merged before stays merged; running the compactor again continues here",
-                            shard,
-                            t.generation(),
-                            t.path(),
-                            tableUri,
-                            attempt,
-                            step);
-                    throw e;
-                }
-                LOG.warn(
-                        "Shard {}: merging generation {} failed ({}), attempt {} of {}; retrying on the latest version",
-                        shard,
-                        t.generation(),
-                        step,
-                        attempt,
-                        COMMIT_ATTEMPTS,
-                        e);
-            }
-        }
-    }
-
-    /** Streams the SSTable's rows matching {@code filter}, projected to {@code columns}, into a merge-insert. */
-    private void merge(Dataset base, Dataset sstable, List<String> columns, String filter, MergeInsertParams params) {
-        ScanOptions.Builder scan = new ScanOptions.Builder().columns(columns);
-        if (filter != null) {
-            scan.filter(filter);
-        }
-        try (LanceScanner scanner = LanceScanner.create(sstable, scan.build(), allocator);
-                ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-            // The exported stream owns the reader: its release (by lance-core, when the merge has
-            // consumed it) closes the reader, so it must not be closed here as well.
-            ArrowReader reader = scanner.scanBatches();
-            try {
-                Data.exportArrayStream(allocator, reader, stream);
-            } catch (RuntimeException e) {
-                reader.close();
-                throw e;
-            }
-            MergeInsertResult result = base.mergeInsert(params, stream);
-            result.dataset().close();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) { // closing the scanner
-            throw new IllegalStateException("scanning " + sstable.uri() + " failed", e);
-        }
     }
 
     /** The shard folders under {@code _mem_wal/} that hold a manifest, in UUID order. */
