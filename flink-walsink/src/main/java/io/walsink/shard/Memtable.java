@@ -48,6 +48,7 @@ public final class Memtable implements AutoCloseable {
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
     private int lastSealedRows; // rows of the batch sealed last: the next one's expected size
+    private double[] lastBytesPerValue; // its variable-width columns' bytes per row, the next one's too
     private long indexedRows;
     private boolean frozen;
 
@@ -251,7 +252,11 @@ public final class Memtable implements AutoCloseable {
             // (ticks seal batches at a steady rate's size) plus a margin, at most a full batch.
             // Too small costs a doubling copy; too large holds memory a sealed batch never uses.
             int expected = lastSealedRows == 0 ? FIRST_BATCH_ROWS : lastSealedRows + lastSealedRows / 8;
-            open = new OpenBatch(schema, allocator, Math.max(1, Math.min(batchMaxRows, expected)), keys);
+            if (lastBytesPerValue == null) {
+                lastBytesPerValue = new double[schema.getFields().size()];
+            }
+            open = new OpenBatch(
+                    schema, allocator, Math.max(1, Math.min(batchMaxRows, expected)), lastBytesPerValue, keys);
         }
         return open;
     }
@@ -288,7 +293,9 @@ public final class Memtable implements AutoCloseable {
             return;
         }
         lastSealedRows = open.rows();
-        sealed.add(open.seal());
+        VectorSchemaRoot batch = open.seal();
+        lastBytesPerValue = OpenBatch.bytesPerValue(batch);
+        sealed.add(batch);
         open = null;
     }
 

@@ -1,8 +1,12 @@
 package io.walsink.shard;
 
 import io.walsink.format.key.PrimaryKeyEncoder;
+import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.DensityAwareVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -21,11 +25,22 @@ final class OpenBatch implements AutoCloseable {
     private int fixedRoom; // rows every fixed-width vector has room for; measured at the first row
     private int rows;
 
-    /** A batch of {@code schema} with room for about {@code capacity} rows. */
-    OpenBatch(Schema schema, BufferAllocator allocator, int capacity, PrimaryKeyEncoder keys) {
+    /**
+     * A batch of {@code schema} with room for about {@code capacity} rows.
+     *
+     * @param bytesPerValue per column, the value bytes a variable-width column is sized for (0:
+     *     Arrow's default of 8), so that data buffers are not doubled and copied while filling
+     */
+    OpenBatch(Schema schema, BufferAllocator allocator, int capacity, double[] bytesPerValue, PrimaryKeyEncoder keys) {
         root = VectorSchemaRoot.create(schema, allocator);
-        for (FieldVector v : root.getFieldVectors()) {
-            v.setInitialCapacity(capacity);
+        List<FieldVector> vectors = root.getFieldVectors();
+        for (int c = 0; c < vectors.size(); c++) {
+            FieldVector v = vectors.get(c);
+            if (v instanceof DensityAwareVector sized && bytesPerValue[c] > 0) {
+                sized.setInitialCapacity(capacity, bytesPerValue[c]);
+            } else {
+                v.setInitialCapacity(capacity);
+            }
         }
         root.allocateNew();
         columns = root.getFieldVectors().toArray(new FieldVector[0]);
@@ -80,6 +95,23 @@ final class OpenBatch implements AutoCloseable {
     VectorSchemaRoot seal() {
         root.setRowCount(rows);
         return root;
+    }
+
+    /**
+     * Per column of a sealed batch, its variable-width columns' value bytes per row with an eighth
+     * more for drift (0 for other columns): what the next open batch is sized for.
+     */
+    static double[] bytesPerValue(VectorSchemaRoot sealed) {
+        List<FieldVector> vectors = sealed.getFieldVectors();
+        double[] density = new double[vectors.size()];
+        for (int c = 0; c < density.length; c++) {
+            FieldVector v = vectors.get(c);
+            double d = v instanceof BaseVariableWidthVector variable
+                    ? variable.getDensity()
+                    : v instanceof BaseLargeVariableWidthVector large ? large.getDensity() : 0;
+            density[c] = d + d / 8;
+        }
+        return density;
     }
 
     @Override

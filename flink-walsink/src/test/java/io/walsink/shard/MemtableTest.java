@@ -142,4 +142,34 @@ class MemtableTest {
             assertThatThrownBy(() -> m.append(in, 0, false, key(1), 8)).hasMessageContaining("frozen");
         }
     }
+
+    @Test
+    void aBatchIsSizedForTheStringBytesOfTheBatchBeforeIt() {
+        // Writer allocators round to 1 KiB, so a data buffer sized for its strings stays close to
+        // them; grown by doubling from Arrow's default 8 bytes a value, it ends at 64 KiB for 40 KiB.
+        try (BufferAllocator rounded = OffHeapAllocators.root(64L << 20);
+                Memtable m = new Memtable(rounded, STORAGE, 1, 1024, 2, true)) {
+            String forty = "x".repeat(40);
+            long[] ids = new long[1024];
+            String[] names = new String[1024];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = i;
+                names[i] = forty;
+            }
+            try (VectorSchemaRoot in = input(ids, names)) {
+                appendAll(m, in, false); // sealed at 1024 rows
+                appendAll(m, in, false);
+            }
+            assertThat(m.sealedBatches()).hasSize(2);
+            VarCharVector first = (VarCharVector) m.sealedBatches().get(0).getVector(1);
+            VarCharVector second = (VarCharVector) m.sealedBatches().get(1).getVector(1);
+            long used = 1024L * 40;
+            assertThat(first.getDataBuffer().capacity())
+                    .as("first batch: doubled")
+                    .isGreaterThan(used * 3 / 2);
+            assertThat(second.getDataBuffer().capacity())
+                    .as("second batch: sized from the first")
+                    .isBetween(used, used * 5 / 4);
+        }
+    }
 }
