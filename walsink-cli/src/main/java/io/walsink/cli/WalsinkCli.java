@@ -158,9 +158,10 @@ public final class WalsinkCli {
                     this::verify);
             case "compact" -> new Command(
                     "Usage: walsink compact TABLE\n"
-                            + "Merges every published SSTable not merged yet into the base table (one compactor per\n"
-                            + "table at a time; see docs/operations.md) and prints what it merged. Progress (each\n"
-                            + "generation merged) goes to stderr.\n",
+                            + "Merges every published SSTable not merged yet into the base table and prints what it\n"
+                            + "merged. Progress (each generation merged) goes to stderr. One compactor per table at a\n"
+                            + "time: while another (a job's, or another compact) holds the table's compaction lease,\n"
+                            + "this one is refused with the holder's name; see docs/operations.md.\n",
                     Set.of(),
                     Set.of(),
                     this::compact);

@@ -364,6 +364,21 @@ class WalsinkCliTest {
     }
 
     @Test
+    void compactIsRefusedWhileAnotherCompactorHoldsTheLease() throws Exception {
+        // The entry a running compactor (here: a job's) writes when it takes the table's lease.
+        Path lease = Path.of(uri, "_walsink", "compaction-lease", String.format("%020d", 1));
+        Files.createDirectories(lease.getParent());
+        Files.writeString(
+                lease, "holder=4242@taskmanager-1/ab12cd34\nexpires=" + (System.currentTimeMillis() + 600_000) + "\n");
+
+        Run refused = run("compact", uri);
+
+        assertThat(refused.code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(refused.err()).contains("4242@taskmanager-1/ab12cd34").contains("holds the compaction lease");
+        assertThat(run("inspect", uri, "--json").out()).contains("\"merged_through\":0");
+    }
+
+    @Test
     void badUsageExitsWithTwo() {
         assertThat(run().code()).isEqualTo(WalsinkCli.ERROR);
         assertThat(run("frobnicate", uri).code()).isEqualTo(WalsinkCli.ERROR);
