@@ -6,6 +6,7 @@ import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.OutcomeUnknownException;
+import io.walsink.storage.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
 final class CompactionLease implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactionLease.class);
     static final String PREFIX = "_walsink/compaction-lease/";
+    private static final int WRITE_ATTEMPTS = 3;
 
     private final ObjectStore store;
     private final String table;
@@ -118,19 +120,35 @@ final class CompactionLease implements AutoCloseable {
         }
     }
 
-    /** Writes entry {@code sequence}; false if another compactor wrote it first. */
+    /**
+     * Writes entry {@code sequence}; false if another compactor wrote it first. A transient failure
+     * is tried again a few times beyond the store's own retries: a release or renewal lost to one
+     * throttled request would leave the table's compaction blocked until the lease expires.
+     */
     private static boolean write(ObjectStore store, long sequence, String holder, long expiresAtMillis) {
         byte[] body = ("holder=" + holder + "\nexpires=" + expiresAtMillis + "\n").getBytes(StandardCharsets.UTF_8);
-        try {
-            store.putIfAbsent(key(sequence), body);
-            return true;
-        } catch (ObjectAlreadyExistsException e) {
-            return false;
-        } catch (AmbiguousWriteException | OutcomeUnknownException e) {
-            // Our own write may have landed: the entry says whose it is.
-            return read(store, sequence)
-                    .map(entry -> entry.holder.equals(holder) && entry.expiresAtMillis == expiresAtMillis)
-                    .orElseThrow(() -> e);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                store.putIfAbsent(key(sequence), body);
+                return true;
+            } catch (ObjectAlreadyExistsException e) {
+                // A retry after a failure that wrote nothing finds a peer's entry, never our own.
+                return false;
+            } catch (AmbiguousWriteException | OutcomeUnknownException e) {
+                // Our own write may have landed: the entry says whose it is.
+                Optional<Entry> landed = read(store, sequence);
+                if (landed.isPresent()) {
+                    return landed.get().holder.equals(holder) && landed.get().expiresAtMillis == expiresAtMillis;
+                }
+                if (attempt >= WRITE_ATTEMPTS) {
+                    throw e;
+                }
+            } catch (StorageException e) {
+                if (!e.isTransient() || attempt >= WRITE_ATTEMPTS) {
+                    throw e;
+                }
+                LOG.debug("Writing compaction lease entry {} failed (attempt {}); trying again", sequence, attempt, e);
+            }
         }
     }
 

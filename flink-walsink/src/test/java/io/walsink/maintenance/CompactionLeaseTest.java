@@ -7,8 +7,10 @@ import io.walsink.storage.AmbiguousWriteException;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;
 import io.walsink.storage.ObjectStore;
+import io.walsink.storage.StorageException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -111,6 +113,31 @@ class CompactionLeaseTest {
             assertThatThrownBy(() -> acquire(store, "compactor-b"))
                     .isInstanceOf(CompactionLeaseException.class)
                     .hasMessageContaining("compactor-a");
+        }
+    }
+
+    @Test
+    void aTransientStoreFailureDoesNotLeaveTheLeaseBehind() {
+        AtomicInteger failuresLeft = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        ObjectStore flaky = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    failed.incrementAndGet();
+                    throw new StorageException(key, "simulated throttling", true);
+                }
+                super.putIfAbsent(key, data);
+            }
+        };
+        CompactionLease a = acquire(flaky, "compactor-a");
+        failuresLeft.set(1);
+        a.renew();
+        failuresLeft.set(1);
+        a.close();
+        assertThat(failed).as("both faults fired").hasValue(2);
+        try (CompactionLease b = acquire(store, "compactor-b")) {
+            assertThat(b).as("released despite the failure").isNotNull();
         }
     }
 }
