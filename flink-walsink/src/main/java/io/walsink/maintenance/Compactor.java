@@ -52,21 +52,6 @@ public final class Compactor {
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
     private static final String MEM_WAL = "_mem_wal/";
 
-    /** The two commits a generation may take; tests use it to stop a run between them. */
-    enum Step {
-        /** Deleting the keys of the generation's tombstones (only when it also has rows to upsert). */
-        DELETES,
-        /** Upserting the generation's rows (or its deletes, when it has no upserts) and marking it merged. */
-        MERGE_AND_MARK
-    }
-
-    /** Called before each commit; a test hook that may throw to simulate a crash. */
-    interface CommitHook {
-        CommitHook NONE = (shard, generation, step) -> {};
-
-        void beforeCommit(UUID shard, long generation, Step step);
-    }
-
     private final ObjectStore store;
     private final String tableUri;
     private final Map<String, String> storageOptions;

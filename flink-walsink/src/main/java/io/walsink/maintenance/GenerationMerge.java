@@ -39,7 +39,7 @@ final class GenerationMerge {
     private final String tableUri;
     private final Map<String, String> storageOptions;
     private final BufferAllocator allocator;
-    private final Compactor.CommitHook hook;
+    private final CommitHook hook;
     private final CompactionLease lease;
 
     GenerationMerge(
@@ -47,7 +47,7 @@ final class GenerationMerge {
             String tableUri,
             Map<String, String> storageOptions,
             BufferAllocator allocator,
-            Compactor.CommitHook hook,
+            CommitHook hook,
             CompactionLease lease) {
         this.base = base;
         this.tableUri = tableUri;
@@ -80,7 +80,7 @@ final class GenerationMerge {
                 if (!commit(
                         shard,
                         t,
-                        Compactor.Step.DELETES,
+                        CommitHook.Step.DELETES,
                         () -> mergeInsert(
                                 sstable,
                                 table.primaryKey(),
@@ -96,7 +96,7 @@ final class GenerationMerge {
                 marked = commit(
                         shard,
                         t,
-                        Compactor.Step.MERGE_AND_MARK,
+                        CommitHook.Step.MERGE_AND_MARK,
                         () -> mergeInsert(
                                 sstable,
                                 columns,
@@ -109,7 +109,7 @@ final class GenerationMerge {
                 marked = commit(
                         shard,
                         t,
-                        Compactor.Step.MERGE_AND_MARK,
+                        CommitHook.Step.MERGE_AND_MARK,
                         () -> mergeInsert(
                                 sstable,
                                 table.primaryKey(),
@@ -143,7 +143,7 @@ final class GenerationMerge {
      * not merged yet (the specification's rule on commit conflicts: reload, skip what is merged,
      * retry the rest). False when it is merged already.
      */
-    private boolean commit(UUID shard, SsTable t, Compactor.Step step, Runnable merge) {
+    private boolean commit(UUID shard, SsTable t, CommitHook.Step step, Runnable merge) {
         for (int attempt = 1; ; attempt++) {
             base.checkoutLatest();
             long merged = MergedGenerations.of(base, tableUri).getOrDefault(shard, 0L);

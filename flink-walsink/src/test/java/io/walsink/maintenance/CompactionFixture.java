@@ -104,7 +104,7 @@ final class CompactionFixture implements AutoCloseable {
         return new Compactor(store, uri, Map.of(), allocator, options);
     }
 
-    Compactor compactor(CompactorOptions options, Compactor.CommitHook hook) {
+    Compactor compactor(CompactorOptions options, CommitHook hook) {
         return new Compactor(store, uri, Map.of(), allocator, options, hook);
     }
 

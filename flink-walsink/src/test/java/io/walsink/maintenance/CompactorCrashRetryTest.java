@@ -91,8 +91,8 @@ class CompactorCrashRetryTest {
             f.compactor(CompactorOptions.defaults().withMaxGenerationsPerShard(1))
                     .run();
             assertThat(f.merged()).containsEntry(shard, 1L);
-            Compactor.CommitHook crashAfterDeletes = (s, generation, step) -> {
-                if (s.equals(shard) && generation == 2 && step == Compactor.Step.MERGE_AND_MARK) {
+            CommitHook crashAfterDeletes = (s, generation, step) -> {
+                if (s.equals(shard) && generation == 2 && step == CommitHook.Step.MERGE_AND_MARK) {
                     throw new Crash();
                 }
             };

@@ -1,0 +1,18 @@
+package io.walsink.maintenance;
+
+import java.util.UUID;
+
+/** Called before each commit of a generation's merge; a test hook that may throw to simulate a crash. */
+interface CommitHook {
+    CommitHook NONE = (shard, generation, step) -> {};
+
+    /** The two commits a generation may take; tests use it to stop a run between them. */
+    enum Step {
+        /** Deleting the keys of the generation's tombstones (only when it also has rows to upsert). */
+        DELETES,
+        /** Upserting the generation's rows (or its deletes, when it has no upserts) and marking it merged. */
+        MERGE_AND_MARK
+    }
+
+    void beforeCommit(UUID shard, long generation, Step step);
+}
