@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * One compactor per table at a time, with nothing but put-if-absent: the lease is a sequence of
  * objects {@code _walsink/compaction-lease/{n}}, each naming its holder and when it expires. Taking
  * or renewing the lease writes the next number; of two compactors that read the same latest
- * entry, only one can write its successor. A holder renews before every commit, so one whose lease
+ * entry, only one can write its successor, and a writer then checks that no higher entry exists
+ * (holders remove the entries below theirs, so a number can be written twice). A holder renews
+ * before every commit, so one whose lease
  * expired and was taken over stops before its next commit (at most the commit it is in when the
  * lease runs out still lands: keep the lease well above a generation's merge time). Releasing
  * writes an entry that has already expired, so the next run need not wait.
@@ -32,6 +34,7 @@ final class CompactionLease implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactionLease.class);
     static final String PREFIX = "_walsink/compaction-lease/";
     private static final int WRITE_ATTEMPTS = 3;
+    private static final int READ_ATTEMPTS = 5;
 
     private final ObjectStore store;
     private final String table;
@@ -54,22 +57,51 @@ final class CompactionLease implements AutoCloseable {
     /** Takes the table's lease for {@code holder}, or fails naming the compactor that holds it. */
     static CompactionLease acquire(
             ObjectStore store, String table, String holder, Duration duration, LongSupplier clock) {
-        Optional<Entry> latest = latest(store);
         long now = clock.getAsLong();
-        if (latest.isPresent() && latest.get().heldAt(now)) {
-            throw busy(table, latest.get(), now);
+        for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+            List<Long> sequences = sequences(store);
+            long next = 1;
+            if (!sequences.isEmpty()) {
+                long top = sequences.get(sequences.size() - 1);
+                Optional<Entry> latest = read(store, top);
+                if (latest.isEmpty()) {
+                    continue; // its holder renewed and removed it since the listing: look again
+                }
+                if (latest.get().heldAt(now)) {
+                    throw busy(table, latest.get(), now);
+                }
+                next = top + 1;
+            }
+            if (!write(store, next, holder, now + duration.toMillis())) {
+                throw read(store, next)
+                        .map(winner -> busy(table, winner, now))
+                        .orElseGet(() -> new CompactionLeaseException(
+                                table, "another compactor took the compaction lease at the same moment"));
+            }
+            CompactionLease lease = new CompactionLease(store, table, holder, duration, clock, next);
+            lease.checkOnTop(next, now);
+            LOG.info("Compaction lease of {} taken by {} (entry {}, {} s)", table, holder, next, duration.toSeconds());
+            lease.removeBefore(next);
+            return lease;
         }
-        long next = latest.map(e -> e.sequence + 1).orElse(1L);
-        if (!write(store, next, holder, now + duration.toMillis())) {
-            throw read(store, next)
-                    .map(winner -> busy(table, winner, now))
+        throw new CompactionLeaseException(
+                table, "the compaction lease changed on every read; another compactor is active, try again later");
+    }
+
+    /**
+     * Fails unless our entry is the highest. Holders remove the entries below their own, and a
+     * compactor that listed before such a removal can write a removed number again, unopposed by
+     * put-if-absent; only the highest entry is the lease.
+     */
+    private void checkOnTop(long ours, long now) {
+        List<Long> sequences = sequences(store);
+        long top = sequences.isEmpty() ? ours : sequences.get(sequences.size() - 1);
+        if (top > ours) {
+            throw read(store, top)
+                    .map(entry -> busy(table, entry, now))
                     .orElseGet(() -> new CompactionLeaseException(
                             table, "another compactor took the compaction lease at the same moment"));
         }
-        LOG.info("Compaction lease of {} taken by {} (entry {}, {} s)", table, holder, next, duration.toSeconds());
-        CompactionLease lease = new CompactionLease(store, table, holder, duration, clock, next);
-        lease.removeBefore(next);
-        return lease;
     }
 
     /**
@@ -87,7 +119,16 @@ final class CompactionLease implements AutoCloseable {
                             + " took it over; this run stops before its next commit. Keep the lease ("
                             + duration.toSeconds() + " s) well above the time a generation's merge takes");
         }
-        sequence++;
+        long written = sequence + 1;
+        try {
+            checkOnTop(written, now);
+        } catch (CompactionLeaseException e) {
+            throw new CompactionLeaseException(
+                    table,
+                    "the compaction lease of " + holder + " expired and another compactor took it over; this run"
+                            + " stops before its next commit (" + e.getMessage() + ")");
+        }
+        sequence = written;
         removeBefore(sequence);
     }
 
@@ -152,19 +193,12 @@ final class CompactionLease implements AutoCloseable {
         }
     }
 
-    private static Optional<Entry> latest(ObjectStore store) {
-        List<Long> sequences = store.listAll(PREFIX).stream()
+    private static List<Long> sequences(ObjectStore store) {
+        return store.listAll(PREFIX).stream()
                 .map(m -> sequenceOf(m.key()))
                 .filter(n -> n != null)
                 .sorted()
                 .toList();
-        for (int i = sequences.size() - 1; i >= 0; i--) {
-            Optional<Entry> entry = read(store, sequences.get(i));
-            if (entry.isPresent()) {
-                return entry;
-            }
-        }
-        return Optional.empty();
     }
 
     private static Optional<Entry> read(ObjectStore store, long sequence) {

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.storage.AmbiguousWriteException;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;
+import io.walsink.storage.ListPage;
+import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.StorageException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -139,5 +142,52 @@ class CompactionLeaseTest {
         try (CompactionLease b = acquire(store, "compactor-b")) {
             assertThat(b).as("released despite the failure").isNotNull();
         }
+    }
+
+    @Test
+    void anEntryRemovedAfterItWasListedDoesNotMakeTheLeaseLookFree() {
+        CompactionLease a = acquire(store, "compactor-a");
+        List<ObjectMeta> stale = store.listAll(CompactionLease.PREFIX); // entry 1 only
+        a.renew();
+        a.renew(); // entries 1 and 2 are gone, 3 holds the lease
+        AtomicInteger staleListings = new AtomicInteger();
+        ObjectStore behind = new ForwardingObjectStore(store) {
+            @Override
+            public ListPage list(String prefix, String continuation, int maxKeys) {
+                if (staleListings.getAndIncrement() == 0) {
+                    return new ListPage(stale, null);
+                }
+                return super.list(prefix, continuation, maxKeys);
+            }
+        };
+        assertThatThrownBy(() -> acquire(behind, "compactor-b"))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("compactor-a");
+        assertThat(staleListings).as("the stale listing was served").hasValueGreaterThanOrEqualTo(1);
+        a.renew();
+        a.close();
+    }
+
+    @Test
+    void aNumberTheHolderRemovedCannotBeTakenAgainUnnoticed() {
+        CompactionLease a = acquire(store, "compactor-a");
+        clock.addAndGet(LEASE.toMillis()); // a expired
+        AtomicBoolean overtaken = new AtomicBoolean();
+        // b saw entry 1 expired; before it writes entry 2, c takes the lease and renews it (2, then 3; 2 removed).
+        ObjectStore slow = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                if (overtaken.compareAndSet(false, true)) {
+                    acquire(store, "compactor-c").renew();
+                }
+                super.putIfAbsent(key, data);
+            }
+        };
+        assertThatThrownBy(() -> acquire(slow, "compactor-b"))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("compactor-c");
+        assertThat(overtaken).isTrue();
+        assertThatThrownBy(() -> acquire(store, "compactor-d")).hasMessageContaining("compactor-c");
+        a.close();
     }
 }
