@@ -193,6 +193,21 @@ final class CompactionLease implements AutoCloseable {
         }
     }
 
+    /** The highest entry, re-listed while its holder removes entries under a reader. */
+    static Optional<CompactionLeaseHolder> latest(ObjectStore store) {
+        for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+            List<Long> sequences = sequences(store);
+            if (sequences.isEmpty()) {
+                return Optional.empty();
+            }
+            Optional<Entry> top = read(store, sequences.get(sequences.size() - 1));
+            if (top.isPresent()) {
+                return top.map(e -> new CompactionLeaseHolder(e.holder, Instant.ofEpochMilli(e.expiresAtMillis)));
+            }
+        }
+        throw new CompactionLeaseException(PREFIX, "the compaction lease changed on every read; try again");
+    }
+
     private static List<Long> sequences(ObjectStore store) {
         return store.listAll(PREFIX).stream()
                 .map(m -> sequenceOf(m.key()))

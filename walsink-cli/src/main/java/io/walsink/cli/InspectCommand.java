@@ -11,12 +11,14 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalLog;
+import io.walsink.maintenance.CompactionLeaseHolder;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.io.PrintStream;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,11 +46,13 @@ final class InspectCommand {
         StorageLocation location = StorageLocation.parse(path);
         TableInfo info = LanceTables.open(location.lanceUri(), LanceStorageOptions.of(location, s3), true);
         List<Map<String, Object>> shards = new ArrayList<>();
+        Optional<CompactionLeaseHolder> lease;
         Map<UUID, Long> merged;
         try (BufferAllocator allocator = new RootAllocator()) {
             merged = MergedGenerations.latest(allocator, location.lanceUri(), LanceStorageOptions.of(location, s3));
         }
         try (ObjectStore store = ObjectStores.open(path, s3)) {
+            lease = CompactionLeaseHolder.read(store);
             for (UUID shard : shardIds(store)) {
                 Map<String, Object> state = shardState(store, shard);
                 state.put("merged_through", merged.getOrDefault(shard, 0L));
@@ -77,6 +81,17 @@ final class InspectCommand {
                 sharding.numBuckets().isPresent() ? sharding.numBuckets().getAsInt() : null);
         report.put("sharding", sh);
         report.put("shards", shards);
+        Instant now = Instant.now();
+        report.put(
+                "compaction_lease",
+                lease.map(l -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("holder", l.holder());
+                            m.put("expires", l.expiresAt().toString());
+                            m.put("held", l.heldAt(now));
+                            return m;
+                        })
+                        .orElse(null));
         if (args.flag("json")) {
             out.println(Json.write(report));
             return WalsinkCli.OK;
@@ -92,6 +107,11 @@ final class InspectCommand {
             out.println("  " + column.get("name") + " " + column.get("type")
                     + (Boolean.TRUE.equals(column.get("nullable")) ? "" : " NOT NULL"));
         }
+        out.println("Compaction   "
+                + lease.map(l -> l.heldAt(now)
+                                ? "lease held by " + l.holder() + " until " + l.expiresAt()
+                                : "lease free (last taken by " + l.holder() + ")")
+                        .orElse("no compactor has run"));
         out.println("Shards       " + shards.size());
         List<String> header = List.of(
                 "shard",

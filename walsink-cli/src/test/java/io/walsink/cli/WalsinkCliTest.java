@@ -359,8 +359,9 @@ class WalsinkCliTest {
                 .isEqualTo(committed.rows().size() + 1);
         assertThat(run("verify", uri).code()).isZero();
         assertThat(run("inspect", uri, "--json").out())
-                .as("inspect reports the merge progress")
-                .contains("\"merged_through\":2");
+                .as("inspect reports the merge progress, and the lease the compactor released")
+                .contains("\"merged_through\":2")
+                .contains("\"held\":false");
     }
 
     @Test
@@ -375,7 +376,11 @@ class WalsinkCliTest {
 
         assertThat(refused.code()).isEqualTo(WalsinkCli.ERROR);
         assertThat(refused.err()).contains("4242@taskmanager-1/ab12cd34").contains("holds the compaction lease");
-        assertThat(run("inspect", uri, "--json").out()).contains("\"merged_through\":0");
+        assertThat(run("inspect", uri, "--json").out())
+                .contains("\"merged_through\":0")
+                .contains("\"compaction_lease\":{\"holder\":\"4242@taskmanager-1/ab12cd34\"")
+                .contains("\"held\":true");
+        assertThat(run("inspect", uri).out()).contains("lease held by 4242@taskmanager-1/ab12cd34 until");
     }
 
     @Test
