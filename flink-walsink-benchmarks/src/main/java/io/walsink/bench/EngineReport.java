@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -81,18 +82,11 @@ public final class EngineReport {
     }
 
     public static void main(String[] argv) {
-        Flags flags;
-        try {
-            flags = flags(argv);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
+        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
+        if (parsed.isEmpty()) {
             return;
         }
-        if (flags.help()) {
-            System.out.println(USAGE);
-            return;
-        }
+        Flags flags = parsed.get();
         System.out.print(report(flags));
     }
 

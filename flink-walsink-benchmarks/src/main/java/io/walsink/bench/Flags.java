@@ -2,6 +2,7 @@ package io.walsink.bench;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code --name value} options of the job and engine runs, each with a default; an unknown name
@@ -35,6 +36,26 @@ final class Flags {
             }
         }
         return new Flags(values, help);
+    }
+
+    /**
+     * For a runner's {@code main}: the parsed options, or empty once the usage was printed for
+     * {@code --help}. Bad options print the reason and the usage, and exit with 2.
+     */
+    static Optional<Flags> forMain(String[] args, Map<String, String> defaults, String usage) {
+        Flags flags;
+        try {
+            flags = parse(args, defaults, usage);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return Optional.empty();
+        }
+        if (flags.help()) {
+            System.out.println(usage);
+            return Optional.empty();
+        }
+        return Optional.of(flags);
     }
 
     private static boolean isSwitch(String value) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
@@ -57,18 +58,11 @@ public final class NativeMemoryReport {
     private NativeMemoryReport() {}
 
     public static void main(String[] argv) throws Exception {
-        Flags flags;
-        try {
-            flags = Flags.parse(argv, DEFAULTS, USAGE);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
+        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
+        if (parsed.isEmpty()) {
             return;
         }
-        if (flags.help()) {
-            System.out.println(USAGE);
-            return;
-        }
+        Flags flags = parsed.get();
         long rows = flags.positive("--rows");
         int child = Integer.parseInt(flags.get("--child"));
         if (child > 0) {

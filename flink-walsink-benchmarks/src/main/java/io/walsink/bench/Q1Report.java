@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -76,18 +77,11 @@ public final class Q1Report {
     }
 
     public static void main(String[] argv) throws Exception {
-        Flags flags;
-        try {
-            flags = flags(argv);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
+        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
+        if (parsed.isEmpty()) {
             return;
         }
-        if (flags.help()) {
-            System.out.println(USAGE);
-            return;
-        }
+        Flags flags = parsed.get();
         List<Run> runs = run(flags, System.out::print);
         boolean allMatch =
                 runs.stream().allMatch(r -> r.check() == null || r.check().matches());

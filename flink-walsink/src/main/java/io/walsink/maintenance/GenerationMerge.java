@@ -77,17 +77,7 @@ final class GenerationMerge {
             // for matched rows, so a generation with both takes two commits: the deletes first, without
             // the mark (repeating them is harmless), then the upserts with the mark.
             if (deletes > 0 && upserts > 0) {
-                if (!commit(
-                        shard,
-                        t,
-                        CommitHook.Step.DELETES,
-                        () -> mergeInsert(
-                                sstable,
-                                table.primaryKey(),
-                                TOMBSTONE + " = true",
-                                new MergeInsertParams(table.primaryKey())
-                                        .withMatchedDelete()
-                                        .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing)))) {
+                if (!commit(shard, t, CommitHook.Step.DELETES, () -> deleteKeys(sstable, table, List.of()))) {
                     return Optional.empty();
                 }
             }
@@ -106,18 +96,7 @@ final class GenerationMerge {
                                         .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
                                         .markGenerationsAsMerged(mark)));
             } else {
-                marked = commit(
-                        shard,
-                        t,
-                        CommitHook.Step.MERGE_AND_MARK,
-                        () -> mergeInsert(
-                                sstable,
-                                table.primaryKey(),
-                                TOMBSTONE + " = true",
-                                new MergeInsertParams(table.primaryKey())
-                                        .withMatchedDelete()
-                                        .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing)
-                                        .markGenerationsAsMerged(mark)));
+                marked = commit(shard, t, CommitHook.Step.MERGE_AND_MARK, () -> deleteKeys(sstable, table, mark));
             }
             if (!marked) {
                 return Optional.empty();
@@ -183,6 +162,18 @@ final class GenerationMerge {
                         e);
             }
         }
+    }
+
+    /** Deletes the keys of the SSTable's tombstones from the base table, marking {@code mark} merged. */
+    private void deleteKeys(Dataset sstable, TableInfo table, List<MergedGeneration> mark) {
+        MergeInsertParams params = new MergeInsertParams(table.primaryKey())
+                .withMatchedDelete()
+                .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing);
+        mergeInsert(
+                sstable,
+                table.primaryKey(),
+                TOMBSTONE + " = true",
+                mark.isEmpty() ? params : params.markGenerationsAsMerged(mark));
     }
 
     /** Streams the SSTable's rows matching {@code filter}, projected to {@code columns}, into a merge-insert. */
