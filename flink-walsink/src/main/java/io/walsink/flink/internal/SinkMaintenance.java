@@ -1,6 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.flink.WalSinkOptions;
+import io.walsink.maintenance.CompactionLeaseException;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
@@ -104,6 +105,10 @@ final class SinkMaintenance implements AutoCloseable {
                 CompactionResult result =
                         new Compactor(store, lanceUri, lanceStorageOptions, allocator, options()).run();
                 metrics.compacted(result.mergedGenerations());
+            } catch (CompactionLeaseException e) {
+                // Another compactor runs, or one that died holds the lease until it expires: expected, no trace.
+                metrics.compactionFailed();
+                LOG.warn("walsink compaction of {} did not run: {}; the next run tries again", path, e.getMessage());
             } catch (RuntimeException e) {
                 metrics.compactionFailed();
                 LOG.warn("walsink compaction of {} failed; the next run retries it", path, e);
