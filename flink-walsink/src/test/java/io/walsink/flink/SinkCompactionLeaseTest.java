@@ -1,6 +1,7 @@
 package io.walsink.flink;
 
 import static io.walsink.flink.HarnessSupport.ROW;
+import static io.walsink.flink.ReportedMetrics.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.MergedGenerations;
@@ -12,7 +13,6 @@ import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -77,13 +77,5 @@ class SinkCompactionLeaseTest {
                     .isEmpty();
         }
         assertThat(HarnessSupport.read(table, ReadMode.COMMITTED)).isEqualTo(changes.model(n));
-    }
-
-    private static long counter(Map<String, Metric> metrics, String name) {
-        return metrics.entrySet().stream()
-                .filter(e -> e.getKey().endsWith("walsink." + name))
-                .map(e -> ((Counter) e.getValue()).getCount())
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no metric walsink." + name + " in " + metrics.keySet()));
     }
 }

@@ -1,6 +1,8 @@
 package io.walsink.flink;
 
 import static io.walsink.flink.HarnessSupport.ROW;
+import static io.walsink.flink.ReportedMetrics.counter;
+import static io.walsink.flink.ReportedMetrics.metric;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -8,7 +10,6 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.Metric;
@@ -72,17 +73,5 @@ class WalSinkMetricsTest {
         for (String gauge : new String[] {"pendingBytes", "unflushedBytes"}) {
             assertThat(metric(metrics, gauge)).isInstanceOf(Gauge.class);
         }
-    }
-
-    private static Metric metric(Map<String, Metric> metrics, String name) {
-        return metrics.entrySet().stream()
-                .filter(e -> e.getKey().endsWith("walsink." + name))
-                .map(Map.Entry::getValue)
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no metric walsink." + name + " in " + metrics.keySet()));
-    }
-
-    private static long counter(Map<String, Metric> metrics, String name) {
-        return ((Counter) metric(metrics, name)).getCount();
     }
 }
