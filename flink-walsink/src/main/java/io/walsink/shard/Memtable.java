@@ -2,7 +2,6 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -27,16 +26,13 @@ import org.apache.arrow.vector.util.VectorAppender;
  * values and the validity bits) instead of one {@code copyFromSafe} per row and column. The
  * primary-key index is chosen by the key's shape ({@link KeyIndex#forKey}).
  *
- * <p>The batch being filled is an {@link OpenBatch}; the sealed ones and how far the WAL has
- * them are {@link SealedBatches}.
+ * <p>The batch being filled is an {@link OpenBatch}, sized by {@link BatchSizing}; the sealed ones
+ * and how far the WAL has them are {@link SealedBatches}.
  *
  * <p>Not thread-safe: the shard's owner thread calls everything except reads of sealed batches.
  */
 @Internal
 public final class Memtable implements AutoCloseable {
-    /** Capacity of a memtable's first open batch, before any batch size was seen. */
-    private static final int FIRST_BATCH_ROWS = 1024;
-
     private final BufferAllocator allocator;
     private final Schema schema;
     private final long generation;
@@ -47,8 +43,7 @@ public final class Memtable implements AutoCloseable {
 
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
-    private int lastSealedRows; // rows of the batch sealed last: the next one's expected size
-    private double[] lastBytesPerValue; // its variable-width columns' bytes per row, the next one's too
+    private final BatchSizing sizing;
     private long indexedRows;
     private boolean frozen;
 
@@ -105,6 +100,7 @@ public final class Memtable implements AutoCloseable {
         this.tombstoneColumn = tombstoneColumn;
         this.keys = keys;
         this.index = index;
+        this.sizing = new BatchSizing(schema, batchMaxRows);
     }
 
     public long generation() {
@@ -221,21 +217,8 @@ public final class Memtable implements AutoCloseable {
         }
         sealOpenBatch();
         int rows = stored.getRowCount();
-        List<FieldVector> from = stored.getFieldVectors();
-        List<FieldVector> vectors = new ArrayList<>(from.size());
-        try {
-            for (int c = 0; c < schema.getFields().size(); c++) {
-                FieldVector target = schema.getFields().get(c).createVector(allocator);
-                vectors.add(target);
-                from.get(c).makeTransferPair(target).transfer();
-            }
-        } catch (RuntimeException e) {
-            vectors.forEach(FieldVector::close);
-            throw e;
-        }
-        VectorSchemaRoot batch = new VectorSchemaRoot(schema.getFields(), vectors, rows);
         long first = sealed.rows();
-        sealed.add(batch);
+        VectorSchemaRoot batch = sealed.addTransferred(schema, allocator, stored);
         if (index != null) {
             checkKeyColumns(new FieldVector[0]); // the key columns are the batch's own
             index.putRange(keys, keys.keyColumns(batch), 0, rows, first);
@@ -248,15 +231,7 @@ public final class Memtable implements AutoCloseable {
             throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
         if (open == null) {
-            // Sized for the rows it will most likely take: as many as the last batch sealed
-            // (ticks seal batches at a steady rate's size) plus a margin, at most a full batch.
-            // Too small costs a doubling copy; too large holds memory a sealed batch never uses.
-            int expected = lastSealedRows == 0 ? FIRST_BATCH_ROWS : lastSealedRows + lastSealedRows / 8;
-            if (lastBytesPerValue == null) {
-                lastBytesPerValue = new double[schema.getFields().size()];
-            }
-            open = new OpenBatch(
-                    schema, allocator, Math.max(1, Math.min(batchMaxRows, expected)), lastBytesPerValue, keys);
+            open = sizing.open(allocator, keys);
         }
         return open;
     }
@@ -292,9 +267,8 @@ public final class Memtable implements AutoCloseable {
         if (open == null || open.rows() == 0) {
             return;
         }
-        lastSealedRows = open.rows();
         VectorSchemaRoot batch = open.seal();
-        lastBytesPerValue = OpenBatch.bytesPerValue(batch);
+        sizing.sealed(batch);
         sealed.add(batch);
         open = null;
     }

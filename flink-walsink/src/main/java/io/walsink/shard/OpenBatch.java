@@ -4,8 +4,6 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BaseLargeVariableWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.DensityAwareVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -95,23 +93,6 @@ final class OpenBatch implements AutoCloseable {
     VectorSchemaRoot seal() {
         root.setRowCount(rows);
         return root;
-    }
-
-    /**
-     * Per column of a sealed batch, its variable-width columns' value bytes per row with an eighth
-     * more for drift (0 for other columns): what the next open batch is sized for.
-     */
-    static double[] bytesPerValue(VectorSchemaRoot sealed) {
-        List<FieldVector> vectors = sealed.getFieldVectors();
-        double[] density = new double[vectors.size()];
-        for (int c = 0; c < density.length; c++) {
-            FieldVector v = vectors.get(c);
-            double d = v instanceof BaseVariableWidthVector variable
-                    ? variable.getDensity()
-                    : v instanceof BaseLargeVariableWidthVector large ? large.getDensity() : 0;
-            density[c] = d + d / 8;
-        }
-        return density;
     }
 
     @Override

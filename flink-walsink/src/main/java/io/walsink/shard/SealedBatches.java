@@ -3,8 +3,10 @@ package io.walsink.shard;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A memtable's sealed batches, oldest first, and how far the WAL has them: the first
@@ -27,6 +29,29 @@ final class SealedBatches implements AutoCloseable {
         batches.add(batch);
         rows += batch.getRowCount();
         bytes += bufferBytes(batch);
+    }
+
+    /**
+     * Takes the buffers of {@code stored}, a batch in {@code schema} (a replayed WAL entry's), as
+     * the newest sealed batch without copying its rows; {@code stored} is left empty.
+     */
+    VectorSchemaRoot addTransferred(Schema schema, BufferAllocator allocator, VectorSchemaRoot stored) {
+        int rows = stored.getRowCount();
+        List<FieldVector> from = stored.getFieldVectors();
+        List<FieldVector> vectors = new ArrayList<>(from.size());
+        try {
+            for (int c = 0; c < schema.getFields().size(); c++) {
+                FieldVector target = schema.getFields().get(c).createVector(allocator);
+                vectors.add(target);
+                from.get(c).makeTransferPair(target).transfer();
+            }
+        } catch (RuntimeException e) {
+            vectors.forEach(FieldVector::close);
+            throw e;
+        }
+        VectorSchemaRoot batch = new VectorSchemaRoot(schema.getFields(), vectors, rows);
+        add(batch);
+        return batch;
     }
 
     int count() {
