@@ -48,6 +48,20 @@ public final class ChangelogDemo {
         return Row.ofKind(round % 2 == 0 ? RowKind.UPDATE_AFTER : RowKind.UPDATE_BEFORE, key, "status-" + round);
     }
 
+    /** The changelog's end state: the last status of each key, deleted keys absent. */
+    static Map<Long, String> model(DemoArgs args) {
+        Map<Long, String> expected = new TreeMap<>();
+        for (long i = 0; i < args.rows(); i++) {
+            Row r = change(i, args.keys(), args.rows());
+            switch (r.getKind()) {
+                case INSERT, UPDATE_AFTER -> expected.put((Long) r.getField(0), (String) r.getField(1));
+                case DELETE -> expected.remove((Long) r.getField(0));
+                default -> {} // UPDATE_BEFORE retracts a value the next UPDATE_AFTER replaces
+            }
+        }
+        return expected;
+    }
+
     /** Runs the demo; true when the table read back equals the changelog's end state. */
     static boolean run(DemoArgs args) throws Exception {
         System.out.printf(
@@ -75,15 +89,7 @@ public final class ChangelogDemo {
                 .uid("walsink-changelog-demo");
         env.execute("walsink changelog demo");
 
-        Map<Long, String> expected = new TreeMap<>();
-        for (long i = 0; i < rows; i++) {
-            Row r = change(i, keys, rows);
-            switch (r.getKind()) {
-                case INSERT, UPDATE_AFTER -> expected.put((Long) r.getField(0), (String) r.getField(1));
-                case DELETE -> expected.remove((Long) r.getField(0));
-                default -> {} // UPDATE_BEFORE retracts a value the next UPDATE_AFTER replaces
-            }
-        }
+        Map<Long, String> expected = model(args);
         Map<Long, String> actual = new TreeMap<>();
         try (TableReader reader = TableReader.open(args.path(), args.s3())) {
             reader.read(ReadMode.COMMITTED)

@@ -28,6 +28,15 @@ public final class SqlDemo {
         System.exit(run(args) ? 0 : 1);
     }
 
+    /** The table the INSERT leaves: per key its last upsert, as {@code item/qty}. */
+    static Map<Long, String> model(DemoArgs args) {
+        Map<Long, String> expected = new TreeMap<>();
+        for (long n = 0; n < args.rows(); n++) { // the last upsert of each key wins
+            expected.put(n % args.keys(), "item-" + n + "/" + n % 7);
+        }
+        return expected;
+    }
+
     /** Runs the demo; true when the table read back through SQL equals the model. */
     static boolean run(DemoArgs args) throws Exception {
         System.out.printf(
@@ -54,10 +63,7 @@ public final class SqlDemo {
         try (CloseableIterator<Row> rows = result.collect()) {
             rows.forEachRemaining(r -> actual.put((Long) r.getField(0), r.getField(1) + "/" + r.getField(2)));
         }
-        Map<Long, String> expected = new TreeMap<>();
-        for (long n = 0; n < args.rows(); n++) { // the last upsert of each key wins
-            expected.put(n % args.keys(), "item-" + n + "/" + n % 7);
-        }
+        Map<Long, String> expected = model(args);
         boolean match = actual.equals(expected);
         System.out.println();
         System.out.println("walsink SQL demo summary");

@@ -40,4 +40,12 @@ public final class SsTableFolder {
         String root = tableUri.endsWith("/") ? tableUri : tableUri + "/";
         return root + "_mem_wal/" + shardId + "/" + name;
     }
+
+    /** Key of folder {@code name} of shard {@code shardId} in the table's object store, ending in {@code /}. */
+    public static String key(UUID shardId, String name) {
+        if (!isName(name)) {
+            throw new IllegalArgumentException("not an SSTable folder name {random8}_gen_{g}: '" + name + "'");
+        }
+        return "_mem_wal/" + shardId + "/" + name + "/";
+    }
 }

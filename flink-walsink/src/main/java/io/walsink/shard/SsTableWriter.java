@@ -1,8 +1,10 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.GenerationPkIndex;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.storage.ObjectStore;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -29,27 +31,33 @@ public final class SsTableWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
 
     private final String tableUri;
+    private final ObjectStore store;
     private final Map<String, String> storageOptions;
     private final UUID shardId;
     private final WalStorageSchema storage;
     private final BufferAllocator allocator;
+    private final String keyColumn; // null: no primary-key index (append-only; composite keys, see GenerationPkIndex)
 
     /**
+     * @param store the table's object store, where the generation's primary-key index is placed
      * @param storageOptions lance-core object-store options (empty for local paths)
      * @param allocator allocates the copied batches; sharing the memtables' root allocator lets
      *     batches without superseded rows go to Lance without a copy
      */
     public SsTableWriter(
             String tableUri,
+            ObjectStore store,
             Map<String, String> storageOptions,
             UUID shardId,
             WalStorageSchema storage,
             BufferAllocator allocator) {
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
+        this.store = Objects.requireNonNull(store, "store");
         this.storageOptions = Map.copyOf(storageOptions);
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
+        this.keyColumn = storage.primaryKey().size() == 1 ? storage.primaryKey().get(0) : null;
     }
 
     /**
@@ -79,6 +87,7 @@ public final class SsTableWriter {
         String uri = SsTableFolder.uri(tableUri, shardId, name);
         long started = System.nanoTime();
         long rows;
+        long indexBytes = 0;
         try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema());
                 Dataset written = Dataset.write()
                         .allocator(allocator)
@@ -94,6 +103,9 @@ public final class SsTableWriter {
                 throw new SsTableWriteException(
                         uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
             }
+            if (keyColumn != null) {
+                indexBytes = GenerationPkIndex.write(written, keyColumn, store, SsTableFolder.key(shardId, name));
+            }
         } catch (SsTableWriteException e) {
             throw e;
         } catch (Exception e) {
@@ -103,11 +115,12 @@ public final class SsTableWriter {
                     uri, "writing SSTable of generation " + frozen.generation() + " failed: " + why, e);
         }
         LOG.info(
-                "Wrote SSTable {} of shard {}: {} of {} rows, last WAL position {}, {} ms",
+                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} bytes, last WAL position {}, {} ms",
                 name,
                 shardId,
                 rows,
                 frozen.rows(),
+                indexBytes,
                 frozen.lastWalPosition(),
                 (System.nanoTime() - started) / 1_000_000);
         return new WrittenSsTable(

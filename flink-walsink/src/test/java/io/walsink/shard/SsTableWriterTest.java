@@ -9,17 +9,24 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.storage.LocalObjectStore;
+import io.walsink.storage.ObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
 import io.walsink.testing.RowOp;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -29,6 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
 import org.lance.ReadOptions;
+import org.lance.file.LanceFileReader;
 import org.lance.schema.LanceField;
 
 class SsTableWriterTest {
@@ -48,6 +56,10 @@ class SsTableWriterTest {
     private String uri;
     private TableInfo table;
     private WalStorageSchema storage;
+
+    private ObjectStore store() {
+        return new LocalObjectStore(Path.of(uri));
+    }
 
     @BeforeEach
     void createTable() {
@@ -72,7 +84,7 @@ class SsTableWriterTest {
         WrittenSsTable written;
         try (BufferAllocator memory = root.newChildAllocator("memtable", 0, Long.MAX_VALUE);
                 Memtable frozen = new Memtables(storage, memory).frozen(1, 3, updatesAndADelete(), 7)) {
-            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(uri, store(), Map.of(), shard, storage, root).write(frozen);
 
             assertThat(written.generation()).isEqualTo(1);
             assertThat(written.path()).matches("[0-9a-f]{8}_gen_1");
@@ -101,7 +113,7 @@ class SsTableWriterTest {
                 BufferAllocator otherRoot = new RootAllocator();
                 Memtable shared = new Memtables(storage, sameRoot).frozen(1, 3, updatesAndADelete(), 1);
                 Memtable copied = new Memtables(storage, otherRoot).frozen(2, 3, updatesAndADelete(), 1)) {
-            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(uri, store(), Map.of(), shard, storage, root);
             WrittenSsTable a = writer.write(shared);
             WrittenSsTable b = writer.write(copied);
             assertThat(LanceRows.scan(root, sstableUri(a), Map.of()))
@@ -111,10 +123,45 @@ class SsTableWriterTest {
     }
 
     @Test
+    void everyKeyOfTheSsTableIsInItsPrimaryKeyIndexWithItsRowOffset() throws Exception {
+        WrittenSsTable written;
+        try (Memtable frozen = new Memtables(storage, root).frozen(5, 3, updatesAndADelete(), 1)) {
+            written = new SsTableWriter(uri, store(), Map.of(), shard, storage, root).write(frozen);
+        }
+        Map<Long, Long> offsetByKey = new TreeMap<>();
+        List<Map<String, Object>> rows = LanceRows.scan(root, sstableUri(written), Map.of());
+        for (int i = 0; i < rows.size(); i++) {
+            offsetByKey.put((Long) rows.get(i).get("id"), (long) i);
+        }
+        assertThat(offsetByKey).hasSize(4); // the deleted key's tombstone is indexed too
+
+        Map<Long, Long> indexed = new TreeMap<>();
+        List<Long> order = new ArrayList<>();
+        String pageData = sstableUri(written) + "/_pk_index/page_data.lance";
+        try (LanceFileReader file = LanceFileReader.open(pageData, root);
+                ArrowReader batches = file.readAll(List.of("values", "ids"), null, 1024)) {
+            while (batches.loadNextBatch()) {
+                BigIntVector values =
+                        (BigIntVector) batches.getVectorSchemaRoot().getVector("values");
+                UInt8Vector ids = (UInt8Vector) batches.getVectorSchemaRoot().getVector("ids");
+                for (int i = 0; i < values.getValueCount(); i++) {
+                    indexed.put(values.get(i), ids.get(i));
+                    order.add(values.get(i));
+                }
+            }
+        }
+        assertThat(indexed).isEqualTo(offsetByKey);
+        assertThat(order).isSorted();
+        assertThat(dir.resolve("table")
+                        .resolve("_mem_wal/" + shard + "/" + written.path() + "/_pk_index/page_lookup.lance"))
+                .isRegularFile();
+    }
+
+    @Test
     void ssTableIsOneFragmentWithTheTombstoneAndTheTableFieldIds() {
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(storage, root).frozen(3, 2, updatesAndADelete(), 2)) {
-            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(uri, store(), Map.of(), shard, storage, root).write(frozen);
         }
         try (Dataset ds = Dataset.open(root, sstableUri(written), new ReadOptions.Builder().build())) {
             assertThat(ds.getFragments()).hasSize(1);
@@ -140,7 +187,7 @@ class SsTableWriterTest {
                 RowOp.put(row("id", 1L, "name", "y", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(appendOnly, root).frozen(1, 2, ops, 3)) {
-            written = new SsTableWriter(uri, Map.of(), shard, appendOnly, root).write(frozen);
+            written = new SsTableWriter(uri, store(), Map.of(), shard, appendOnly, root).write(frozen);
         }
         assertThat(written.physicalRows()).isEqualTo(3);
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
@@ -157,7 +204,7 @@ class SsTableWriterTest {
                 RowOp.put(row("id", 1L, "name", "a", "score", 1)), RowOp.put(row("id", 1L, "name", "b", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(lance70, root).frozen(1, 8, ops, 1)) {
-            written = new SsTableWriter(uri, Map.of(), shard, lance70, root).write(frozen);
+            written = new SsTableWriter(uri, store(), Map.of(), shard, lance70, root).write(frozen);
         }
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
                 .containsExactly(row("id", 1L, "name", "b", "score", 2));
@@ -165,7 +212,7 @@ class SsTableWriterTest {
 
     @Test
     void refusesAMemtableThatIsNotFrozenOrEmpty() {
-        SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+        SsTableWriter writer = new SsTableWriter(uri, store(), Map.of(), shard, storage, root);
         try (Memtable open = new Memtables(storage, root).build(1, 4, updatesAndADelete());
                 Memtable empty = new Memtables(storage, root).build(2, 4, List.of())) {
             assertThatThrownBy(() -> writer.write(open))
@@ -185,7 +232,7 @@ class SsTableWriterTest {
         Files.createDirectories(dir.resolve("table/_mem_wal"));
         Files.writeString(dir.resolve("table/_mem_wal/" + shard), "not a folder");
         try (Memtable frozen = new Memtables(storage, root).frozen(4, 4, updatesAndADelete(), 9)) {
-            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(uri, store(), Map.of(), shard, storage, root);
             assertThatThrownBy(() -> writer.write(frozen))
                     .isInstanceOfSatisfying(SsTableWriteException.class, e -> assertThat(e.location())
                             .startsWith(uri + "/_mem_wal/" + shard + "/")
