@@ -1,10 +1,12 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.GenerationPkIndex;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.storage.ObjectStore;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -29,6 +31,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 public final class SsTableWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
+    private static final Path SCRATCH = Path.of(System.getProperty("java.io.tmpdir"), "walsink");
 
     private final String tableUri;
     private final ObjectStore store;
@@ -36,7 +39,7 @@ public final class SsTableWriter {
     private final UUID shardId;
     private final WalStorageSchema storage;
     private final BufferAllocator allocator;
-    private final String keyColumn; // null: no primary-key index (append-only; composite keys, see GenerationPkIndex)
+    private final PrimaryKeyEncoder keys; // null for append-only tables: no primary-key index
 
     /**
      * @param store the table's object store, where the generation's primary-key index is placed
@@ -57,7 +60,11 @@ public final class SsTableWriter {
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
-        this.keyColumn = storage.primaryKey().size() == 1 ? storage.primaryKey().get(0) : null;
+        this.keys = storage.primaryKey().isEmpty()
+                ? null
+                : new PrimaryKeyEncoder(storage.primaryKey().stream()
+                        .map(name -> storage.schema().findField(name))
+                        .toList());
     }
 
     /**
@@ -103,8 +110,9 @@ public final class SsTableWriter {
                 throw new SsTableWriteException(
                         uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
             }
-            if (keyColumn != null) {
-                indexBytes = GenerationPkIndex.write(written, keyColumn, store, SsTableFolder.key(shardId, name));
+            if (keys != null) {
+                indexBytes = GenerationPkIndex.write(
+                        written, keys, allocator, store, SsTableFolder.key(shardId, name), SCRATCH);
             }
         } catch (SsTableWriteException e) {
             throw e;

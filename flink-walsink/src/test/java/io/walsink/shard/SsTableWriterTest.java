@@ -152,6 +152,10 @@ class SsTableWriterTest {
         }
         assertThat(indexed).isEqualTo(offsetByKey);
         assertThat(order).isSorted();
+        try (Dataset ds = Dataset.open(root, sstableUri(written), new ReadOptions.Builder().build())) {
+            assertThat(ds.version()).as("the SSTable is left as written").isEqualTo(1);
+            assertThat(ds.getIndexes()).isEmpty();
+        }
         assertThat(dir.resolve("table")
                         .resolve("_mem_wal/" + shard + "/" + written.path() + "/_pk_index/page_lookup.lance"))
                 .isRegularFile();
