@@ -74,13 +74,25 @@ final class ShardReader {
             layout = TableLayout.of(base);
         }
         MergedRows<Map<String, Object>> rows = new MergedRows<>(layout, RowValues.extractor(layout.columns()));
-        applyTo(rows, layout.storage(profile), mode, 0);
+        applyTo(rows, layout.storage(profile), mode, 0, latestManifest());
         return new TableRows(layout.columns(), layout.primaryKey(), rows.live());
     }
 
-    /** Applies the shard's rows to {@code rows}, skipping SSTables of generation <= {@code compactedThrough}. */
-    void applyTo(MergedRows<?> rows, WalStorageSchema storage, ReadMode mode, long compactedThrough) {
-        Optional<ShardManifest> latest = new ManifestStore(store, shardId).readLatest();
+    /** The shard's latest manifest, empty when it has none yet. */
+    Optional<ShardManifest> latestManifest() {
+        return new ManifestStore(store, shardId).readLatest();
+    }
+
+    /**
+     * Applies the rows of manifest version {@code latest} of the shard to {@code rows}, skipping
+     * SSTables of generation <= {@code compactedThrough}.
+     */
+    void applyTo(
+            MergedRows<?> rows,
+            WalStorageSchema storage,
+            ReadMode mode,
+            long compactedThrough,
+            Optional<ShardManifest> latest) {
         if (latest.isEmpty()) {
             LOG.debug("Shard {} has no manifest yet; nothing to read", shardId);
             return;

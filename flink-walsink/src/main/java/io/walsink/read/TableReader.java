@@ -3,6 +3,7 @@ package io.walsink.read;
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.FormatException;
 import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.ShardTransform;
@@ -16,6 +17,7 @@ import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -48,7 +50,6 @@ import org.slf4j.LoggerFactory;
 public final class TableReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TableReader.class);
     private static final String MEM_WAL = "_mem_wal/";
-    private static final int MAX_READ_ATTEMPTS = 5;
 
     private final String tableUri;
     private final Map<String, String> storageOptions;
@@ -182,46 +183,54 @@ public final class TableReader implements AutoCloseable {
     }
 
     private OptionalInt bucketOf(UUID shard) {
-        return new ManifestStore(store, shard)
-                .readLatest()
-                .flatMap(m -> m.shardFieldEntries().stream()
+        return bucketOf(new ManifestStore(store, shard).readLatest());
+    }
+
+    private static OptionalInt bucketOf(Optional<ShardManifest> manifest) {
+        return manifest.flatMap(m -> m.shardFieldEntries().stream()
                         .filter(e -> e.fieldId().equals("bucket"))
                         .findFirst())
                 .map(e -> e.int32Value())
                 .orElse(OptionalInt.empty());
     }
 
+    /**
+     * Reads one snapshot: each shard's manifest first, then the base table at its latest version,
+     * whose merge progress says which of those manifests' SSTables it holds already. The order is
+     * what makes it consistent however compaction moves meanwhile: a writer drops an SSTable from
+     * its manifest only once it is merged, so an SSTable missing from a manifest read before the
+     * base version was merged by that version, and one still listed is skipped exactly when that
+     * version holds it. (Reading the base first could miss generations merged after it and dropped
+     * before the manifests were read.) SSTables a manifest lists stay readable for at least the
+     * garbage-collection retention.
+     */
     private <R> List<R> merge(
             Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
         WalStorageSchema storage = layout.storage(profile);
-        for (int attempt = 1; ; attempt++) {
-            Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
-            MergedRows<R> rows = new MergedRows<>(layout, extractor);
-            DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
-            Set<UUID> shards = shards();
-            for (UUID shard : shards) {
-                if (bucket != null && bucketOf(shard).orElse(-1) != bucket.bucket()) {
-                    continue;
-                }
-                new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
-                        .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L));
+        Map<UUID, Optional<ShardManifest>> manifests = new LinkedHashMap<>();
+        for (UUID shard : shards()) {
+            ShardReader reader = new ShardReader(store, tableUri, storageOptions, shard, profile, allocator);
+            Optional<ShardManifest> manifest = reader.latestManifest();
+            if (bucket == null || bucketOf(manifest).orElse(-1) == bucket.bucket()) {
+                manifests.put(shard, manifest);
             }
-            // A compactor may have merged generations after we read the base table, and their
-            // writer dropped them from the manifests we read after it: then neither source had
-            // their rows. Merge progress only grows, so an unchanged one proves we missed nothing.
-            base.checkoutLatest();
-            Map<UUID, Long> now = CompactedSsTables.of(base, tableUri);
-            if (!now.equals(compacted) && attempt >= MAX_READ_ATTEMPTS) {
-                throw new IllegalStateException("compaction of " + tableUri + " kept moving during " + attempt
-                        + " read attempts; a consistent read was not possible, try again");
-            }
-            if (now.equals(compacted)) {
-                List<R> live = rows.live();
-                LOG.debug("Read {} rows of {} ({}, {} shards)", live.size(), tableUri, mode, shards.size());
-                return live;
-            }
-            LOG.debug("Compaction of {} moved during a read (attempt {}); reading again", tableUri, attempt);
         }
+        base.checkoutLatest();
+        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+        MergedRows<R> rows = new MergedRows<>(layout, extractor);
+        DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
+        manifests.forEach(
+                (shard, manifest) -> new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
+                        .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L), manifest));
+        List<R> live = rows.live();
+        LOG.debug(
+                "Read {} rows of {} ({}, base version {}, {} shards)",
+                live.size(),
+                tableUri,
+                mode,
+                base.version(),
+                manifests.size());
+        return live;
     }
 
     /** The shard folders under {@code _mem_wal/}, by UUID order. */
