@@ -1,83 +1,80 @@
 package io.walsink.flink.internal;
 
-import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.ShardFieldEntry;
-import io.walsink.format.manifest.ShardManifest;
-import io.walsink.storage.ObjectMeta;
+import io.walsink.format.manifest.LegacyShardIdsException;
+import io.walsink.format.manifest.OverlappingShardsException;
+import io.walsink.format.manifest.TableShards;
+import io.walsink.format.table.ShardTransform;
+import io.walsink.format.table.TableInfo;
+import io.walsink.shard.ShardDescriptor;
 import io.walsink.storage.ObjectStore;
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which shard holds a bucket. A shard found in storage whose field entries name the bucket wins
- * (a table another writer started keeps one shard per bucket); otherwise the id is derived from
- * the spec id and bucket, so every attempt and every parallel instance agrees without asking.
+ * Which shard holds a bucket. A shard found in storage that claims the bucket wins (a table another
+ * writer started keeps one shard per bucket); otherwise it is Lance's id for the bucket ({@link
+ * io.walsink.format.sharding.ShardIds}), so every attempt, every parallel instance and Lance's own
+ * writers agree without asking. Tables with overlapping shards or with shards under the ids of the
+ * previous release are refused before any shard is claimed.
  */
-final class ShardIds {
-    private static final Logger LOG = LoggerFactory.getLogger(ShardIds.class);
+final class BucketShards {
+    private static final Logger LOG = LoggerFactory.getLogger(BucketShards.class);
 
+    private final TableShards shards;
     private final int specId;
-    private final Map<Integer, UUID> found;
 
-    private ShardIds(int specId, Map<Integer, UUID> found) {
+    private BucketShards(TableShards shards, int specId) {
+        this.shards = shards;
         this.specId = specId;
-        this.found = found;
     }
 
-    /** Lists {@code _mem_wal/} and reads each shard's latest manifest once. */
-    public static ShardIds discover(ObjectStore store, int specId) {
-        Map<Integer, UUID> found = new HashMap<>();
-        Map<UUID, Boolean> seen = new HashMap<>();
-        for (ObjectMeta meta : store.listAll("_mem_wal/")) {
-            String[] parts = meta.key().split("/");
-            if (parts.length < 3 || !parts[2].equals("manifest")) {
-                continue;
-            }
-            Optional<UUID> id = ManifestStore.parseShardFolder(parts[1]);
-            if (id.isEmpty()) {
-                continue; // not a shard folder (the reader skips it too)
-            }
-            UUID shard = id.get();
-            if (seen.putIfAbsent(shard, true) != null) {
-                continue;
-            }
-            Optional<ShardManifest> manifest = new ManifestStore(store, shard).readLatest();
-            manifest.flatMap(m -> bucketOf(m, specId)).ifPresent(bucket -> {
-                UUID previous = found.putIfAbsent(bucket, shard);
-                if (previous != null) {
-                    throw new IllegalStateException("table at " + store.describe() + " has two shards for bucket "
-                            + bucket + " (" + previous + ", " + shard + "); a key must map to exactly one shard");
-                }
-            });
+    /**
+     * Lists {@code _mem_wal/} and reads each shard's latest manifest once.
+     *
+     * @throws LegacyShardIdsException if shards carry the previous release's ids (run {@code walsink
+     *     migrate-shard-ids} first)
+     * @throws OverlappingShardsException if two shards claim one bucket
+     */
+    static BucketShards discover(ObjectStore store, TableInfo table) {
+        int specId = table.sharding().specId();
+        OptionalInt buckets = table.sharding().sharding().transform() == ShardTransform.BUCKET
+                ? table.sharding().sharding().numBuckets()
+                : OptionalInt.empty();
+        TableShards shards =
+                TableShards.read(store, specId, buckets, !table.primaryKey().isEmpty());
+        if (!shards.legacy().isEmpty()) {
+            throw new LegacyShardIdsException(store.describe(), shards);
         }
-        LOG.info("Found {} existing shards with bucket entries in {}", found.size(), store.describe());
-        return new ShardIds(specId, found);
-    }
-
-    private static Optional<Integer> bucketOf(ShardManifest m, int specId) {
-        if (m.shardSpecId() != specId) {
-            return Optional.empty();
+        if (!shards.overlaps().isEmpty()) {
+            throw new OverlappingShardsException(store.describe(), shards.overlaps());
         }
-        for (ShardFieldEntry e : m.shardFieldEntries()) {
-            if (e.fieldId().equals("bucket") && e.int32Value().isPresent()) {
-                return Optional.of(e.int32Value().getAsInt());
-            }
+        LOG.info("Found {} existing shards in {}", shards.shards().size(), store.describe());
+        return new BucketShards(shards, specId);
+    }
+
+    UUID shardOf(int bucket) {
+        return shards.shardOf(bucket);
+    }
+
+    /**
+     * A descriptor of the previous release names its shard by the old id; {@code walsink
+     * migrate-shard-ids} moved that shard, unchanged but for its id, to the one this table uses
+     * now, so the descriptor holds for it (versions, positions, generations and paths are the same).
+     */
+    ShardDescriptor current(ShardDescriptor descriptor) {
+        UUID legacy = io.walsink.format.sharding.ShardIds.legacyBucket(specId, descriptor.bucket());
+        if (!descriptor.shardId().equals(legacy)) {
+            return descriptor;
         }
-        return Optional.empty();
-    }
-
-    public UUID shardOf(int bucket) {
-        UUID existing = found.get(bucket);
-        return existing != null ? existing : derived(specId, bucket);
-    }
-
-    static UUID derived(int specId, int bucket) {
-        return UUID.nameUUIDFromBytes(
-                ("flink-walsink/spec-" + specId + "/bucket-" + bucket).getBytes(StandardCharsets.UTF_8));
+        UUID now = shardOf(descriptor.bucket());
+        LOG.info(
+                "Restoring bucket {} from a descriptor naming shard {}, the id of the previous release; its shard is "
+                        + "{} now",
+                descriptor.bucket(),
+                legacy,
+                now);
+        return descriptor.withShardId(now);
     }
 }
