@@ -12,6 +12,7 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.manifest.SsTable;
+import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalEntryCodec;
@@ -38,6 +39,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -252,6 +255,41 @@ class WalsinkCliTest {
         Run r = run("verify", uri);
         assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
         assertThat(r.out()).contains(key + ": column 'id': missing");
+    }
+
+    /**
+     * Issue #18's table: a LanceDB writer opened Lance's shard of bucket 1 (spec id, no field
+     * entries) beside the shard walsink's previous release wrote for bucket 1 (field entries).
+     */
+    @Test
+    void verifyNamesShardsThatOverlapOnABucket() {
+        int spec = LanceTables.open(uri, Map.of()).sharding().specId();
+        UUID legacy = ShardIds.legacyBucket(spec, 1);
+        new ShardClaimer(new ManifestStore(store, legacy)).claim(ShardPlacement.bucket(spec, 1));
+        new ShardClaimer(new ManifestStore(store, ShardIds.bucket(1))).claim(new ShardPlacement(spec, List.of()));
+        Random random = new Random(18);
+        UUID first = new UUID(random.nextLong(), random.nextLong());
+        UUID second = new UUID(random.nextLong(), random.nextLong());
+        new ShardClaimer(new ManifestStore(store, first)).claim(ShardPlacement.bucket(spec, 0));
+        new ShardClaimer(new ManifestStore(store, second)).claim(ShardPlacement.bucket(spec, 0));
+
+        Run r = run("verify", uri);
+
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        List<String> overlaps =
+                r.out().lines().filter(l -> l.contains("shards overlap")).toList();
+        assertThat(overlaps).hasSize(2);
+        assertThat(overlaps.get(0))
+                .contains("bucket 0")
+                .contains(first.toString())
+                .contains(second.toString());
+        assertThat(overlaps.get(1))
+                .contains("bucket 1")
+                .contains(legacy + " (its field entries name bucket 1)")
+                .contains(ShardIds.bucket(1) + " (its id is Lance's id of bucket 1)");
+        assertThat(r.out())
+                .contains(ManifestStore.shardFolder(legacy) + ": shard of bucket 1 under the id of flink-walsink "
+                        + "releases before issue #18");
     }
 
     @Test
