@@ -292,6 +292,46 @@ class WalsinkCliTest {
                         + "releases before issue #18");
     }
 
+    /**
+     * A table of the previous release (its shard under the old id) is moved to Lance's id: the rows
+     * read the same, the old shard is gone, verify finds nothing, and a second run has nothing to do.
+     */
+    @Test
+    void migrateShardIdsMovesAPreviousReleasesShardToLancesId() {
+        String old = dir.resolve("previous-release").toString();
+        LanceTables.create(old, TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
+        LocalObjectStore oldStore = new LocalObjectStore(Path.of(old));
+        int spec = LanceTables.open(old, Map.of()).sharding().specId();
+        UUID legacy = ShardIds.legacyBucket(spec, 0);
+        MemWalTable t = new MemWalTable(old, Map.of(), oldStore, WalSchemaProfile.SPEC, allocator);
+        MemWalTable.Shard s = t.shard(legacy);
+        s.flush(List.of(put(1, "g1", 1), put(2, "g1", 2)), 4);
+        s.publish();
+        s.flush(List.of(put(2, "g2", 20), delete(1)), 4);
+        s.publish();
+        s.walEntry(List.of(put(3, "w", 30)));
+        String committedBefore = run("scan", old, "--format", "csv").out();
+        String latestBefore =
+                run("scan", old, "--mode", "latest", "--format", "csv").out();
+        assertThat(run("verify", old).out()).contains("under the id of flink-walsink releases before issue #18");
+
+        Run dry = run("migrate-shard-ids", old, "--dry-run");
+        assertThat(dry.out()).contains("bucket 0: shard " + legacy + " would move to " + ShardIds.unsharded());
+        assertThat(oldStore.listAll(ManifestStore.shardFolder(ShardIds.unsharded())))
+                .isEmpty();
+
+        Run r = run("migrate-shard-ids", old);
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("bucket 0: shard " + legacy + " moved to " + ShardIds.unsharded());
+        assertThat(oldStore.listAll(ManifestStore.shardFolder(legacy))).isEmpty();
+        assertThat(run("scan", old, "--format", "csv").out()).isEqualTo(committedBefore);
+        assertThat(run("scan", old, "--mode", "latest", "--format", "csv").out())
+                .isEqualTo(latestBefore);
+        Run verify = run("verify", old);
+        assertThat(verify.code()).as(verify.out()).isZero();
+        assertThat(run("migrate-shard-ids", old).out()).startsWith("Nothing to migrate");
+    }
+
     @Test
     void aTableWrittenInTheLanceJava70ProfileVerifiesAndScansItsWalTail() {
         String other = dir.resolve("lance-java-7.0").toString();
