@@ -75,4 +75,18 @@ public record ShardDescriptor(
                 ? replayAfter
                 : unpublished.get(unpublished.size() - 1).lastWalPosition();
     }
+
+    /** The same state of the same shard moved to another id (the shard-id migration of issue #18). */
+    public ShardDescriptor withShardId(UUID id) {
+        return new ShardDescriptor(
+                id,
+                bucket,
+                epoch,
+                replayAfter,
+                durablePosition,
+                currentGeneration,
+                publishedGeneration,
+                manifestVersion,
+                unpublished);
+    }
 }

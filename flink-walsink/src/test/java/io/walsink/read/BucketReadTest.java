@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.sharding.BucketHash;
+import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
@@ -76,7 +77,7 @@ class BucketReadTest {
                 allocator);
         Map<Integer, ShardWriter> shards = new HashMap<>();
         for (int b = 0; b < BUCKETS; b++) {
-            UUID id = UUID.nameUUIDFromBytes(("bucket-" + b).getBytes(StandardCharsets.UTF_8));
+            UUID id = ShardIds.bucket(b); // as the writer and Lance name the shard of a bucket
             shards.put(
                     b,
                     ShardOpener.open(

@@ -111,6 +111,11 @@ public final class MemWalTable {
         return new Shard(UUID.randomUUID());
     }
 
+    /** A shard under the given id, e.g. the id a writer derives for a bucket. */
+    public Shard shard(UUID id) {
+        return new Shard(id);
+    }
+
     /** One shard, claimed at creation (epoch 1); positions and generations count up from 1. */
     public final class Shard {
         private final UUID id;

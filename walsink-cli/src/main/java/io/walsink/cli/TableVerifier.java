@@ -9,7 +9,9 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.manifest.SsTablePaths;
+import io.walsink.format.manifest.TableShards;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.AnyProfileDecoder;
@@ -19,7 +21,10 @@ import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -42,6 +47,8 @@ import org.apache.arrow.memory.RootAllocator;
  *       in a supported schema profile, and writer epochs never decrease along the WAL
  *       ({@link WalEntryCheck});
  *   <li>every SSTable the latest manifest lists is present;
+ *   <li>no two shards claim one bucket (by their field entries, or by carrying Lance's id for it:
+ *       {@link TableShards}), and no shard carries the id releases before issue #18 derived;
  *   <li>no temporary file of an interrupted write is left in the table (local tables).
  * </ul>
  */
@@ -54,6 +61,7 @@ final class TableVerifier {
     private final Map<String, String> storageOptions;
     private final List<String> problems = new ArrayList<>();
     private WalEntryCheck walEntries;
+    private Set<UUID> shardIds = Set.of();
 
     TableVerifier(ObjectStore store, String tableUri, Map<String, String> storageOptions) {
         this.store = store;
@@ -76,6 +84,7 @@ final class TableVerifier {
             walEntries = new WalEntryCheck(store, new AnyProfileDecoder(table, allocator), this::location);
             verifyShards();
         }
+        verifyOwnership(table);
         return problems;
     }
 
@@ -98,6 +107,40 @@ final class TableVerifier {
             shards.computeIfAbsent(shard.get(), s -> new ArrayList<>()).add(rest.substring(slash + 1));
         }
         shards.forEach(this::verifyShard);
+        shardIds = shards.keySet();
+    }
+
+    /**
+     * Each bucket in one shard: shards claiming one bucket (by field entries or by Lance's id for
+     * it) are named, and so are shards under the ids of releases before issue #18, for which
+     * Lance's writers would open second shards.
+     */
+    private void verifyOwnership(TableInfo table) {
+        if (table.sharding().sharding().transform() == ShardTransform.IDENTITY) {
+            return; // identity shards are named by value; walsink writes none
+        }
+        Map<UUID, Optional<ShardManifest>> latest = new TreeMap<>();
+        for (UUID shard : shardIds) {
+            try {
+                latest.put(shard, new ManifestStore(store, shard).readLatest());
+            } catch (RuntimeException e) { // reported by the manifest checks
+                latest.put(shard, Optional.empty());
+            }
+        }
+        OptionalInt buckets = table.sharding().sharding().transform() == ShardTransform.BUCKET
+                ? table.sharding().sharding().numBuckets()
+                : OptionalInt.empty();
+        TableShards owners = TableShards.of(
+                latest, table.sharding().specId(), buckets, !table.primaryKey().isEmpty());
+        for (String overlap : owners.overlaps()) {
+            problems.add(location(MEM_WAL) + ": shards overlap: " + overlap);
+        }
+        owners.legacy()
+                .forEach((bucket, shard) -> problems.add(location(ManifestStore.shardFolder(shard))
+                        + ": " + (buckets.isPresent() ? "shard of bucket " + bucket : "the unsharded table's shard")
+                        + " under the id of flink-walsink releases before issue #18; Lance's writers use "
+                        + owners.lanceId(bucket) + " and would open a second shard for its keys"
+                        + " (stop the writers, then run `walsink migrate-shard-ids`)"));
     }
 
     private void verifyShard(UUID shard, List<String> keys) {

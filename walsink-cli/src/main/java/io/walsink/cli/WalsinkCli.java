@@ -8,6 +8,7 @@ import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
+import io.walsink.maintenance.ShardIdMigration;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -19,6 +20,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The {@code walsink} command: look at, check and maintain a MemWAL table without Flink.
@@ -29,6 +32,7 @@ import java.util.Set;
  * walsink verify TABLE
  * walsink compact TABLE
  * walsink gc TABLE [--retention 1h] [--dry-run]
+ * walsink migrate-shard-ids TABLE [--dry-run]
  * </pre>
  *
  * TABLE is a directory, a {@code file://} URI or {@code s3://bucket/prefix} (with {@code
@@ -53,6 +57,7 @@ public final class WalsinkCli {
             + "  verify    check the format invariants; exit 1 if any is broken\n"
             + "  compact   merge the shards' SSTables into the base table\n"
             + "  gc        remove what no reader or restore needs any more\n"
+            + "  migrate-shard-ids  move shards of releases before issue #18 to the ids Lance's writers use\n"
             + "TABLE: a directory, file:///dir or s3://bucket/prefix. `walsink COMMAND --help` for a command's options.\n"
             + "Exit codes: 0 ok, 1 problems found (verify), 2 bad usage or error.\n";
 
@@ -175,6 +180,17 @@ public final class WalsinkCli {
                     Set.of("retention"),
                     Set.of("dry-run"),
                     this::gc);
+            case "migrate-shard-ids" -> new Command(
+                    "Usage: walsink migrate-shard-ids TABLE [--dry-run]\n"
+                            + "Moves the shards that flink-walsink releases before issue #18 named by their own ids to\n"
+                            + "the ids Lance's writers derive for their buckets, so that a LanceDB writer and walsink\n"
+                            + "write one shard per bucket. Stop every job writing the table first (stop-with-savepoint);\n"
+                            + "its savepoints and checkpoints restore into the new release afterwards. Holds the\n"
+                            + "compaction lease while it runs; a rerun after a failure continues. Progress on stderr.\n"
+                            + "  --dry-run       print the moves, change nothing\n",
+                    Set.of(),
+                    Set.of("dry-run"),
+                    this::migrateShardIds);
             default -> null;
         };
     }
@@ -233,6 +249,26 @@ public final class WalsinkCli {
                 + " manifest versions, " + s.ssTableFolders() + " SSTable folders, " + s.temporaryFiles()
                 + " temporary files, " + s.jobRecords() + " job records; " + s.objects() + " objects, " + s.bytes()
                 + " bytes");
+        return OK;
+    }
+
+    private int migrateShardIds(Args args) {
+        String path = args.table();
+        boolean dryRun = args.flag("dry-run");
+        StorageLocation location = StorageLocation.parse(path);
+        List<ShardIdMigration.Move> moves;
+        try (ObjectStore store = ObjectStores.open(path, args.s3());
+                BufferAllocator allocator = new RootAllocator()) {
+            ShardIdMigration migration = new ShardIdMigration(
+                    store, location.lanceUri(), LanceStorageOptions.of(location, args.s3()), allocator);
+            moves = dryRun ? migration.plan() : migration.run(err::println);
+        }
+        for (ShardIdMigration.Move m : moves) {
+            out.println("bucket " + m.bucket() + ": shard " + m.from() + (dryRun ? " would move to " : " moved to ")
+                    + m.to());
+        }
+        out.println((moves.isEmpty() ? "Nothing to migrate in " : (dryRun ? "Dry run, would migrate " : "Migrated "))
+                + (moves.isEmpty() ? path + ": every shard has Lance's id" : moves.size() + " shards of " + path));
         return OK;
     }
 

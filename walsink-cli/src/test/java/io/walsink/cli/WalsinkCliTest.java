@@ -12,6 +12,7 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.manifest.SsTable;
+import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalEntryCodec;
@@ -38,6 +39,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -252,6 +255,81 @@ class WalsinkCliTest {
         Run r = run("verify", uri);
         assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
         assertThat(r.out()).contains(key + ": column 'id': missing");
+    }
+
+    /**
+     * Issue #18's table: a LanceDB writer opened Lance's shard of bucket 1 (spec id, no field
+     * entries) beside the shard walsink's previous release wrote for bucket 1 (field entries).
+     */
+    @Test
+    void verifyNamesShardsThatOverlapOnABucket() {
+        int spec = LanceTables.open(uri, Map.of()).sharding().specId();
+        UUID legacy = ShardIds.legacyBucket(spec, 1);
+        new ShardClaimer(new ManifestStore(store, legacy)).claim(ShardPlacement.bucket(spec, 1));
+        new ShardClaimer(new ManifestStore(store, ShardIds.bucket(1))).claim(new ShardPlacement(spec, List.of()));
+        Random random = new Random(18);
+        UUID first = new UUID(random.nextLong(), random.nextLong());
+        UUID second = new UUID(random.nextLong(), random.nextLong());
+        new ShardClaimer(new ManifestStore(store, first)).claim(ShardPlacement.bucket(spec, 0));
+        new ShardClaimer(new ManifestStore(store, second)).claim(ShardPlacement.bucket(spec, 0));
+
+        Run r = run("verify", uri);
+
+        assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
+        List<String> overlaps =
+                r.out().lines().filter(l -> l.contains("shards overlap")).toList();
+        assertThat(overlaps).hasSize(2);
+        assertThat(overlaps.get(0))
+                .contains("bucket 0")
+                .contains(first.toString())
+                .contains(second.toString());
+        assertThat(overlaps.get(1))
+                .contains("bucket 1")
+                .contains(legacy + " (its field entries name bucket 1)")
+                .contains(ShardIds.bucket(1) + " (its id is Lance's id of bucket 1)");
+        assertThat(r.out())
+                .contains(ManifestStore.shardFolder(legacy) + ": shard of bucket 1 under the id of flink-walsink "
+                        + "releases before issue #18");
+    }
+
+    /**
+     * A table of the previous release (its shard under the old id) is moved to Lance's id: the rows
+     * read the same, the old shard is gone, verify finds nothing, and a second run has nothing to do.
+     */
+    @Test
+    void migrateShardIdsMovesAPreviousReleasesShardToLancesId() {
+        String old = dir.resolve("previous-release").toString();
+        LanceTables.create(old, TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
+        LocalObjectStore oldStore = new LocalObjectStore(Path.of(old));
+        int spec = LanceTables.open(old, Map.of()).sharding().specId();
+        UUID legacy = ShardIds.legacyBucket(spec, 0);
+        MemWalTable t = new MemWalTable(old, Map.of(), oldStore, WalSchemaProfile.SPEC, allocator);
+        MemWalTable.Shard s = t.shard(legacy);
+        s.flush(List.of(put(1, "g1", 1), put(2, "g1", 2)), 4);
+        s.publish();
+        s.flush(List.of(put(2, "g2", 20), delete(1)), 4);
+        s.publish();
+        s.walEntry(List.of(put(3, "w", 30)));
+        String committedBefore = run("scan", old, "--format", "csv").out();
+        String latestBefore =
+                run("scan", old, "--mode", "latest", "--format", "csv").out();
+        assertThat(run("verify", old).out()).contains("under the id of flink-walsink releases before issue #18");
+
+        Run dry = run("migrate-shard-ids", old, "--dry-run");
+        assertThat(dry.out()).contains("bucket 0: shard " + legacy + " would move to " + ShardIds.unsharded());
+        assertThat(oldStore.listAll(ManifestStore.shardFolder(ShardIds.unsharded())))
+                .isEmpty();
+
+        Run r = run("migrate-shard-ids", old);
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("bucket 0: shard " + legacy + " moved to " + ShardIds.unsharded());
+        assertThat(oldStore.listAll(ManifestStore.shardFolder(legacy))).isEmpty();
+        assertThat(run("scan", old, "--format", "csv").out()).isEqualTo(committedBefore);
+        assertThat(run("scan", old, "--mode", "latest", "--format", "csv").out())
+                .isEqualTo(latestBefore);
+        Run verify = run("verify", old);
+        assertThat(verify.code()).as(verify.out()).isZero();
+        assertThat(run("migrate-shard-ids", old).out()).startsWith("Nothing to migrate");
     }
 
     @Test

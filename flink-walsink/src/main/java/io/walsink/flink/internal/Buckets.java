@@ -22,12 +22,12 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 /** The buckets a writer subtask has open, and how each is opened or restored. */
 final class Buckets {
     private final TableContext table;
-    private final ShardIds shardIds;
+    private final BucketShards shardIds;
     private final JobStartDescriptors jobStart;
     private final Map<Integer, Bucket> open = new HashMap<>();
 
     /** @param jobStart where to record a shard's state when this job first opens it; null: nowhere */
-    Buckets(TableContext table, ShardIds shardIds, JobStartDescriptors jobStart) {
+    Buckets(TableContext table, BucketShards shardIds, JobStartDescriptors jobStart) {
         this.table = table;
         this.shardIds = shardIds;
         this.jobStart = jobStart;
@@ -56,7 +56,7 @@ final class Buckets {
 
     /** Opens the bucket's shard as of {@code descriptor}, rolling back anything written after it. */
     Bucket restore(int id, ShardDescriptor descriptor) {
-        return add(id, ShardOpener.restore(table, descriptor, placement(id)));
+        return add(id, ShardOpener.restore(table, shardIds.current(descriptor), placement(id)));
     }
 
     /**

@@ -3,6 +3,8 @@ package io.walsink.flink.internal;
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.convert.ChangeAction;
 import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.format.manifest.LegacyShardIdsException;
+import io.walsink.format.manifest.OverlappingShardsException;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
@@ -172,10 +174,15 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         tableContext.checkRowSchema(rowWriter.schema());
         input = new RowDataInput(rowWriter);
         staging = new RowStaging(rowWriter, tableContext, allocator);
+        BucketShards shardIds;
+        try {
+            shardIds = BucketShards.discover(store, table);
+        } catch (LegacyShardIdsException | OverlappingShardsException e) {
+            // The table needs an operator's hand (a migration, or removing a shard); restarts cannot help.
+            throw new SuppressRestartsException(e);
+        }
         buckets = new Buckets(
-                tableContext,
-                ShardIds.discover(store, table.sharding().specId()),
-                checkpointing ? new JobStartDescriptors(store, lineage.current()) : null);
+                tableContext, shardIds, checkpointing ? new JobStartDescriptors(store, lineage.current()) : null);
         ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);

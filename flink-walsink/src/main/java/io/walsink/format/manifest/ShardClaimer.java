@@ -92,11 +92,14 @@ public final class ShardClaimer {
         boolean claimHasPlacement =
                 placement.specId() != 0 || !placement.fieldEntries().isEmpty();
         // A mismatch means the caller routes other keys here than the shard was made for; rows
-        // would become invisible to readers that prune by placement.
+        // would become invisible to readers that prune by placement. A shard with the spec id but
+        // no field entries (LanceDB opens its bucket shards so; readers never prune them) records
+        // no values to contradict.
+        boolean entriesContradict = !current.shardFieldEntries().isEmpty()
+                && !current.shardFieldEntries().equals(placement.fieldEntries());
         if (storedHasPlacement
                 && claimHasPlacement
-                && (current.shardSpecId() != placement.specId()
-                        || !current.shardFieldEntries().equals(placement.fieldEntries()))) {
+                && (current.shardSpecId() != placement.specId() || entriesContradict)) {
             throw new ShardClaimException(
                     where,
                     "shard records spec " + current.shardSpecId() + " "

@@ -73,6 +73,16 @@ public record ShardManifest(
         return toBuilder().status(s).build();
     }
 
+    /** The same manifest SEALED: writers that know the status claim the shard no more. */
+    public ShardManifest sealed() {
+        return withStatus(ShardStatus.SEALED);
+    }
+
+    /** The same manifest ACTIVE. */
+    public ShardManifest active() {
+        return withStatus(ShardStatus.ACTIVE);
+    }
+
     public boolean isSealed() {
         return status == ShardStatus.SEALED;
     }

@@ -122,6 +122,27 @@ class ShardClaimerTest {
         assertThat(claimed.sstables()).containsExactly(SsTable.of(1, "0e0f0a0b_gen_1"));
     }
 
+    /** LanceDB opens a bucket's shard with the spec id and no field entries (issue #18). */
+    @Test
+    void aShardLanceDbOpenedWithoutFieldEntriesIsClaimedForItsBucket() {
+        store.writeFirst(ShardManifest.builder()
+                .version(1)
+                .writerEpoch(1)
+                .currentGeneration(1)
+                .shardId(SHARD)
+                .shardSpecId(1)
+                .build());
+
+        ShardManifest claimed = new ShardClaimer(store).claim(ShardPlacement.bucket(1, 3));
+
+        assertThat(claimed.writerEpoch()).isEqualTo(2);
+        assertThat(claimed.shardSpecId()).isEqualTo(1);
+        assertThat(claimed.shardFieldEntries()).as("kept as Lance wrote them").isEmpty();
+        assertThatThrownBy(() -> new ShardClaimer(store).claim(ShardPlacement.bucket(2, 3)))
+                .as("another spec still contradicts")
+                .isInstanceOf(ShardClaimException.class);
+    }
+
     @Test
     void placementContradictingTheStoredOneIsRefused() {
         new ShardClaimer(store).claim(ShardPlacement.bucket(1, 3));
