@@ -154,7 +154,10 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
-    /** {@code sink.maintenance.interval}: at most one compaction and collection run per interval (default 1 min). */
+    /**
+     * {@code sink.maintenance.interval}: at most one compaction and collection run per interval
+     * (default 1 min); a compaction run starts no merge after this long (at least 10 s).
+     */
     public WalSinkBuilder<IN> maintenanceInterval(Duration interval) {
         writer.maintenanceInterval(interval);
         return this;

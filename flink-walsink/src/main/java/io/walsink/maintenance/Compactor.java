@@ -2,8 +2,6 @@ package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.ShardManifest;
-import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
@@ -16,7 +14,6 @@ import io.walsink.storage.StorageLocation;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.lance.Dataset;
@@ -58,6 +56,8 @@ public final class Compactor {
     private final BufferAllocator allocator;
     private final CompactorOptions options;
     private final CommitHook hook;
+    private final LongSupplier nanoClock;
+    private volatile boolean stopRequested;
 
     /**
      * @param store the table's object store (it reads the shard manifests)
@@ -80,6 +80,19 @@ public final class Compactor {
             BufferAllocator allocator,
             CompactorOptions options,
             CommitHook hook) {
+        this(store, tableUri, storageOptions, allocator, options, hook, System::nanoTime);
+    }
+
+    /** @param nanoClock measures the run against {@link CompactorOptions#maxRunTime()} */
+    Compactor(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            BufferAllocator allocator,
+            CompactorOptions options,
+            CommitHook hook,
+            LongSupplier nanoClock) {
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.store = Objects.requireNonNull(store, "store");
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
@@ -109,22 +122,37 @@ public final class Compactor {
         }
     }
 
-    /** One run over every shard of the table, then the optional base table housekeeping. */
+    /**
+     * Asks a run in progress on another thread to end after the generation it is merging (its
+     * commits are atomic); the rest is left for the next run, and the base table housekeeping is
+     * skipped. A run started after the request ends at once.
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    /**
+     * One run over every shard of the table, then the optional base table housekeeping. The shards
+     * take turns, one generation each, until each has merged what it lists or the run's budget
+     * ({@link CompactorOptions#maxGenerationsPerRun()}, {@link CompactorOptions#maxRunTime()},
+     * {@link #requestStop()}) is spent; what is left waits for the next run.
+     */
     public CompactionResult run() {
-        long started = System.nanoTime();
-        List<CompactionResult.ShardResult> results = new ArrayList<>();
+        long started = nanoClock.getAsLong();
         try (CompactionLease taken = CompactionLease.acquire(
                         store, tableUri, holderName(), options.leaseDuration(), System::currentTimeMillis);
                 Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             GenerationMerge merge = new GenerationMerge(base, tableUri, storageOptions, allocator, hook, taken);
             TableInfo table = LanceTables.describe(tableUri, base);
-            Set<UUID> shards = shards();
-            LOG.info("Compacting {}: {} shards, primary key {}", tableUri, shards.size(), table.primaryKey());
-            for (UUID shard : shards) {
-                results.add(compactShard(base, table, shard, merge));
+            List<ShardMerges> parts = plan(base, table);
+            mergeInTurns(parts, table, merge, new RunBudget(options, nanoClock, () -> stopRequested));
+            List<CompactionResult.ShardResult> results = new ArrayList<>();
+            for (ShardMerges part : parts) {
+                results.add(part.result(base, tableUri));
             }
+            boolean housekeeping = !stopRequested; // a stop skips it: it can take long
             boolean filesCompacted = false;
-            if (options.fileCompaction().isPresent()) {
+            if (housekeeping && options.fileCompaction().isPresent()) {
                 base.checkoutLatest();
                 long before = base.version();
                 taken.renew();
@@ -134,7 +162,7 @@ public final class Compactor {
                 LOG.info("Compacted the files of {}: version {} -> {}", tableUri, before, base.version());
             }
             Optional<Long> cleaned = Optional.empty();
-            if (options.cleanup().isPresent()) {
+            if (housekeeping && options.cleanup().isPresent()) {
                 taken.renew();
                 RemovalStats removed = base.cleanupWithPolicy(options.cleanup().get());
                 cleaned = Optional.of(removed.getOldVersions());
@@ -145,8 +173,13 @@ public final class Compactor {
                         removed.getBytesRemoved());
             }
             base.checkoutLatest();
-            CompactionResult result =
-                    new CompactionResult(tableUri, results, base.version(), filesCompacted, cleaned, since(started));
+            CompactionResult result = new CompactionResult(
+                    tableUri,
+                    results,
+                    base.version(),
+                    filesCompacted,
+                    cleaned,
+                    Duration.ofNanos(nanoClock.getAsLong() - started));
             LOG.info(
                     "Compacted {}: {} generations merged over {} shards in {} ms, base version {}",
                     tableUri,
@@ -158,65 +191,44 @@ public final class Compactor {
         }
     }
 
-    private CompactionResult.ShardResult compactShard(
-            Dataset base, TableInfo table, UUID shard, GenerationMerge merge) {
-        long started = System.nanoTime();
-        ManifestStore manifests = new ManifestStore(store, shard);
-        Optional<ShardManifest> read = manifests.readLatest();
+    /** Each shard's generations to merge, from its latest manifest and the base table's merge progress. */
+    private List<ShardMerges> plan(Dataset base, TableInfo table) {
+        Set<UUID> shards = shards();
+        LOG.info("Compacting {}: {} shards, primary key {}", tableUri, shards.size(), table.primaryKey());
         base.checkoutLatest();
-        long merged = MergedGenerations.of(base, tableUri).getOrDefault(shard, 0L);
-        List<Long> done = new ArrayList<>();
-        long upserted = 0;
-        long deleted = 0;
-        String stopped = null;
-        if (read.isPresent()) {
-            // Only what a published manifest lists, oldest first, and nothing merged already.
-            List<SsTable> candidates = read.get().sstables().stream()
-                    .filter(t -> t.generation() > merged)
-                    .sorted(Comparator.comparingLong(SsTable::generation))
-                    .toList();
-            for (SsTable t : candidates) {
-                if (done.size() >= options.maxGenerationsPerShard()) {
-                    stopped = "the limit of " + options.maxGenerationsPerShard() + " generations per run";
-                    break;
-                }
-                // A restore of an older checkpoint may have rolled the generation back since we read.
-                if (!stillListed(manifests, t)) {
-                    stopped =
-                            "generation " + t.generation() + " (" + t.path() + ") is no longer in the latest manifest";
-                    LOG.warn("Shard {}: {}; stopping this shard's merges", shard, stopped);
-                    break;
-                }
-                Optional<long[]> counts = merge.merge(table, shard, t);
-                if (counts.isPresent()) {
-                    done.add(t.generation());
-                    upserted += counts.get()[0];
-                    deleted += counts.get()[1];
-                }
-            }
+        Map<UUID, Long> merged = MergedGenerations.of(base, tableUri);
+        List<ShardMerges> parts = new ArrayList<>();
+        for (UUID shard : shards) {
+            parts.add(ShardMerges.plan(
+                    new ManifestStore(store, shard),
+                    shard,
+                    merged.getOrDefault(shard, 0L),
+                    options.maxGenerationsPerShard(),
+                    nanoClock));
         }
-        base.checkoutLatest();
-        long through = MergedGenerations.of(base, tableUri).getOrDefault(shard, 0L);
-        CompactionResult.ShardResult result = new CompactionResult.ShardResult(
-                shard, done, through, upserted, deleted, Optional.ofNullable(stopped), since(started));
-        LOG.info(
-                "Shard {}: merged generations {} ({} rows upserted, {} keys deleted), merged through {} in {} ms",
-                shard,
-                done,
-                upserted,
-                deleted,
-                through,
-                result.duration().toMillis());
-        return result;
+        return parts;
     }
 
-    private static boolean stillListed(ManifestStore manifests, SsTable t) {
-        return manifests
-                .readLatest()
-                .map(m -> m.sstables().stream()
-                        .anyMatch(s ->
-                                s.generation() == t.generation() && s.path().equals(t.path())))
-                .orElse(false);
+    /** One generation per shard in turn, each shard's oldest first, while the budget lasts. */
+    private void mergeInTurns(List<ShardMerges> parts, TableInfo table, GenerationMerge merge, RunBudget budget) {
+        boolean any = true;
+        while (any) {
+            any = false;
+            for (ShardMerges part : parts) {
+                if (!part.hasNext()) {
+                    continue;
+                }
+                Optional<String> exhausted = budget.exhausted();
+                if (exhausted.isPresent()) {
+                    LOG.info("Compaction of {} ends at {}; the rest waits for the next run", tableUri, exhausted.get());
+                    parts.forEach(p -> p.budgetExhausted(exhausted.get()));
+                    return;
+                }
+                budget.generationStarted();
+                part.mergeNext(table, merge);
+                any = true;
+            }
+        }
     }
 
     /** The shard folders under {@code _mem_wal/} that hold a manifest, in UUID order. */
@@ -235,9 +247,5 @@ public final class Compactor {
     private static String holderName() {
         return ManagementFactory.getRuntimeMXBean().getName() + "/"
                 + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    private static Duration since(long startedNanos) {
-        return Duration.ofNanos(System.nanoTime() - startedNanos);
     }
 }

@@ -7,9 +7,9 @@ import org.lance.cleanup.CleanupPolicy;
 import org.lance.compaction.CompactionOptions;
 
 /**
- * What one {@link Compactor} run does besides merging SSTables. Everything optional is off by
- * default: a run merges every published, not yet merged SSTable of every shard and touches nothing
- * else.
+ * What one {@link Compactor} run does besides merging SSTables, and how much it merges. Everything
+ * optional is off by default: a run merges every published, not yet merged SSTable of every shard
+ * and touches nothing else.
  *
  * @param maxGenerationsPerShard at most this many generations are merged per shard in one run (the
  *     oldest ones); {@link Integer#MAX_VALUE} for all
@@ -22,13 +22,21 @@ import org.lance.compaction.CompactionOptions;
  * @param leaseDuration how long the table's compaction lease lasts between renewals (one before
  *     every commit); a compactor that finds it held by another refuses to run. Keep it well above
  *     a generation's merge time and the clock skew between the machines that compact the table
+ * @param maxGenerationsPerRun at most this many generations are merged in one run over all shards
+ *     (the shards take turns, one generation each, oldest first); {@link Integer#MAX_VALUE} for all.
+ *     What is left waits for the next run
+ * @param maxRunTime when present, a run starts no generation once this much time has passed since
+ *     it began (checked between generations, so a run takes at most this plus one generation's
+ *     merge; at least one generation is merged). What is left waits for the next run
  */
 @PublicEvolving
 public record CompactorOptions(
         int maxGenerationsPerShard,
         Optional<CompactionOptions> fileCompaction,
         Optional<CleanupPolicy> cleanup,
-        Duration leaseDuration) {
+        Duration leaseDuration,
+        int maxGenerationsPerRun,
+        Optional<Duration> maxRunTime) {
     public static final Duration DEFAULT_LEASE_DURATION = Duration.ofMinutes(10);
 
     public CompactorOptions {
@@ -49,11 +57,28 @@ public record CompactorOptions(
         if (leaseDuration.toMillis() < 1000) {
             throw new IllegalArgumentException("leaseDuration must be at least 1 s, was " + leaseDuration);
         }
+        if (maxGenerationsPerRun < 1) {
+            throw new IllegalArgumentException("maxGenerationsPerRun must be positive, was " + maxGenerationsPerRun);
+        }
+        maxRunTime = maxRunTime == null ? Optional.empty() : maxRunTime;
+        maxRunTime.ifPresent(t -> {
+            if (t.isNegative() || t.isZero()) {
+                throw new IllegalArgumentException("maxRunTime must be positive, was " + t);
+            }
+        });
     }
 
     public CompactorOptions(
             int maxGenerationsPerShard, Optional<CompactionOptions> fileCompaction, Optional<CleanupPolicy> cleanup) {
         this(maxGenerationsPerShard, fileCompaction, cleanup, DEFAULT_LEASE_DURATION);
+    }
+
+    public CompactorOptions(
+            int maxGenerationsPerShard,
+            Optional<CompactionOptions> fileCompaction,
+            Optional<CleanupPolicy> cleanup,
+            Duration leaseDuration) {
+        this(maxGenerationsPerShard, fileCompaction, cleanup, leaseDuration, Integer.MAX_VALUE, Optional.empty());
     }
 
     /** Merge everything; no file compaction, no cleanup. */
@@ -62,18 +87,42 @@ public record CompactorOptions(
     }
 
     public CompactorOptions withMaxGenerationsPerShard(int max) {
-        return new CompactorOptions(max, fileCompaction, cleanup, leaseDuration);
+        return new CompactorOptions(max, fileCompaction, cleanup, leaseDuration, maxGenerationsPerRun, maxRunTime);
     }
 
     public CompactorOptions withFileCompaction(CompactionOptions options) {
-        return new CompactorOptions(maxGenerationsPerShard, Optional.of(options), cleanup, leaseDuration);
+        return new CompactorOptions(
+                maxGenerationsPerShard, Optional.of(options), cleanup, leaseDuration, maxGenerationsPerRun, maxRunTime);
     }
 
     public CompactorOptions withCleanup(CleanupPolicy policy) {
-        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, Optional.of(policy), leaseDuration);
+        return new CompactorOptions(
+                maxGenerationsPerShard,
+                fileCompaction,
+                Optional.of(policy),
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime);
     }
 
     public CompactorOptions withLeaseDuration(Duration duration) {
-        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, cleanup, duration);
+        return new CompactorOptions(
+                maxGenerationsPerShard, fileCompaction, cleanup, duration, maxGenerationsPerRun, maxRunTime);
+    }
+
+    /** At most {@code max} generations per run over all shards, which take turns. */
+    public CompactorOptions withMaxGenerationsPerRun(int max) {
+        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, cleanup, leaseDuration, max, maxRunTime);
+    }
+
+    /** No generation is started once a run has taken {@code time}. */
+    public CompactorOptions withMaxRunTime(Duration time) {
+        return new CompactorOptions(
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                Optional.of(time));
     }
 }

@@ -69,6 +69,21 @@ public record ShardDescriptor(
         return manifestVersion > 0;
     }
 
+    /**
+     * The highest generation whose rows this state holds. Every generation below the active one
+     * was frozen before the checkpoint, so its rows are published (or merged into the base table
+     * since, and dropped from the manifest), written, or in the WAL range a restore replays.
+     * Generations are never given out twice, not even after a rollback, so a merged generation at
+     * or below this one holds nothing the state lacks. Not the highest SSTable the state lists:
+     * that is 0 once every SSTable was merged and dropped, however far the shard had come.
+     */
+    public long coveredGeneration() {
+        long listed = unpublished.isEmpty()
+                ? publishedGeneration
+                : unpublished.get(unpublished.size() - 1).generation();
+        return Math.max(currentGeneration - 1, listed);
+    }
+
     /** Last WAL position held by SSTables as of this state, published or not. */
     public long flushedThrough() {
         return unpublished.isEmpty()

@@ -92,8 +92,8 @@ public final class ShardOpener {
         long merged = ctx.mergedThrough(asOf.shardId());
         List<SsTable> target =
                 state.stream().filter(t -> t.generation() > merged).toList();
-        long stateGeneration =
-                state.stream().mapToLong(SsTable::generation).max().orElse(0);
+        // The state's progress, not its SSTable list: merged generations are dropped from the list.
+        long stateGeneration = asOf.coveredGeneration();
         if (merged > stateGeneration) {
             LOG.warn(
                     "Restoring shard {}: the base table already holds its generations through {}, newer than the "

@@ -88,7 +88,8 @@ public final class WalSinkTableOptions {
             .durationType()
             .defaultValue(ShardWriterConfig.DEFAULT_MAINTENANCE_INTERVAL)
             .withDescription("At most one maintenance run (compaction, then garbage collection) starts per this"
-                    + " interval, after a completed checkpoint.");
+                    + " interval, after a completed checkpoint. A compaction run starts no generation's merge"
+                    + " after this long (at least 10 s); the rest waits for the next run.");
 
     public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions.key(
                     "sink.max-unflushed-bytes-per-subtask")

@@ -2,6 +2,7 @@ package io.walsink.flink;
 
 import static io.walsink.flink.HarnessSupport.ROW;
 import static io.walsink.flink.HarnessSupport.read;
+import static io.walsink.flink.HarnessSupport.runMailsUntilRan;
 import static io.walsink.flink.HarnessSupport.upsert;
 import static io.walsink.testing.Folders.ssTableFolders;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,5 +61,42 @@ class StopWithSavepointTest {
         h.notifyOfCompletedCheckpoint(1);
         h.closeWithoutFinish(); // stop-with-savepoint without drain: no finish()
         assertThat(read(dir.resolve("table"), ReadMode.COMMITTED)).isEqualTo(expected);
+    }
+
+    /**
+     * Issue #18 (4): {@code flink stop} (a suspending savepoint, no drain) at the default max age.
+     * The active memtable is young, so an ordinary checkpoint would leave it for a later one; but
+     * no later checkpoint comes, and the published table must still hold everything the savepoint
+     * covers, not just the memtables that happened to be full.
+     */
+    @Test
+    void aStopWithSavepointAtTheDefaultMaxAgePublishesEverythingItCovers() throws Exception {
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(1)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(100) // max age left at its default (1 min)
+                .build();
+        Map<Long, String> expected = new TreeMap<>();
+        SinkHarness h = SinkHarness.of(sink, true);
+        h.open();
+        for (long id = 0; id < 350; id++) { // three memtables freeze full; 50 rows stay in the active one
+            h.processElement(upsert(id, "v" + id), 0);
+            expected.put(id, "v" + id);
+        }
+        runMailsUntilRan(h, "walsink SSTable write", 3); // the full ones are SSTables, as in the issue
+        h.setProcessingTime(1_000); // the active memtable is a second old: younger than the max age
+        h.prepareSnapshotPreBarrier(1);
+        h.snapshotWithLocalState(1, 1_000, SavepointType.suspend(SavepointFormatType.CANONICAL));
+        h.notifyOfCompletedCheckpoint(1);
+        h.closeWithoutFinish();
+        Map<Long, String> latest = read(dir.resolve("table"), ReadMode.LATEST);
+        Map<Long, String> committed = read(dir.resolve("table"), ReadMode.COMMITTED);
+        assertThat(latest).as("LATEST rows after the stop").hasSize(expected.size());
+        assertThat(committed.size())
+                .as("COMMITTED rows after the stop (LATEST %d; the savepoint covers all of them)", latest.size())
+                .isEqualTo(expected.size());
+        assertThat(committed).isEqualTo(expected);
     }
 }

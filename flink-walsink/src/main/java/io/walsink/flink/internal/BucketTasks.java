@@ -129,6 +129,20 @@ final class BucketTasks {
         }
     }
 
+    /**
+     * Makes every row durable and every memtable, the active ones too, an SSTable, and waits for
+     * all of it: at the end of input, and at a stop-with-savepoint, after which no checkpoint
+     * comes that could publish a memtable left for later.
+     */
+    void writeEverything(Collection<Bucket> buckets, long now) throws InterruptedException {
+        drainAppends(buckets);
+        for (Bucket b : buckets) {
+            b.ages.freeze(b.shard, now);
+        }
+        drainAppends(buckets);
+        drainFlushes(buckets);
+    }
+
     /** Writes every frozen memtable as an SSTable and waits for all of them. */
     void drainFlushes(Collection<Bucket> buckets) throws InterruptedException {
         buckets.forEach(this::startFlush);

@@ -27,10 +27,16 @@ import org.slf4j.LoggerFactory;
  * subtask per table runs it on a thread of its own after completed checkpoints, at most once per
  * {@code sink.maintenance.interval} and one run at a time, so the writers never wait for it. A
  * failed run is logged and counted; the next one retries (both actions are idempotent).
+ *
+ * <p>A compaction run starts no generation after {@link #runTime} (the interval, at least
+ * {@link #MIN_RUN_TIME}) and the rest waits for the next run; {@link #close} asks a running one to
+ * end after the generation it is merging, so the task's end waits for one generation, not a run.
  */
 final class SinkMaintenance implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SinkMaintenance.class);
     private static final long CLOSE_WAIT_SECONDS = 60;
+    /** The shortest time budget of a compaction run, whatever the maintenance interval. */
+    static final Duration MIN_RUN_TIME = Duration.ofSeconds(10);
 
     private final String path;
     private final BufferAllocator allocator = SinkAllocators.open(Long.MAX_VALUE);
@@ -48,6 +54,10 @@ final class SinkMaintenance implements AutoCloseable {
         return t;
     });
     private Future<?> running;
+    /** The compactor of the run under way, so that close() can stop it between generations. */
+    private volatile Compactor compacting;
+
+    private volatile boolean closing;
     private long lastStart = Long.MIN_VALUE / 2;
 
     SinkMaintenance(
@@ -102,8 +112,12 @@ final class SinkMaintenance implements AutoCloseable {
     private void runOnce() {
         if (compaction) {
             try {
-                CompactionResult result =
-                        new Compactor(store, lanceUri, lanceStorageOptions, allocator, options()).run();
+                Compactor compactor = new Compactor(store, lanceUri, lanceStorageOptions, allocator, options());
+                compacting = compactor;
+                if (closing) {
+                    compactor.requestStop(); // close() came before this run saw its compactor
+                }
+                CompactionResult result = compactor.run();
                 metrics.compacted(result.mergedGenerations());
             } catch (CompactionLeaseException e) {
                 // Another compactor runs, or one that died holds the lease until it expires: expected, no trace.
@@ -114,7 +128,7 @@ final class SinkMaintenance implements AutoCloseable {
                 LOG.warn("walsink compaction of {} failed; the next run retries it", path, e);
             }
         }
-        if (collector != null) {
+        if (collector != null && !closing) {
             try {
                 GcSummary summary = collector.collect();
                 metrics.collected(summary.bytes());
@@ -130,12 +144,12 @@ final class SinkMaintenance implements AutoCloseable {
      * remapping deferred, as lance-core 7.0.0 requires for MemWAL tables) and versions older than
      * the retention removed, since every merge commit leaves a version behind.
      */
-    private CompactorOptions options() {
+    CompactorOptions options() {
+        CompactorOptions bounded = CompactorOptions.defaults().withMaxRunTime(runTime(minIntervalMillis));
         if (gcRetention == null) {
-            return CompactorOptions.defaults();
+            return bounded;
         }
-        return CompactorOptions.defaults()
-                .withFileCompaction(CompactionOptions.builder()
+        return bounded.withFileCompaction(CompactionOptions.builder()
                         .withTargetRowsPerFragment(1_000_000)
                         .withDeferIndexRemap(true)
                         .build())
@@ -144,9 +158,27 @@ final class SinkMaintenance implements AutoCloseable {
                         .build());
     }
 
-    /** Lets a running compaction or collection finish (each step is atomic), then frees its memory. */
+    /**
+     * A compaction run's time budget: the maintenance interval, so that maintenance keeps at most
+     * about one thread busy and merges as fast as one thread can when behind, at least
+     * {@link #MIN_RUN_TIME}.
+     */
+    static Duration runTime(long intervalMillis) {
+        Duration interval = Duration.ofMillis(intervalMillis);
+        return interval.compareTo(MIN_RUN_TIME) < 0 ? MIN_RUN_TIME : interval;
+    }
+
+    /**
+     * Stops a running compaction after the generation it is merging (each commit is atomic) and
+     * skips the collection that would follow, waits for that, then frees the memory.
+     */
     @Override
     public void close() throws InterruptedException {
+        closing = true;
+        Compactor current = compacting;
+        if (current != null) {
+            current.requestStop();
+        }
         thread.shutdown();
         if (thread.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
             SinkAllocators.close(allocator, "maintenance of " + path);

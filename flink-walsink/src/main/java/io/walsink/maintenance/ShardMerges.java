@@ -1,0 +1,120 @@
+package io.walsink.maintenance;
+
+import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.manifest.SsTable;
+import io.walsink.format.table.MergedGenerations;
+import io.walsink.format.table.TableInfo;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+import org.lance.Dataset;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One shard's part of a {@link Compactor} run: the generations its latest manifest lists that are
+ * not merged yet, merged one at a time, oldest first, when the run gives the shard its turn.
+ */
+final class ShardMerges {
+    private static final Logger LOG = LoggerFactory.getLogger(Compactor.class); // the compactor's log category
+
+    private final UUID shard;
+    private final ManifestStore manifests;
+    private final ArrayDeque<SsTable> pending;
+    private final LongSupplier nanoClock;
+    private final List<Long> done = new ArrayList<>();
+    private long upserted;
+    private long deleted;
+    private long nanos;
+    private String stopped;
+
+    private ShardMerges(
+            UUID shard, ManifestStore manifests, List<SsTable> pending, String stopped, LongSupplier nanoClock) {
+        this.shard = shard;
+        this.manifests = manifests;
+        this.pending = new ArrayDeque<>(pending);
+        this.stopped = stopped;
+        this.nanoClock = nanoClock;
+    }
+
+    /** Only what a published manifest lists, oldest first, nothing merged already, at most {@code maxPerShard}. */
+    static ShardMerges plan(
+            ManifestStore manifests, UUID shard, long mergedThrough, int maxPerShard, LongSupplier nanoClock) {
+        List<SsTable> candidates = manifests.readLatest().map(ShardManifest::sstables).orElse(List.of()).stream()
+                .filter(t -> t.generation() > mergedThrough)
+                .sorted(Comparator.comparingLong(SsTable::generation))
+                .toList();
+        if (candidates.size() <= maxPerShard) {
+            return new ShardMerges(shard, manifests, candidates, null, nanoClock);
+        }
+        return new ShardMerges(
+                shard,
+                manifests,
+                candidates.subList(0, maxPerShard),
+                "the limit of " + maxPerShard + " generations per shard and run",
+                nanoClock);
+    }
+
+    boolean hasNext() {
+        return !pending.isEmpty();
+    }
+
+    /** Merges the oldest pending generation; a restore that rolled it back meanwhile ends the shard's part. */
+    void mergeNext(TableInfo table, GenerationMerge merge) {
+        long started = nanoClock.getAsLong();
+        SsTable t = pending.poll();
+        if (!stillListed(t)) {
+            stopped = "generation " + t.generation() + " (" + t.path() + ") is no longer in the latest manifest";
+            LOG.warn("Shard {}: {}; stopping this shard's merges", shard, stopped);
+            pending.clear();
+        } else {
+            Optional<long[]> counts = merge.merge(table, shard, t);
+            if (counts.isPresent()) {
+                done.add(t.generation());
+                upserted += counts.get()[0];
+                deleted += counts.get()[1];
+            }
+        }
+        nanos += nanoClock.getAsLong() - started;
+    }
+
+    /** The run ends before this shard's part: what is pending waits for the next run. */
+    void budgetExhausted(String reason) {
+        if (hasNext()) {
+            stopped = reason;
+            pending.clear();
+        }
+    }
+
+    CompactionResult.ShardResult result(Dataset base, String tableUri) {
+        base.checkoutLatest();
+        long through = MergedGenerations.of(base, tableUri).getOrDefault(shard, 0L);
+        CompactionResult.ShardResult result = new CompactionResult.ShardResult(
+                shard, done, through, upserted, deleted, Optional.ofNullable(stopped), Duration.ofNanos(nanos));
+        LOG.info(
+                "Shard {}: merged generations {} ({} rows upserted, {} keys deleted), merged through {} in {} ms{}",
+                shard,
+                done,
+                upserted,
+                deleted,
+                through,
+                result.duration().toMillis(),
+                stopped == null ? "" : "; stopped at " + stopped);
+        return result;
+    }
+
+    private boolean stillListed(SsTable t) {
+        return manifests
+                .readLatest()
+                .map(m -> m.sstables().stream()
+                        .anyMatch(s ->
+                                s.generation() == t.generation() && s.path().equals(t.path())))
+                .orElse(false);
+    }
+}

@@ -1,0 +1,104 @@
+package io.walsink.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.walsink.read.ReadMode;
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardOpener;
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.SyncShardDriver;
+import io.walsink.testing.LogCapture;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.logging.log4j.Level;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue #18 (8): restore warns that merged rows cannot be rolled back only when the base table
+ * holds generations the restored state does not. A state whose SSTables were all merged (and so
+ * dropped from its manifest) lists none, yet is not behind the base table.
+ */
+class RestoreBehindMergesWarningTest {
+    private static final String WARNING = "newer than the state being restored";
+    private static final int BUCKET = 0;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aStateListingNoSsTablesBecauseAllWereMergedRestoresWithoutTheWarning() {
+        long seed = System.nanoTime();
+        System.out.println("RestoreBehindMergesWarningTest seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            ShardWriter writer = f.open(BUCKET);
+            f.randomOps(writer, BUCKET, 40, 80, "g1");
+            CompactionFixture.publishGeneration(List.of(writer));
+            f.randomOps(writer, BUCKET, 40, 80, "g2");
+            CompactionFixture.publishGeneration(List.of(writer));
+            assertThat(f.compactor(CompactorOptions.defaults())
+                            .run()
+                            .shards()
+                            .get(0)
+                            .mergedGenerations())
+                    .containsExactly(1L, 2L);
+            writer.close();
+            ShardWriter next = f.open(BUCKET); // the claim drops the merged SSTables from the manifest
+            f.randomOps(next, BUCKET, 30, 80, "wal");
+            SyncShardDriver.appendAllPending(next);
+            ShardDescriptor checkpoint = next.snapshot();
+            Map<Long, Map<String, Object>> atCheckpoint = new TreeMap<>(f.model);
+            next.close();
+            assertThat(checkpoint.publishedGeneration())
+                    .as("the state lists no SSTables")
+                    .isZero();
+            assertThat(checkpoint.unpublished()).isEmpty();
+
+            List<String> warnings;
+            try (LogCapture log = LogCapture.of(ShardOpener.class)) {
+                f.restore(checkpoint).close();
+                warnings = log.messages(Level.WARN);
+            }
+            assertThat(warnings)
+                    .as("nothing merged is newer than the state (seed %s)", seed)
+                    .noneMatch(m -> m.contains(WARNING));
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(List.copyOf(atCheckpoint.values()));
+        }
+    }
+
+    @Test
+    void aStateOlderThanTheMergedGenerationsIsStillWarnedAbout() {
+        long seed = System.nanoTime();
+        System.out.println("RestoreBehindMergesWarningTest seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            ShardWriter writer = f.open(BUCKET);
+            f.randomOps(writer, BUCKET, 40, 80, "g1");
+            CompactionFixture.publishGeneration(List.of(writer));
+            f.randomOps(writer, BUCKET, 20, 80, "wal"); // rows of generation 2, in the WAL only
+            SyncShardDriver.appendAllPending(writer);
+            ShardDescriptor checkpoint = writer.snapshot(); // holds generation 1 and part of 2
+            f.randomOps(writer, BUCKET, 40, 80, "g2");
+            CompactionFixture.publishGeneration(List.of(writer));
+            f.randomOps(writer, BUCKET, 40, 80, "g3");
+            CompactionFixture.publishGeneration(List.of(writer));
+            assertThat(f.compactor(CompactorOptions.defaults())
+                            .run()
+                            .shards()
+                            .get(0)
+                            .mergedGenerations())
+                    .containsExactly(1L, 2L, 3L);
+            writer.close();
+
+            List<String> warnings;
+            try (LogCapture log = LogCapture.of(ShardOpener.class)) {
+                f.restore(checkpoint).close();
+                warnings = log.messages(Level.WARN);
+            }
+            assertThat(warnings)
+                    .as("generations 2 and 3 hold rows after the state (seed %s)", seed)
+                    .anyMatch(m -> m.contains(WARNING) && m.contains("through 3") && m.contains("(through 1)"));
+        }
+    }
+}

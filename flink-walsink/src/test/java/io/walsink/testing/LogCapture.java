@@ -1,0 +1,47 @@
+package io.walsink.testing;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.Logger;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Property;
+
+/** The lines one class logs while the capture is open (log4j, the tests' logging backend). */
+public final class LogCapture implements AutoCloseable {
+    private final List<LogEvent> events = new CopyOnWriteArrayList<>();
+    private final Logger logger;
+    private final AbstractAppender appender;
+
+    private LogCapture(Class<?> category) {
+        appender = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                events.add(event.toImmutable());
+            }
+        };
+        appender.start();
+        logger = (Logger) LogManager.getLogger(category);
+        logger.addAppender(appender);
+    }
+
+    public static LogCapture of(Class<?> category) {
+        return new LogCapture(category);
+    }
+
+    /** The formatted messages logged at {@code level}. */
+    public List<String> messages(Level level) {
+        return events.stream()
+                .filter(e -> e.getLevel().equals(level))
+                .map(e -> e.getMessage().getFormattedMessage())
+                .toList();
+    }
+
+    @Override
+    public void close() {
+        logger.removeAppender(appender);
+        appender.stop();
+    }
+}
