@@ -13,7 +13,6 @@ import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,6 +57,7 @@ public final class Compactor {
     private final BufferAllocator allocator;
     private final CompactorOptions options;
     private final CommitHook hook;
+    private final LeaseClaimant claimant;
 
     /**
      * @param store the table's object store (it reads the shard manifests)
@@ -70,7 +70,28 @@ public final class Compactor {
             Map<String, String> storageOptions,
             BufferAllocator allocator,
             CompactorOptions options) {
-        this(store, tableUri, storageOptions, allocator, options, CommitHook.NONE);
+        this(
+                store,
+                tableUri,
+                storageOptions,
+                allocator,
+                options,
+                CommitHook.NONE,
+                LeaseClaimant.standalone("compactor"));
+    }
+
+    /**
+     * As the sink runs it: the compaction lease is taken for {@code claimant}, which takes back at
+     * once an entry its own job's earlier attempt left (walsink's internal use).
+     */
+    public Compactor(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            BufferAllocator allocator,
+            CompactorOptions options,
+            LeaseClaimant claimant) {
+        this(store, tableUri, storageOptions, allocator, options, CommitHook.NONE, claimant);
     }
 
     Compactor(
@@ -80,6 +101,18 @@ public final class Compactor {
             BufferAllocator allocator,
             CompactorOptions options,
             CommitHook hook) {
+        this(store, tableUri, storageOptions, allocator, options, hook, LeaseClaimant.standalone("compactor"));
+    }
+
+    private Compactor(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            BufferAllocator allocator,
+            CompactorOptions options,
+            CommitHook hook,
+            LeaseClaimant claimant) {
+        this.claimant = Objects.requireNonNull(claimant, "claimant");
         this.store = Objects.requireNonNull(store, "store");
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
@@ -114,7 +147,7 @@ public final class Compactor {
         long started = System.nanoTime();
         List<CompactionResult.ShardResult> results = new ArrayList<>();
         try (CompactionLease taken = CompactionLease.acquire(
-                        store, tableUri, holderName(), options.leaseDuration(), System::currentTimeMillis);
+                        store, tableUri, claimant, options.leaseDuration(), System::currentTimeMillis);
                 Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             GenerationMerge merge = new GenerationMerge(base, tableUri, storageOptions, allocator, hook, taken);
             TableInfo table = LanceTables.describe(tableUri, base);
@@ -229,12 +262,6 @@ public final class Compactor {
             }
         }
         return shards;
-    }
-
-    /** Who holds the lease, for the message a refused compactor prints: process, host, run. */
-    private static String holderName() {
-        return ManagementFactory.getRuntimeMXBean().getName() + "/"
-                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private static Duration since(long startedNanos) {

@@ -5,6 +5,7 @@ import io.walsink.flink.convert.ChangeAction;
 import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
@@ -180,8 +181,14 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
+        // The job and its lineage, not the attempt: a restarted attempt takes back the maintenance
+        // lease its dead predecessor left instead of waiting for it to expire.
         maintenance = SinkMaintenance.forSubtask(
-                options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics);
+                options,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                store,
+                metrics,
+                LeaseClaimant.job(lineage.current(), lineage.oldestFirst()));
         memory = new SubtaskMemory(
                 config.maxUnflushedBytesPerSubtask(), allocator, pressureAt(config), tasks, io, this::now);
         try {

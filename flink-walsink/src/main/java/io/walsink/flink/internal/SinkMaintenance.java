@@ -7,6 +7,7 @@ import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
+import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
 import java.time.Duration;
@@ -42,6 +43,9 @@ final class SinkMaintenance implements AutoCloseable {
     private final GarbageCollector collector;
     private final long minIntervalMillis;
     private final ShardWriterMetrics metrics;
+    /** This job (with its lineage) as the holder of the table's maintenance lease. */
+    private final LeaseClaimant claimant;
+
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "walsink-maintenance");
         t.setDaemon(true);
@@ -58,7 +62,9 @@ final class SinkMaintenance implements AutoCloseable {
             boolean compaction,
             Duration gcRetention,
             long minIntervalMillis,
-            ShardWriterMetrics metrics) {
+            ShardWriterMetrics metrics,
+            LeaseClaimant claimant) {
+        this.claimant = claimant;
         this.path = path;
         this.store = store;
         this.lanceUri = lanceUri;
@@ -74,7 +80,11 @@ final class SinkMaintenance implements AutoCloseable {
 
     /** Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else null. */
     static SinkMaintenance forSubtask(
-            WalSinkOptions options, int subtask, ObjectStore store, ShardWriterMetrics metrics) {
+            WalSinkOptions options,
+            int subtask,
+            ObjectStore store,
+            ShardWriterMetrics metrics,
+            LeaseClaimant claimant) {
         ShardWriterConfig config = options.shardWriterConfig();
         if (subtask != 0 || !(config.compaction() || config.garbageCollection())) {
             return null;
@@ -87,7 +97,8 @@ final class SinkMaintenance implements AutoCloseable {
                 config.compaction(),
                 config.garbageCollection() ? config.gcRetention() : null,
                 config.maintenanceInterval().toMillis(),
-                metrics);
+                metrics,
+                claimant);
     }
 
     /** Starts a run unless one is running or the last one started less than the interval ago. */
@@ -103,7 +114,7 @@ final class SinkMaintenance implements AutoCloseable {
         if (compaction) {
             try {
                 CompactionResult result =
-                        new Compactor(store, lanceUri, lanceStorageOptions, allocator, options()).run();
+                        new Compactor(store, lanceUri, lanceStorageOptions, allocator, options(), claimant).run();
                 metrics.compacted(result.mergedGenerations());
             } catch (CompactionLeaseException e) {
                 // Another compactor runs, or one that died holds the lease until it expires: expected, no trace.
