@@ -293,10 +293,10 @@ final class CompactionLease implements AutoCloseable {
     private static CompactionLeaseException busy(String table, Entry holder, long now) {
         return new CompactionLeaseException(
                 table,
-                "another compactor (" + holder.holder + ") holds the compaction lease until "
+                "another compactor or collector (" + holder.holder + ") holds the compaction lease until "
                         + Instant.ofEpochMilli(holder.expiresAtMillis) + " (" + (holder.expiresAtMillis - now) / 1000
-                        + " s from now); run one compactor per table at a time: the sink's own"
-                        + " ('sink.compaction.enabled') or a standalone one, not both");
+                        + " s from now); run one compactor or collector per table at a time: the sink's own"
+                        + " ('sink.compaction.enabled', 'sink.gc.enabled') or a standalone one, not both");
     }
 
     static String key(long sequence) {

@@ -47,8 +47,13 @@ import org.slf4j.LoggerFactory;
  *       records.
  * </ul>
  *
- * <p>Run one collector per table at a time; writers and readers may run meanwhile. A restore of
- * a checkpoint older than the retention then fails naming the retention (see {@link GcFloor}).
+ * <p>One collector per table at a time, enforced: a run (other than a dry run) takes the table's
+ * maintenance lease, the compaction lease, so that a table is never compacted or collected in two
+ * places at once; a second collector or a compactor is refused with {@link
+ * CompactionLeaseException} naming the holder. The run renews the lease before it removes anything
+ * from a shard, so a collector whose lease was taken over stops there. Writers and readers may run
+ * meanwhile. A restore of a checkpoint older than the retention then fails naming the retention
+ * (see {@link GcFloor}).
  * No Flink types: it runs from a command line, a scheduler or a test.
  */
 @Internal
@@ -96,27 +101,50 @@ public final class GarbageCollector {
     private final ObjectStore store;
     private final Options options;
     private final Clock clock;
+    private final LeaseClaimant claimant;
 
     public GarbageCollector(ObjectStore store, Options options) {
         this(store, options, Clock.systemUTC());
     }
 
-    /** @param clock the time the retention is measured from (tests pass a simulated one) */
+    /** @param clock the time the retention and the lease are measured from (tests pass a simulated one) */
     public GarbageCollector(ObjectStore store, Options options, Clock clock) {
+        this(store, options, clock, LeaseClaimant.standalone("collector"));
+    }
+
+    /** @param claimant who takes the maintenance lease (the sink passes its job) */
+    public GarbageCollector(ObjectStore store, Options options, Clock clock, LeaseClaimant claimant) {
         this.store = Objects.requireNonNull(store, "store");
         this.options = Objects.requireNonNull(options, "options");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.claimant = Objects.requireNonNull(claimant, "claimant");
     }
 
-    /** One pass over every shard and the job records; returns what was (or would be) removed. */
+    /**
+     * One pass over every shard and the job records; returns what was (or would be) removed.
+     *
+     * @throws CompactionLeaseException if another compactor or collector holds the table's lease,
+     *     or took it over during the run (nothing more is removed then)
+     */
     public GcSummary collect() {
+        if (options.dryRun()) {
+            return collect(null); // removes nothing: no lease needed
+        }
+        try (CompactionLease lease = CompactionLease.acquire(
+                store, store.describe(), claimant, CompactorOptions.DEFAULT_LEASE_DURATION, clock::millis)) {
+            return collect(lease);
+        }
+    }
+
+    /** @param lease the run's maintenance lease; null for a dry run */
+    private GcSummary collect(CompactionLease lease) {
         Instant now = clock.instant();
         Instant cutoff = now.minus(options.retention());
         GcSummary total = new GcSummary(options.dryRun(), 0, 0, 0, 0, 0, 0, 0, 0);
         for (Map.Entry<UUID, List<ObjectMeta>> shard : objectsByShard().entrySet()) {
-            total = total.plus(collectShard(shard.getKey(), shard.getValue(), now, cutoff));
+            total = total.plus(collectShard(shard.getKey(), shard.getValue(), now, cutoff, lease));
         }
-        total = total.plus(collectJobRecords(cutoff));
+        total = total.plus(collectJobRecords(cutoff, lease));
         LOG.info(
                 "Garbage collection of {} (retention {}, keeping the newest {} manifest versions{}): {} shards, "
                         + "{} WAL entries, {} manifest versions, {} SSTable folders, {} temporary files, "
@@ -151,7 +179,8 @@ public final class GarbageCollector {
         return byShard;
     }
 
-    private GcSummary collectShard(UUID shard, List<ObjectMeta> objects, Instant now, Instant cutoff) {
+    private GcSummary collectShard(
+            UUID shard, List<ObjectMeta> objects, Instant now, Instant cutoff, CompactionLease lease) {
         ManifestStore manifests = new ManifestStore(store, shard);
         String folder = ManifestStore.shardFolder(shard);
         TreeMap<Long, ObjectMeta> versions = new TreeMap<>();
@@ -176,7 +205,7 @@ public final class GarbageCollector {
         Optional<ShardManifest> latestRead = manifests.readLatest();
         if (latestRead.isEmpty()) {
             // No manifest yet (a first claim in progress): nothing here can be judged.
-            return execute(new Plan(shard, manifests, 0, null, List.of(), List.of(), Map.of()));
+            return execute(new Plan(shard, manifests, 0, null, List.of(), List.of(), Map.of()), lease);
         }
         long latest = latestRead.get().version();
         GcFloor oldFloor = manifests.readFloor();
@@ -245,7 +274,7 @@ public final class GarbageCollector {
         GcFloor raised = oldFloor.manifestFloor() < manifestFloor || oldFloor.walFloor() < walFloor
                 ? new GcFloor(manifestFloor, walFloor, options.retention(), now).raisedTo(oldFloor)
                 : null;
-        return execute(new Plan(shard, manifests, latest, raised, versionsRemoved, walRemoved, foldersRemoved));
+        return execute(new Plan(shard, manifests, latest, raised, versionsRemoved, walRemoved, foldersRemoved), lease);
     }
 
     /** What one shard loses; {@code raisedFloor} null when the floors stay where they are. */
@@ -264,7 +293,7 @@ public final class GarbageCollector {
      * ascending order (see {@link ManifestStore#readLatest}), WAL entries in ascending order, and
      * SSTable folders with their Lance manifests first (a half-removed folder is no dataset).
      */
-    private GcSummary execute(Plan plan) {
+    private GcSummary execute(Plan plan, CompactionLease lease) {
         long bytes = 0;
         long objects = 0;
         List<ObjectMeta> folderFiles = new ArrayList<>();
@@ -277,7 +306,8 @@ public final class GarbageCollector {
                 objects++;
             }
         }
-        if (!options.dryRun()) {
+        if (!options.dryRun() && (objects > 0 || plan.raisedFloor() != null)) {
+            renew(lease);
             if (plan.raisedFloor() != null) {
                 GcFloor.write(store, plan.shard(), plan.raisedFloor());
                 plan.manifests().raiseHintTo(plan.raisedFloor().manifestFloor(), plan.latest());
@@ -324,7 +354,7 @@ public final class GarbageCollector {
     }
 
     /** Job-start records older than the retention, and temporary files of interrupted puts anywhere we write. */
-    private GcSummary collectJobRecords(Instant cutoff) {
+    private GcSummary collectJobRecords(Instant cutoff, CompactionLease lease) {
         List<ObjectMeta> records = new ArrayList<>();
         Set<String> jobs = new TreeSet<>();
         for (ObjectMeta m : store.listAll(JOBS)) {
@@ -345,7 +375,8 @@ public final class GarbageCollector {
         for (ObjectMeta m : leftovers) {
             bytes += m.size();
         }
-        if (!options.dryRun()) {
+        if (!options.dryRun() && !(records.isEmpty() && leftovers.isEmpty())) {
+            renew(lease);
             deleteAll(records);
             deleteAll(leftovers);
             for (String job : jobs) {
@@ -370,6 +401,13 @@ public final class GarbageCollector {
                 records.size(),
                 records.size() + leftovers.size(),
                 bytes);
+    }
+
+    /** Before anything is removed: a collector whose lease was taken over stops here. */
+    private static void renew(CompactionLease lease) {
+        if (lease != null) {
+            lease.renew();
+        }
     }
 
     private void deleteAll(List<ObjectMeta> objects) {

@@ -33,7 +33,7 @@ class CompactionLeaseTest {
             assertThatThrownBy(() -> acquire(store, "compactor-b"))
                     .isInstanceOf(CompactionLeaseException.class)
                     .hasMessageContaining("compactor-a")
-                    .hasMessageContaining("one compactor per table");
+                    .hasMessageContaining("one compactor or collector per table");
             clock.addAndGet(LEASE.toMillis() - 1);
             assertThatThrownBy(() -> acquire(store, "compactor-b")).isInstanceOf(CompactionLeaseException.class);
         }

@@ -10,6 +10,7 @@ import io.walsink.maintenance.GcSummary;
 import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -73,7 +74,8 @@ final class SinkMaintenance implements AutoCloseable {
         this.gcRetention = gcRetention;
         this.collector = gcRetention == null
                 ? null
-                : new GarbageCollector(store, GarbageCollector.Options.retaining(gcRetention));
+                : new GarbageCollector(
+                        store, GarbageCollector.Options.retaining(gcRetention), Clock.systemUTC(), claimant);
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
     }
@@ -129,6 +131,13 @@ final class SinkMaintenance implements AutoCloseable {
             try {
                 GcSummary summary = collector.collect();
                 metrics.collected(summary.bytes());
+            } catch (CompactionLeaseException e) {
+                // A standalone compactor or collector holds the table's maintenance lease: expected, no trace.
+                metrics.gcFailed();
+                LOG.warn(
+                        "walsink garbage collection of {} did not run: {}; the next run tries again",
+                        path,
+                        e.getMessage());
             } catch (RuntimeException e) {
                 metrics.gcFailed();
                 LOG.warn("walsink garbage collection of {} failed; the next run retries it", path, e);
