@@ -3,6 +3,7 @@ package io.walsink.maintenance;
 import io.walsink.annotation.Internal;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.GcFloor;
+import io.walsink.format.manifest.GcFloorRecords;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
@@ -205,10 +206,11 @@ public final class GarbageCollector {
         Optional<ShardManifest> latestRead = manifests.readLatest();
         if (latestRead.isEmpty()) {
             // No manifest yet (a first claim in progress): nothing here can be judged.
-            return execute(new Plan(shard, manifests, 0, null, List.of(), List.of(), Map.of()), lease);
+            return execute(new Plan(shard, manifests, 0, null, null, List.of(), List.of(), Map.of()), lease);
         }
         long latest = latestRead.get().version();
-        GcFloor oldFloor = manifests.readFloor();
+        GcFloorRecords.Recorded seenFloor = GcFloorRecords.read(store, shard);
+        GcFloor oldFloor = seenFloor.floorOrNone();
 
         // Manifest versions: the prefix that is neither among the newest N nor superseded recently.
         long manifestFloor = oldFloor.manifestFloor();
@@ -274,7 +276,9 @@ public final class GarbageCollector {
         GcFloor raised = oldFloor.manifestFloor() < manifestFloor || oldFloor.walFloor() < walFloor
                 ? new GcFloor(manifestFloor, walFloor, options.retention(), now).raisedTo(oldFloor)
                 : null;
-        return execute(new Plan(shard, manifests, latest, raised, versionsRemoved, walRemoved, foldersRemoved), lease);
+        return execute(
+                new Plan(shard, manifests, latest, seenFloor, raised, versionsRemoved, walRemoved, foldersRemoved),
+                lease);
     }
 
     /** What one shard loses; {@code raisedFloor} null when the floors stay where they are. */
@@ -282,6 +286,7 @@ public final class GarbageCollector {
             UUID shard,
             ManifestStore manifests,
             long latest,
+            GcFloorRecords.Recorded seenFloor,
             GcFloor raisedFloor,
             List<ObjectMeta> versions,
             List<ObjectMeta> wal,
@@ -309,7 +314,9 @@ public final class GarbageCollector {
         if (!options.dryRun() && (objects > 0 || plan.raisedFloor() != null)) {
             renew(lease);
             if (plan.raisedFloor() != null) {
-                GcFloor.write(store, plan.shard(), plan.raisedFloor());
+                // Compared-and-swapped with the floor the plan was made from: a collector racing
+                // ours fails here, before it removes anything from the shard.
+                GcFloorRecords.raise(store, plan.shard(), plan.seenFloor(), plan.raisedFloor());
                 plan.manifests().raiseHintTo(plan.raisedFloor().manifestFloor(), plan.latest());
             }
             deleteAll(plan.versions());
