@@ -319,14 +319,14 @@ public final class GarbageCollector {
                 GcFloorRecords.raise(store, plan.shard(), plan.seenFloor(), plan.raisedFloor());
                 plan.manifests().raiseHintTo(plan.raisedFloor().manifestFloor(), plan.latest());
             }
-            deleteAll(plan.versions());
-            deleteAll(plan.wal());
+            deleteAll(plan.versions(), lease);
+            deleteAll(plan.wal(), lease);
             String shardFolder = ManifestStore.shardFolder(plan.shard());
             for (Map.Entry<String, List<ObjectMeta>> folder : plan.folders().entrySet()) {
                 List<ObjectMeta> files = new ArrayList<>(folder.getValue());
                 files.sort(Comparator.comparing((ObjectMeta m) -> !m.key().contains("/_versions/"))
                         .thenComparing(ObjectMeta::key));
-                deleteAll(files);
+                deleteAll(files, lease);
                 store.removeEmptyFolders(shardFolder + folder.getKey() + "/");
             }
         }
@@ -384,8 +384,8 @@ public final class GarbageCollector {
         }
         if (!options.dryRun() && !(records.isEmpty() && leftovers.isEmpty())) {
             renew(lease);
-            deleteAll(records);
-            deleteAll(leftovers);
+            deleteAll(records, lease);
+            deleteAll(leftovers, lease);
             for (String job : jobs) {
                 store.removeEmptyFolders(JOBS + job + "/");
             }
@@ -417,8 +417,12 @@ public final class GarbageCollector {
         }
     }
 
-    private void deleteAll(List<ObjectMeta> objects) {
+    /** Removes {@code objects} in order, stopping before the next one once the lease holder is fenced. */
+    private void deleteAll(List<ObjectMeta> objects, CompactionLease lease) {
         for (ObjectMeta m : objects) {
+            if (lease != null) {
+                lease.ensureNotFenced();
+            }
             store.delete(m.key());
         }
     }

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * Who takes a table's maintenance lease (compaction and garbage collection): a name for messages
@@ -25,11 +26,31 @@ public final class LeaseClaimant {
     private final String name;
     private final String job;
     private final Set<String> lineage;
+    private final BooleanSupplier fenced;
 
-    private LeaseClaimant(String name, String job, Set<String> lineage) {
+    private LeaseClaimant(String name, String job, Set<String> lineage, BooleanSupplier fenced) {
         this.name = Objects.requireNonNull(name, "name");
         this.job = job;
         this.lineage = Set.copyOf(lineage);
+        this.fenced = Objects.requireNonNull(fenced, "fenced");
+    }
+
+    private LeaseClaimant(String name, String job, Set<String> lineage) {
+        this(name, job, lineage, () -> false);
+    }
+
+    /**
+     * This claimant, fenced once {@code fenced} turns true (the sink's task closing): its lease is
+     * then renewed no more and its runs stop before their next commit or removal, though they may
+     * still release the lease.
+     */
+    public LeaseClaimant fencedWhen(BooleanSupplier fenced) {
+        return new LeaseClaimant(name, job, lineage, fenced);
+    }
+
+    /** Whether the claimant may no longer act on the table. */
+    boolean fenced() {
+        return fenced.getAsBoolean();
     }
 
     /** A standalone compactor or collector (CLI, scheduler): never takes over anyone's entry. */

@@ -270,4 +270,22 @@ class CompactionLeaseTest {
         String entry = new String(store.get(CompactionLease.key(1)), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(entry).contains("holder=job-1 attempt 0\n").contains("job=job-1\n");
     }
+
+    @Test
+    void aFencedHolderRenewsNoMoreTakesNoLeaseButStillReleasesIt() {
+        AtomicBoolean fenced = new AtomicBoolean();
+        LeaseClaimant closing =
+                LeaseClaimant.named("job-1", "job-1", List.of("job-1")).fencedWhen(fenced::get);
+        CompactionLease a = acquire(store, closing);
+        fenced.set(true);
+        assertThatThrownBy(a::renew)
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("is closing");
+        assertThatThrownBy(a::ensureNotFenced).isInstanceOf(CompactionLeaseException.class);
+        assertThatThrownBy(() -> acquire(store, closing)).hasMessageContaining("takes no compaction lease");
+        a.close();
+        try (CompactionLease b = acquire(store, "compactor-b")) {
+            assertThat(b).as("released by the fenced holder").isNotNull();
+        }
+    }
 }

@@ -419,7 +419,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void close() throws Exception {
         try {
             if (maintenance != null) {
-                maintenance.close();
+                // After the end of input a last run may finish; a failing or cancelled task's is
+                // fenced at once. Either way the thread changes nothing in the table once this returns.
+                maintenance.close(finished);
             }
         } finally {
             try {

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.compaction.CompactionOptions;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SinkMaintenance implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SinkMaintenance.class);
-    private static final long CLOSE_WAIT_SECONDS = 60;
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(60);
 
     private final String path;
     private final BufferAllocator allocator = SinkAllocators.open(Long.MAX_VALUE);
@@ -52,6 +53,12 @@ final class SinkMaintenance implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    /** How long close() waits for a running compaction or collection. */
+    private final Duration closeWait;
+
+    /** Set by close(): a run still going commits and removes nothing more. */
+    private final AtomicBoolean closing = new AtomicBoolean();
+
     private Future<?> running;
     private long lastStart = Long.MIN_VALUE / 2;
 
@@ -64,8 +71,10 @@ final class SinkMaintenance implements AutoCloseable {
             Duration gcRetention,
             long minIntervalMillis,
             ShardWriterMetrics metrics,
-            LeaseClaimant claimant) {
-        this.claimant = claimant;
+            LeaseClaimant claimant,
+            Duration closeWait) {
+        this.claimant = claimant.fencedWhen(closing::get);
+        this.closeWait = closeWait;
         this.path = path;
         this.store = store;
         this.lanceUri = lanceUri;
@@ -75,7 +84,7 @@ final class SinkMaintenance implements AutoCloseable {
         this.collector = gcRetention == null
                 ? null
                 : new GarbageCollector(
-                        store, GarbageCollector.Options.retaining(gcRetention), Clock.systemUTC(), claimant);
+                        store, GarbageCollector.Options.retaining(gcRetention), Clock.systemUTC(), this.claimant);
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
     }
@@ -100,7 +109,8 @@ final class SinkMaintenance implements AutoCloseable {
                 config.garbageCollection() ? config.gcRetention() : null,
                 config.maintenanceInterval().toMillis(),
                 metrics,
-                claimant);
+                claimant,
+                CLOSE_WAIT);
     }
 
     /** Starts a run unless one is running or the last one started less than the interval ago. */
@@ -119,6 +129,10 @@ final class SinkMaintenance implements AutoCloseable {
                         new Compactor(store, lanceUri, lanceStorageOptions, allocator, options(), claimant).run();
                 metrics.compacted(result.mergedGenerations());
             } catch (CompactionLeaseException e) {
+                if (closing.get()) {
+                    LOG.info("walsink compaction of {} stopped: the sink is closing", path);
+                    return;
+                }
                 // Another compactor runs, or one that died holds the lease until it expires: expected, no trace.
                 metrics.compactionFailed();
                 LOG.warn("walsink compaction of {} did not run: {}; the next run tries again", path, e.getMessage());
@@ -132,6 +146,10 @@ final class SinkMaintenance implements AutoCloseable {
                 GcSummary summary = collector.collect();
                 metrics.collected(summary.bytes());
             } catch (CompactionLeaseException e) {
+                if (closing.get()) {
+                    LOG.info("walsink garbage collection of {} stopped: the sink is closing", path);
+                    return;
+                }
                 // A standalone compactor or collector holds the table's maintenance lease: expected, no trace.
                 metrics.gcFailed();
                 LOG.warn(
@@ -164,18 +182,41 @@ final class SinkMaintenance implements AutoCloseable {
                         .build());
     }
 
-    /** Lets a running compaction or collection finish (each step is atomic), then frees its memory. */
+    /** As {@link #close(boolean)} for a task that failed or was cancelled: the run is fenced at once. */
     @Override
     public void close() throws InterruptedException {
+        close(false);
+    }
+
+    /**
+     * Ends the maintenance thread before returning, or fences it. A running compaction or
+     * collection is fenced, so that it stops before its next commit or removal (the one under way,
+     * atomic, still lands): at once, or, when {@code letRunFinish} (the input ended and the task
+     * finished), only if it has not ended within the wait. Then the thread's memory is freed. A run
+     * stuck in a store or lance-core call past the wait stays fenced: after close() returns it
+     * changes nothing more in the table (it may still release the lease).
+     */
+    void close(boolean letRunFinish) throws InterruptedException {
         thread.shutdown();
-        if (thread.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        long waitMillis = closeWait.toMillis();
+        if (letRunFinish) {
+            // Half the wait for the run to end on its own, the rest once fenced.
+            if (thread.awaitTermination(waitMillis / 2, TimeUnit.MILLISECONDS)) {
+                SinkAllocators.close(allocator, "maintenance of " + path);
+                return;
+            }
+            waitMillis -= waitMillis / 2;
+        }
+        closing.set(true);
+        if (thread.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
             SinkAllocators.close(allocator, "maintenance of " + path);
         } else {
             thread.shutdownNow();
             LOG.warn(
-                    "walsink compaction of {} did not end within {} s; its memory is left to the garbage collector",
+                    "walsink maintenance of {} did not end within {} s; it is fenced (it commits and removes nothing"
+                            + " more) and its memory is left to the garbage collector",
                     path,
-                    CLOSE_WAIT_SECONDS);
+                    closeWait.toSeconds());
         }
     }
 }
