@@ -27,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * lease runs out still lands: keep the lease well above a generation's merge time). Releasing
  * writes an entry that has already expired, so the next run need not wait.
  *
+ * <p>An entry also names the job its holder ran for, when it is the sink's own maintenance
+ * ({@link LeaseClaimant}): a later attempt of that job, or a job restored from its checkpoints,
+ * takes the entry over at once instead of waiting for it to expire (its holder died with the
+ * attempt, or is fenced at its next renewal), while any other holder's entry is refused until it
+ * expires. A takeover writes the next number like any other, so two live attempts cannot both
+ * hold the lease.
+ *
  * <p>Expiry compares the writer's clock with the reader's: clocks of machines that compact the same
  * table must agree to well within the lease duration.
  */
@@ -38,25 +45,47 @@ final class CompactionLease implements AutoCloseable {
 
     private final ObjectStore store;
     private final String table;
+    private final LeaseClaimant claimant;
     private final String holder;
     private final Duration duration;
     private final LongSupplier clock;
     private long sequence;
+    private long expiresAtMillis;
     private boolean released;
 
     private CompactionLease(
-            ObjectStore store, String table, String holder, Duration duration, LongSupplier clock, long sequence) {
+            ObjectStore store,
+            String table,
+            LeaseClaimant claimant,
+            Duration duration,
+            LongSupplier clock,
+            long sequence) {
         this.store = store;
         this.table = table;
-        this.holder = holder;
+        this.claimant = claimant;
+        this.holder = claimant.name();
         this.duration = duration;
         this.clock = clock;
         this.sequence = sequence;
     }
 
-    /** Takes the table's lease for {@code holder}, or fails naming the compactor that holds it. */
+    /** Takes the table's lease for a claimant named {@code holder} that continues no job. */
     static CompactionLease acquire(
             ObjectStore store, String table, String holder, Duration duration, LongSupplier clock) {
+        return acquire(store, table, LeaseClaimant.named(holder, null, List.of()), duration, clock);
+    }
+
+    /**
+     * Takes the table's lease for {@code claimant}, or fails naming the compactor that holds it. An
+     * unexpired entry is taken over at once when it was written for the claimant's own job or a job
+     * of its lineage (an earlier attempt that died holding it); any other holder's is not.
+     */
+    static CompactionLease acquire(
+            ObjectStore store, String table, LeaseClaimant claimant, Duration duration, LongSupplier clock) {
+        String holder = claimant.name();
+        if (claimant.fenced()) {
+            throw new CompactionLeaseException(table, holder + " is closing; it takes no compaction lease");
+        }
         long now = clock.getAsLong();
         for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
             List<Long> sequences = sequences(store);
@@ -68,17 +97,26 @@ final class CompactionLease implements AutoCloseable {
                     continue; // its holder renewed and removed it since the listing: look again
                 }
                 if (latest.get().heldAt(now)) {
-                    throw busy(table, latest.get(), now);
+                    if (!claimant.continues(latest.get().job())) {
+                        throw busy(table, latest.get(), now);
+                    }
+                    LOG.info(
+                            "{} takes back the compaction lease of {} from its own earlier attempt {} (entry {})",
+                            holder,
+                            table,
+                            latest.get().holder(),
+                            top);
                 }
                 next = top + 1;
             }
-            if (!write(store, next, holder, now + duration.toMillis())) {
+            if (!write(store, next, claimant, now + duration.toMillis())) {
                 throw read(store, next)
                         .map(winner -> busy(table, winner, now))
                         .orElseGet(() -> new CompactionLeaseException(
                                 table, "another compactor took the compaction lease at the same moment"));
             }
-            CompactionLease lease = new CompactionLease(store, table, holder, duration, clock, next);
+            CompactionLease lease = new CompactionLease(store, table, claimant, duration, clock, next);
+            lease.expiresAtMillis = now + duration.toMillis();
             lease.checkOnTop(next, now);
             LOG.info("Compaction lease of {} taken by {} (entry {}, {} s)", table, holder, next, duration.toSeconds());
             lease.removeBefore(next);
@@ -107,15 +145,25 @@ final class CompactionLease implements AutoCloseable {
     /**
      * Extends the lease; call it before every commit.
      *
-     * @throws CompactionLeaseException if another compactor took the lease after it expired
+     * @throws CompactionLeaseException if another compactor took the lease after it expired, or a
+     *     later attempt of the same job took it back
      */
     void renew() {
+        ensureNotFenced();
         long now = clock.getAsLong();
-        if (!write(store, sequence + 1, holder, now + duration.toMillis())) {
-            String taker = read(store, sequence + 1).map(Entry::holder).orElse("another compactor");
+        if (!write(store, sequence + 1, claimant, now + duration.toMillis())) {
+            Optional<Entry> taker = read(store, sequence + 1);
+            String name = taker.map(Entry::holder).orElse("another compactor");
+            if (taker.isPresent() && claimant.job().isPresent() && taker.get().job() != null && now < expiresAtMillis) {
+                throw new CompactionLeaseException(
+                        table,
+                        "the compaction lease of " + holder + " was taken back by " + name
+                                + ", a later attempt of its job (or a job restored from its checkpoints);"
+                                + " this run stops before its next commit");
+            }
             throw new CompactionLeaseException(
                     table,
-                    "the compaction lease of " + holder + " expired and " + taker
+                    "the compaction lease of " + holder + " expired and " + name
                             + " took it over; this run stops before its next commit. Keep the lease ("
                             + duration.toSeconds() + " s) well above the time a generation's merge takes");
         }
@@ -129,7 +177,23 @@ final class CompactionLease implements AutoCloseable {
                             + " stops before its next commit (" + e.getMessage() + ")");
         }
         sequence = written;
+        expiresAtMillis = now + duration.toMillis();
         removeBefore(sequence);
+    }
+
+    /**
+     * Fails once the holder was fenced (its task closing): call it before every step that changes
+     * the table; unlike {@link #renew} it costs no store call.
+     *
+     * @throws CompactionLeaseException if the holder was fenced
+     */
+    void ensureNotFenced() {
+        if (claimant.fenced()) {
+            throw new CompactionLeaseException(
+                    table,
+                    holder + " is closing; this run stops before its next commit or removal and gives up the"
+                            + " compaction lease");
+        }
     }
 
     /** Ends the lease early (best effort: an unreleased lease simply expires). */
@@ -140,7 +204,7 @@ final class CompactionLease implements AutoCloseable {
         }
         released = true;
         try {
-            if (write(store, sequence + 1, holder, 0)) {
+            if (write(store, sequence + 1, claimant, 0)) {
                 removeBefore(sequence + 1);
             }
         } catch (RuntimeException e) {
@@ -166,8 +230,11 @@ final class CompactionLease implements AutoCloseable {
      * is tried again a few times beyond the store's own retries: a release or renewal lost to one
      * throttled request would leave the table's compaction blocked until the lease expires.
      */
-    private static boolean write(ObjectStore store, long sequence, String holder, long expiresAtMillis) {
-        byte[] body = ("holder=" + holder + "\nexpires=" + expiresAtMillis + "\n").getBytes(StandardCharsets.UTF_8);
+    private static boolean write(ObjectStore store, long sequence, LeaseClaimant claimant, long expiresAtMillis) {
+        String holder = claimant.name();
+        String job = claimant.job().map(j -> "job=" + j + "\n").orElse("");
+        byte[] body =
+                ("holder=" + holder + "\nexpires=" + expiresAtMillis + "\n" + job).getBytes(StandardCharsets.UTF_8);
         for (int attempt = 1; ; attempt++) {
             try {
                 store.putIfAbsent(key(sequence), body);
@@ -220,10 +287,13 @@ final class CompactionLease implements AutoCloseable {
         try {
             String text = new String(store.get(key(sequence)), StandardCharsets.UTF_8);
             String holder = null;
+            String job = null;
             long expires = 0;
             for (String line : text.split("\n")) {
                 if (line.startsWith("holder=")) {
                     holder = line.substring("holder=".length());
+                } else if (line.startsWith("job=")) {
+                    job = line.substring("job=".length()).trim();
                 } else if (line.startsWith("expires=")) {
                     expires = Long.parseLong(line.substring("expires=".length()).trim());
                 }
@@ -231,7 +301,7 @@ final class CompactionLease implements AutoCloseable {
             if (holder == null) {
                 throw new CompactionLeaseException(PREFIX + sequence, "compaction lease entry without a holder");
             }
-            return Optional.of(new Entry(sequence, holder, expires));
+            return Optional.of(new Entry(sequence, holder, expires, job));
         } catch (ObjectNotFoundException e) {
             return Optional.empty(); // removed by its holder meanwhile
         } catch (NumberFormatException e) {
@@ -242,10 +312,10 @@ final class CompactionLease implements AutoCloseable {
     private static CompactionLeaseException busy(String table, Entry holder, long now) {
         return new CompactionLeaseException(
                 table,
-                "another compactor (" + holder.holder + ") holds the compaction lease until "
+                "another compactor or collector (" + holder.holder + ") holds the compaction lease until "
                         + Instant.ofEpochMilli(holder.expiresAtMillis) + " (" + (holder.expiresAtMillis - now) / 1000
-                        + " s from now); run one compactor per table at a time: the sink's own"
-                        + " ('sink.compaction.enabled') or a standalone one, not both");
+                        + " s from now); run one compactor or collector per table at a time: the sink's own"
+                        + " ('sink.compaction.enabled', 'sink.gc.enabled') or a standalone one, not both");
     }
 
     static String key(long sequence) {
@@ -261,7 +331,8 @@ final class CompactionLease implements AutoCloseable {
         return Long.parseLong(name);
     }
 
-    private record Entry(long sequence, String holder, long expiresAtMillis) {
+    /** @param job the job the holder ran for; null for a standalone compactor or an older release's entry */
+    private record Entry(long sequence, String holder, long expiresAtMillis, String job) {
         boolean heldAt(long now) {
             return expiresAtMillis > now;
         }

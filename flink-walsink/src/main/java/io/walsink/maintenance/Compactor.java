@@ -11,7 +11,6 @@ import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +57,7 @@ public final class Compactor {
     private final CommitHook hook;
     private final LongSupplier nanoClock;
     private volatile boolean stopRequested;
+    private final LeaseClaimant claimant;
 
     /**
      * @param store the table's object store (it reads the shard manifests)
@@ -70,7 +70,28 @@ public final class Compactor {
             Map<String, String> storageOptions,
             BufferAllocator allocator,
             CompactorOptions options) {
-        this(store, tableUri, storageOptions, allocator, options, CommitHook.NONE);
+        this(
+                store,
+                tableUri,
+                storageOptions,
+                allocator,
+                options,
+                CommitHook.NONE,
+                LeaseClaimant.standalone("compactor"));
+    }
+
+    /**
+     * As the sink runs it: the compaction lease is taken for {@code claimant}, which takes back at
+     * once an entry its own job's earlier attempt left (walsink's internal use).
+     */
+    public Compactor(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            BufferAllocator allocator,
+            CompactorOptions options,
+            LeaseClaimant claimant) {
+        this(store, tableUri, storageOptions, allocator, options, CommitHook.NONE, claimant);
     }
 
     Compactor(
@@ -80,7 +101,18 @@ public final class Compactor {
             BufferAllocator allocator,
             CompactorOptions options,
             CommitHook hook) {
-        this(store, tableUri, storageOptions, allocator, options, hook, System::nanoTime);
+        this(store, tableUri, storageOptions, allocator, options, hook, LeaseClaimant.standalone("compactor"));
+    }
+
+    private Compactor(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            BufferAllocator allocator,
+            CompactorOptions options,
+            CommitHook hook,
+            LeaseClaimant claimant) {
+        this(store, tableUri, storageOptions, allocator, options, hook, claimant, System::nanoTime);
     }
 
     /** @param nanoClock measures the run against {@link CompactorOptions#maxRunTime()} */
@@ -91,7 +123,9 @@ public final class Compactor {
             BufferAllocator allocator,
             CompactorOptions options,
             CommitHook hook,
+            LeaseClaimant claimant,
             LongSupplier nanoClock) {
+        this.claimant = Objects.requireNonNull(claimant, "claimant");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.store = Objects.requireNonNull(store, "store");
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
@@ -140,7 +174,7 @@ public final class Compactor {
     public CompactionResult run() {
         long started = nanoClock.getAsLong();
         try (CompactionLease taken = CompactionLease.acquire(
-                        store, tableUri, holderName(), options.leaseDuration(), System::currentTimeMillis);
+                        store, tableUri, claimant, options.leaseDuration(), System::currentTimeMillis);
                 Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             GenerationMerge merge = new GenerationMerge(base, tableUri, storageOptions, allocator, hook, taken);
             TableInfo table = LanceTables.describe(tableUri, base);
@@ -241,11 +275,5 @@ public final class Compactor {
             }
         }
         return shards;
-    }
-
-    /** Who holds the lease, for the message a refused compactor prints: process, host, run. */
-    private static String holderName() {
-        return ManagementFactory.getRuntimeMXBean().getName() + "/"
-                + UUID.randomUUID().toString().substring(0, 8);
     }
 }

@@ -3,6 +3,7 @@ package io.walsink.maintenance;
 import io.walsink.annotation.Internal;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.GcFloor;
+import io.walsink.format.manifest.GcFloorRecords;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
@@ -47,8 +48,13 @@ import org.slf4j.LoggerFactory;
  *       records.
  * </ul>
  *
- * <p>Run one collector per table at a time; writers and readers may run meanwhile. A restore of
- * a checkpoint older than the retention then fails naming the retention (see {@link GcFloor}).
+ * <p>One collector per table at a time, enforced: a run (other than a dry run) takes the table's
+ * maintenance lease, the compaction lease, so that a table is never compacted or collected in two
+ * places at once; a second collector or a compactor is refused with {@link
+ * CompactionLeaseException} naming the holder. The run renews the lease before it removes anything
+ * from a shard, so a collector whose lease was taken over stops there. Writers and readers may run
+ * meanwhile. A restore of a checkpoint older than the retention then fails naming the retention
+ * (see {@link GcFloor}).
  * No Flink types: it runs from a command line, a scheduler or a test.
  */
 @Internal
@@ -96,27 +102,50 @@ public final class GarbageCollector {
     private final ObjectStore store;
     private final Options options;
     private final Clock clock;
+    private final LeaseClaimant claimant;
 
     public GarbageCollector(ObjectStore store, Options options) {
         this(store, options, Clock.systemUTC());
     }
 
-    /** @param clock the time the retention is measured from (tests pass a simulated one) */
+    /** @param clock the time the retention and the lease are measured from (tests pass a simulated one) */
     public GarbageCollector(ObjectStore store, Options options, Clock clock) {
+        this(store, options, clock, LeaseClaimant.standalone("collector"));
+    }
+
+    /** @param claimant who takes the maintenance lease (the sink passes its job) */
+    public GarbageCollector(ObjectStore store, Options options, Clock clock, LeaseClaimant claimant) {
         this.store = Objects.requireNonNull(store, "store");
         this.options = Objects.requireNonNull(options, "options");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.claimant = Objects.requireNonNull(claimant, "claimant");
     }
 
-    /** One pass over every shard and the job records; returns what was (or would be) removed. */
+    /**
+     * One pass over every shard and the job records; returns what was (or would be) removed.
+     *
+     * @throws CompactionLeaseException if another compactor or collector holds the table's lease,
+     *     or took it over during the run (nothing more is removed then)
+     */
     public GcSummary collect() {
+        if (options.dryRun()) {
+            return collect(null); // removes nothing: no lease needed
+        }
+        try (CompactionLease lease = CompactionLease.acquire(
+                store, store.describe(), claimant, CompactorOptions.DEFAULT_LEASE_DURATION, clock::millis)) {
+            return collect(lease);
+        }
+    }
+
+    /** @param lease the run's maintenance lease; null for a dry run */
+    private GcSummary collect(CompactionLease lease) {
         Instant now = clock.instant();
         Instant cutoff = now.minus(options.retention());
         GcSummary total = new GcSummary(options.dryRun(), 0, 0, 0, 0, 0, 0, 0, 0);
         for (Map.Entry<UUID, List<ObjectMeta>> shard : objectsByShard().entrySet()) {
-            total = total.plus(collectShard(shard.getKey(), shard.getValue(), now, cutoff));
+            total = total.plus(collectShard(shard.getKey(), shard.getValue(), now, cutoff, lease));
         }
-        total = total.plus(collectJobRecords(cutoff));
+        total = total.plus(collectJobRecords(cutoff, lease));
         LOG.info(
                 "Garbage collection of {} (retention {}, keeping the newest {} manifest versions{}): {} shards, "
                         + "{} WAL entries, {} manifest versions, {} SSTable folders, {} temporary files, "
@@ -151,7 +180,8 @@ public final class GarbageCollector {
         return byShard;
     }
 
-    private GcSummary collectShard(UUID shard, List<ObjectMeta> objects, Instant now, Instant cutoff) {
+    private GcSummary collectShard(
+            UUID shard, List<ObjectMeta> objects, Instant now, Instant cutoff, CompactionLease lease) {
         ManifestStore manifests = new ManifestStore(store, shard);
         String folder = ManifestStore.shardFolder(shard);
         TreeMap<Long, ObjectMeta> versions = new TreeMap<>();
@@ -176,10 +206,11 @@ public final class GarbageCollector {
         Optional<ShardManifest> latestRead = manifests.readLatest();
         if (latestRead.isEmpty()) {
             // No manifest yet (a first claim in progress): nothing here can be judged.
-            return execute(new Plan(shard, manifests, 0, null, List.of(), List.of(), Map.of()));
+            return execute(new Plan(shard, manifests, 0, null, null, List.of(), List.of(), Map.of()), lease);
         }
         long latest = latestRead.get().version();
-        GcFloor oldFloor = manifests.readFloor();
+        GcFloorRecords.Recorded seenFloor = GcFloorRecords.read(store, shard);
+        GcFloor oldFloor = seenFloor.floorOrNone();
 
         // Manifest versions: the prefix that is neither among the newest N nor superseded recently.
         long manifestFloor = oldFloor.manifestFloor();
@@ -245,7 +276,9 @@ public final class GarbageCollector {
         GcFloor raised = oldFloor.manifestFloor() < manifestFloor || oldFloor.walFloor() < walFloor
                 ? new GcFloor(manifestFloor, walFloor, options.retention(), now).raisedTo(oldFloor)
                 : null;
-        return execute(new Plan(shard, manifests, latest, raised, versionsRemoved, walRemoved, foldersRemoved));
+        return execute(
+                new Plan(shard, manifests, latest, seenFloor, raised, versionsRemoved, walRemoved, foldersRemoved),
+                lease);
     }
 
     /** What one shard loses; {@code raisedFloor} null when the floors stay where they are. */
@@ -253,6 +286,7 @@ public final class GarbageCollector {
             UUID shard,
             ManifestStore manifests,
             long latest,
+            GcFloorRecords.Recorded seenFloor,
             GcFloor raisedFloor,
             List<ObjectMeta> versions,
             List<ObjectMeta> wal,
@@ -264,7 +298,7 @@ public final class GarbageCollector {
      * ascending order (see {@link ManifestStore#readLatest}), WAL entries in ascending order, and
      * SSTable folders with their Lance manifests first (a half-removed folder is no dataset).
      */
-    private GcSummary execute(Plan plan) {
+    private GcSummary execute(Plan plan, CompactionLease lease) {
         long bytes = 0;
         long objects = 0;
         List<ObjectMeta> folderFiles = new ArrayList<>();
@@ -277,19 +311,22 @@ public final class GarbageCollector {
                 objects++;
             }
         }
-        if (!options.dryRun()) {
+        if (!options.dryRun() && (objects > 0 || plan.raisedFloor() != null)) {
+            renew(lease);
             if (plan.raisedFloor() != null) {
-                GcFloor.write(store, plan.shard(), plan.raisedFloor());
+                // Compared-and-swapped with the floor the plan was made from: a collector racing
+                // ours fails here, before it removes anything from the shard.
+                GcFloorRecords.raise(store, plan.shard(), plan.seenFloor(), plan.raisedFloor());
                 plan.manifests().raiseHintTo(plan.raisedFloor().manifestFloor(), plan.latest());
             }
-            deleteAll(plan.versions());
-            deleteAll(plan.wal());
+            deleteAll(plan.versions(), lease);
+            deleteAll(plan.wal(), lease);
             String shardFolder = ManifestStore.shardFolder(plan.shard());
             for (Map.Entry<String, List<ObjectMeta>> folder : plan.folders().entrySet()) {
                 List<ObjectMeta> files = new ArrayList<>(folder.getValue());
                 files.sort(Comparator.comparing((ObjectMeta m) -> !m.key().contains("/_versions/"))
                         .thenComparing(ObjectMeta::key));
-                deleteAll(files);
+                deleteAll(files, lease);
                 store.removeEmptyFolders(shardFolder + folder.getKey() + "/");
             }
         }
@@ -324,7 +361,7 @@ public final class GarbageCollector {
     }
 
     /** Job-start records older than the retention, and temporary files of interrupted puts anywhere we write. */
-    private GcSummary collectJobRecords(Instant cutoff) {
+    private GcSummary collectJobRecords(Instant cutoff, CompactionLease lease) {
         List<ObjectMeta> records = new ArrayList<>();
         Set<String> jobs = new TreeSet<>();
         for (ObjectMeta m : store.listAll(JOBS)) {
@@ -345,9 +382,10 @@ public final class GarbageCollector {
         for (ObjectMeta m : leftovers) {
             bytes += m.size();
         }
-        if (!options.dryRun()) {
-            deleteAll(records);
-            deleteAll(leftovers);
+        if (!options.dryRun() && !(records.isEmpty() && leftovers.isEmpty())) {
+            renew(lease);
+            deleteAll(records, lease);
+            deleteAll(leftovers, lease);
             for (String job : jobs) {
                 store.removeEmptyFolders(JOBS + job + "/");
             }
@@ -372,8 +410,19 @@ public final class GarbageCollector {
                 bytes);
     }
 
-    private void deleteAll(List<ObjectMeta> objects) {
+    /** Before anything is removed: a collector whose lease was taken over stops here. */
+    private static void renew(CompactionLease lease) {
+        if (lease != null) {
+            lease.renew();
+        }
+    }
+
+    /** Removes {@code objects} in order, stopping before the next one once the lease holder is fenced. */
+    private void deleteAll(List<ObjectMeta> objects, CompactionLease lease) {
         for (ObjectMeta m : objects) {
+            if (lease != null) {
+                lease.ensureNotFenced();
+            }
             store.delete(m.key());
         }
     }

@@ -12,7 +12,9 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The sink's own compaction respects the table's compaction lease: while another compactor (here
  * a standalone one's entry) holds it, every run of the job is refused and counted, nothing is
- * merged, and nothing the job wrote is lost.
+ * merged, and nothing the job wrote is lost. An entry its own earlier attempt left (the same job
+ * id) is taken back at once.
  */
 class SinkCompactionLeaseTest {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
@@ -33,38 +36,18 @@ class SinkCompactionLeaseTest {
     static final MiniClusterExtension FLINK =
             MiniClusters.withSlots(2, REPORTER.addToConfiguration(new Configuration()));
 
+    private static final ChangeGenerator CHANGES = new ChangeGenerator(200, 5);
+    private static final long N = 5_000;
+
     @TempDir
     Path dir;
 
     @Test
     void theSinksCompactionIsRefusedWhileAnotherCompactorHoldsTheLease() throws Exception {
-        ChangeGenerator changes = new ChangeGenerator(200, 5);
-        long n = 5_000;
         Path table = dir.resolve("table");
-        WalSink<org.apache.flink.table.data.RowData> sink = WalSink.forRowData(ROW)
-                .path(table.toString())
-                .primaryKey("id")
-                .createTableIfMissing(2)
-                .flushInterval(Duration.ofMillis(20))
-                .memtableMaxRows(1_000)
-                .compaction(true)
-                .maintenanceInterval(Duration.ZERO)
-                .build();
         // The entry a standalone compactor writes when it takes the lease, good for ten minutes.
-        Path lease = table.resolve("_walsink/compaction-lease/" + String.format("%020d", 1));
-        Files.createDirectories(lease.getParent());
-        Files.writeString(
-                lease, "holder=standalone-compactor\nexpires=" + (System.currentTimeMillis() + 600_000) + "\n");
-
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.enableCheckpointing(100);
-        env.fromSequence(0, n - 1)
-                .map(changes::change)
-                .returns(WalSinkMiniClusterTest.rowDataType())
-                .sinkTo(sink)
-                .uid("walsink-lease");
-        JobExecutionResult result = env.execute("walsink compaction lease");
+        writeLeaseEntry(table, "holder=standalone-compactor\nexpires=" + (System.currentTimeMillis() + 600_000) + "\n");
+        JobExecutionResult result = runJob(table, new Configuration());
 
         Map<String, Metric> metrics = REPORTER.findMetrics(result.getJobID(), "walsink");
         assertThat(counter(metrics, "compactionFailures"))
@@ -76,6 +59,63 @@ class SinkCompactionLeaseTest {
                     .as("nothing merged")
                     .isEmpty();
         }
-        assertThat(HarnessSupport.read(table, ReadMode.COMMITTED)).isEqualTo(changes.model(n));
+        assertThat(HarnessSupport.read(table, ReadMode.COMMITTED)).isEqualTo(CHANGES.model(N));
+    }
+
+    /**
+     * Issue #18 (5): an earlier attempt of this very job (a TaskManager killed while compacting)
+     * left the lease held for ten minutes; the job takes it back at once instead of having every
+     * compaction refused until it expires.
+     */
+    @Test
+    void theSinkTakesBackTheLeaseItsOwnKilledAttemptLeft() throws Exception {
+        Path table = dir.resolve("table");
+        JobID job = JobID.generate();
+        writeLeaseEntry(
+                table,
+                "holder=walsink job " + job + " (4242@killed-host/0a1b2c3d)\nexpires="
+                        + (System.currentTimeMillis() + 600_000) + "\njob=" + job + "\n");
+        Configuration conf = new Configuration();
+        conf.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, job.toHexString());
+        JobExecutionResult result = runJob(table, conf);
+        assertThat(result.getJobID()).isEqualTo(job);
+
+        Map<String, Metric> metrics = REPORTER.findMetrics(result.getJobID(), "walsink");
+        assertThat(counter(metrics, "compactedGenerations"))
+                .as("the job compacted despite the lease its dead attempt left")
+                .isPositive();
+        assertThat(counter(metrics, "compactionFailures")).isZero();
+        try (RootAllocator allocator = new RootAllocator()) {
+            assertThat(MergedGenerations.latest(allocator, table.toString(), Map.of()))
+                    .isNotEmpty();
+        }
+        assertThat(HarnessSupport.read(table, ReadMode.COMMITTED)).isEqualTo(CHANGES.model(N));
+    }
+
+    private static void writeLeaseEntry(Path table, String entry) throws Exception {
+        Path lease = table.resolve("_walsink/compaction-lease/" + String.format("%020d", 1));
+        Files.createDirectories(lease.getParent());
+        Files.writeString(lease, entry);
+    }
+
+    private static JobExecutionResult runJob(Path table, Configuration conf) throws Exception {
+        WalSink<org.apache.flink.table.data.RowData> sink = WalSink.forRowData(ROW)
+                .path(table.toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(20))
+                .memtableMaxRows(1_000)
+                .compaction(true)
+                .maintenanceInterval(Duration.ZERO)
+                .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        env.enableCheckpointing(100);
+        env.fromSequence(0, N - 1)
+                .map(CHANGES::change)
+                .returns(WalSinkMiniClusterTest.rowDataType())
+                .sinkTo(sink)
+                .uid("walsink-lease");
+        return env.execute("walsink compaction lease");
     }
 }

@@ -33,7 +33,7 @@ class CompactionLeaseTest {
             assertThatThrownBy(() -> acquire(store, "compactor-b"))
                     .isInstanceOf(CompactionLeaseException.class)
                     .hasMessageContaining("compactor-a")
-                    .hasMessageContaining("one compactor per table");
+                    .hasMessageContaining("one compactor or collector per table");
             clock.addAndGet(LEASE.toMillis() - 1);
             assertThatThrownBy(() -> acquire(store, "compactor-b")).isInstanceOf(CompactionLeaseException.class);
         }
@@ -189,5 +189,103 @@ class CompactionLeaseTest {
         assertThat(overtaken).isTrue();
         assertThatThrownBy(() -> acquire(store, "compactor-d")).hasMessageContaining("compactor-c");
         a.close();
+    }
+
+    // ---------------------------------------------------------------- issue #18 (5): a restarted job
+
+    private CompactionLease acquire(ObjectStore on, LeaseClaimant claimant) {
+        return CompactionLease.acquire(on, "table", claimant, LEASE, clock::get);
+    }
+
+    @Test
+    void aLaterAttemptOfTheSameJobTakesTheLeaseOfItsDeadAttemptAtOnce() {
+        CompactionLease dead = acquire(store, LeaseClaimant.named("job-1 attempt 0", "job-1", List.of("job-1")));
+        // attempt 0's process was killed: its lease is never released, and no time passes
+        try (CompactionLease restarted =
+                acquire(store, LeaseClaimant.named("job-1 attempt 1", "job-1", List.of("job-1")))) {
+            assertThatThrownBy(dead::renew)
+                    .as("the dead attempt, were it still running, stops at its next renewal")
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("taken back by job-1 attempt 1");
+            assertThatThrownBy(() -> acquire(store, "compactor-b"))
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("job-1 attempt 1");
+            restarted.renew();
+        }
+    }
+
+    @Test
+    void aJobRestoredFromAKilledJobsCheckpointTakesItsLeaseAtOnce() {
+        acquire(store, LeaseClaimant.named("job-1", "job-1", List.of("job-1")));
+        try (CompactionLease restored =
+                acquire(store, LeaseClaimant.named("job-2", "job-2", List.of("job-1", "job-2")))) {
+            assertThat(CompactionLease.latest(store).orElseThrow().holder()).isEqualTo("job-2");
+        }
+    }
+
+    @Test
+    void anotherHolderIsStillRefusedUntilItsLeaseExpires() {
+        try (CompactionLease other = acquire(store, LeaseClaimant.named("job-9", "job-9", List.of("job-9")))) {
+            for (LeaseClaimant claimant : List.of(
+                    LeaseClaimant.named("job-2", "job-2", List.of("job-1", "job-2")),
+                    LeaseClaimant.standalone("compact"))) {
+                assertThatThrownBy(() -> acquire(store, claimant))
+                        .isInstanceOf(CompactionLeaseException.class)
+                        .hasMessageContaining("job-9");
+            }
+        }
+        clock.addAndGet(1);
+        try (CompactionLease standalone = acquire(store, "compactor-a")) {
+            // A standalone compactor's entry is nobody's earlier attempt, whatever the job.
+            assertThatThrownBy(() -> acquire(store, LeaseClaimant.named("job-1", "job-1", List.of("job-1"))))
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("compactor-a");
+        }
+    }
+
+    @Test
+    void ofTwoAttemptsTakingBackTheSameEntryOnlyOneHoldsIt() {
+        acquire(store, LeaseClaimant.named("attempt 0", "job-1", List.of("job-1")));
+        AtomicBoolean raced = new AtomicBoolean();
+        // attempt 2 reads attempt 0's entry, then attempt 1 takes it back before attempt 2 writes.
+        ObjectStore racing = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                if (raced.compareAndSet(false, true)) {
+                    acquire(store, LeaseClaimant.named("attempt 1", "job-1", List.of("job-1")));
+                }
+                super.putIfAbsent(key, data);
+            }
+        };
+        assertThatThrownBy(() -> acquire(racing, LeaseClaimant.named("attempt 2", "job-1", List.of("job-1"))))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("attempt 1");
+        assertThat(raced).isTrue();
+        assertThat(CompactionLease.latest(store).orElseThrow().holder()).isEqualTo("attempt 1");
+    }
+
+    @Test
+    void theEntryNamesTheJobSoThatAnUpgradedReaderStillParsesIt() {
+        acquire(store, LeaseClaimant.named("job-1 attempt 0", "job-1", List.of("job-1")));
+        String entry = new String(store.get(CompactionLease.key(1)), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(entry).contains("holder=job-1 attempt 0\n").contains("job=job-1\n");
+    }
+
+    @Test
+    void aFencedHolderRenewsNoMoreTakesNoLeaseButStillReleasesIt() {
+        AtomicBoolean fenced = new AtomicBoolean();
+        LeaseClaimant closing =
+                LeaseClaimant.named("job-1", "job-1", List.of("job-1")).fencedWhen(fenced::get);
+        CompactionLease a = acquire(store, closing);
+        fenced.set(true);
+        assertThatThrownBy(a::renew)
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("is closing");
+        assertThatThrownBy(a::ensureNotFenced).isInstanceOf(CompactionLeaseException.class);
+        assertThatThrownBy(() -> acquire(store, closing)).hasMessageContaining("takes no compaction lease");
+        a.close();
+        try (CompactionLease b = acquire(store, "compactor-b")) {
+            assertThat(b).as("released by the fenced holder").isNotNull();
+        }
     }
 }

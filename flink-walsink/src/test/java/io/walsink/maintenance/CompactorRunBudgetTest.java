@@ -62,8 +62,16 @@ class CompactorRunBudgetTest {
             CompactorOptions options = CompactorOptions.defaults().withMaxRunTime(Duration.ofSeconds(3));
             int merged = 0;
             for (int run = 0; run < published; run++) {
-                CompactionResult result =
-                        new Compactor(f.store, f.uri, Map.of(), f.allocator, options, slow, nanos::get).run();
+                CompactionResult result = new Compactor(
+                                f.store,
+                                f.uri,
+                                Map.of(),
+                                f.allocator,
+                                options,
+                                slow,
+                                LeaseClaimant.standalone("compactor"),
+                                nanos::get)
+                        .run();
                 assertThat(result.mergedGenerations())
                         .as("run %s, seed %s", run, seed)
                         .isBetween(0, 3);

@@ -454,6 +454,9 @@ class WalsinkCliTest {
 
         assertThat(refused.code()).isEqualTo(WalsinkCli.ERROR);
         assertThat(refused.err()).contains("4242@taskmanager-1/ab12cd34").contains("holds the compaction lease");
+        Run gcRefused = run("gc", uri, "--retention", "0s");
+        assertThat(gcRefused.code()).as("gc shares the lease").isEqualTo(WalsinkCli.ERROR);
+        assertThat(gcRefused.err()).contains("4242@taskmanager-1/ab12cd34").contains("holds the compaction lease");
         assertThat(run("inspect", uri, "--json").out())
                 .contains("\"merged_through\":0")
                 .contains("\"compaction_lease\":{\"holder\":\"4242@taskmanager-1/ab12cd34\"")

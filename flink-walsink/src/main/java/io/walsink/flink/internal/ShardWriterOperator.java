@@ -7,6 +7,7 @@ import io.walsink.format.manifest.LegacyShardIdsException;
 import io.walsink.format.manifest.OverlappingShardsException;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
@@ -187,8 +188,14 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
+        // The job and its lineage, not the attempt: a restarted attempt takes back the maintenance
+        // lease its dead predecessor left instead of waiting for it to expire.
         maintenance = SinkMaintenance.forSubtask(
-                options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics);
+                options,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                store,
+                metrics,
+                LeaseClaimant.job(lineage.current(), lineage.oldestFirst()));
         memory = new SubtaskMemory(
                 config.maxUnflushedBytesPerSubtask(), allocator, pressureAt(config), tasks, io, this::now);
         try {
@@ -418,7 +425,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void close() throws Exception {
         try {
             if (maintenance != null) {
-                maintenance.close();
+                // After the end of input a last run may finish; a failing or cancelled task's is
+                // fenced at once. Either way the thread changes nothing in the table once this returns.
+                maintenance.close(finished);
             }
         } finally {
             try {

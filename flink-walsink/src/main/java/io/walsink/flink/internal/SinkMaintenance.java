@@ -7,14 +7,17 @@ import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
+import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.compaction.CompactionOptions;
@@ -34,7 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SinkMaintenance implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SinkMaintenance.class);
-    private static final long CLOSE_WAIT_SECONDS = 60;
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(60);
     /** The shortest time budget of a compaction run, whatever the maintenance interval. */
     static final Duration MIN_RUN_TIME = Duration.ofSeconds(10);
 
@@ -48,16 +51,26 @@ final class SinkMaintenance implements AutoCloseable {
     private final GarbageCollector collector;
     private final long minIntervalMillis;
     private final ShardWriterMetrics metrics;
+    /** This job (with its lineage) as the holder of the table's maintenance lease. */
+    private final LeaseClaimant claimant;
+
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "walsink-maintenance");
         t.setDaemon(true);
         return t;
     });
-    private Future<?> running;
+    /** How long close() waits for a running compaction or collection. */
+    private final Duration closeWait;
+
+    /** Set by close(): a run still going commits and removes nothing more. */
+    private final AtomicBoolean closing = new AtomicBoolean();
+
+    /** Set by close() before it waits: a run merges no further generation and collects nothing. */
+    private volatile boolean stopping;
     /** The compactor of the run under way, so that close() can stop it between generations. */
     private volatile Compactor compacting;
 
-    private volatile boolean closing;
+    private Future<?> running;
     private long lastStart = Long.MIN_VALUE / 2;
 
     SinkMaintenance(
@@ -68,7 +81,11 @@ final class SinkMaintenance implements AutoCloseable {
             boolean compaction,
             Duration gcRetention,
             long minIntervalMillis,
-            ShardWriterMetrics metrics) {
+            ShardWriterMetrics metrics,
+            LeaseClaimant claimant,
+            Duration closeWait) {
+        this.claimant = claimant.fencedWhen(closing::get);
+        this.closeWait = closeWait;
         this.path = path;
         this.store = store;
         this.lanceUri = lanceUri;
@@ -77,14 +94,19 @@ final class SinkMaintenance implements AutoCloseable {
         this.gcRetention = gcRetention;
         this.collector = gcRetention == null
                 ? null
-                : new GarbageCollector(store, GarbageCollector.Options.retaining(gcRetention));
+                : new GarbageCollector(
+                        store, GarbageCollector.Options.retaining(gcRetention), Clock.systemUTC(), this.claimant);
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
     }
 
     /** Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else null. */
     static SinkMaintenance forSubtask(
-            WalSinkOptions options, int subtask, ObjectStore store, ShardWriterMetrics metrics) {
+            WalSinkOptions options,
+            int subtask,
+            ObjectStore store,
+            ShardWriterMetrics metrics,
+            LeaseClaimant claimant) {
         ShardWriterConfig config = options.shardWriterConfig();
         if (subtask != 0 || !(config.compaction() || config.garbageCollection())) {
             return null;
@@ -97,7 +119,9 @@ final class SinkMaintenance implements AutoCloseable {
                 config.compaction(),
                 config.garbageCollection() ? config.gcRetention() : null,
                 config.maintenanceInterval().toMillis(),
-                metrics);
+                metrics,
+                claimant,
+                CLOSE_WAIT);
     }
 
     /** Starts a run unless one is running or the last one started less than the interval ago. */
@@ -112,14 +136,19 @@ final class SinkMaintenance implements AutoCloseable {
     private void runOnce() {
         if (compaction) {
             try {
-                Compactor compactor = new Compactor(store, lanceUri, lanceStorageOptions, allocator, options());
+                Compactor compactor =
+                        new Compactor(store, lanceUri, lanceStorageOptions, allocator, options(), claimant);
                 compacting = compactor;
-                if (closing) {
+                if (stopping) {
                     compactor.requestStop(); // close() came before this run saw its compactor
                 }
                 CompactionResult result = compactor.run();
                 metrics.compacted(result.mergedGenerations());
             } catch (CompactionLeaseException e) {
+                if (closing.get()) {
+                    LOG.info("walsink compaction of {} stopped: the sink is closing", path);
+                    return;
+                }
                 // Another compactor runs, or one that died holds the lease until it expires: expected, no trace.
                 metrics.compactionFailed();
                 LOG.warn("walsink compaction of {} did not run: {}; the next run tries again", path, e.getMessage());
@@ -128,10 +157,21 @@ final class SinkMaintenance implements AutoCloseable {
                 LOG.warn("walsink compaction of {} failed; the next run retries it", path, e);
             }
         }
-        if (collector != null && !closing) {
+        if (collector != null && !stopping) {
             try {
                 GcSummary summary = collector.collect();
                 metrics.collected(summary.bytes());
+            } catch (CompactionLeaseException e) {
+                if (closing.get()) {
+                    LOG.info("walsink garbage collection of {} stopped: the sink is closing", path);
+                    return;
+                }
+                // A standalone compactor or collector holds the table's maintenance lease: expected, no trace.
+                metrics.gcFailed();
+                LOG.warn(
+                        "walsink garbage collection of {} did not run: {}; the next run tries again",
+                        path,
+                        e.getMessage());
             } catch (RuntimeException e) {
                 metrics.gcFailed();
                 LOG.warn("walsink garbage collection of {} failed; the next run retries it", path, e);
@@ -168,26 +208,47 @@ final class SinkMaintenance implements AutoCloseable {
         return interval.compareTo(MIN_RUN_TIME) < 0 ? MIN_RUN_TIME : interval;
     }
 
-    /**
-     * Stops a running compaction after the generation it is merging (each commit is atomic) and
-     * skips the collection that would follow, waits for that, then frees the memory.
-     */
+    /** As {@link #close(boolean)} for a task that failed or was cancelled: the run is fenced at once. */
     @Override
     public void close() throws InterruptedException {
-        closing = true;
+        close(false);
+    }
+
+    /**
+     * Ends the maintenance thread before returning, or fences it. A running compaction is first
+     * asked to end after the generation it is merging, and no collection follows it. A running
+     * compaction or collection is fenced, so that it stops before its next commit or removal (the one under way,
+     * atomic, still lands): at once, or, when {@code letRunFinish} (the input ended and the task
+     * finished), only if it has not ended within the wait. Then the thread's memory is freed. A run
+     * stuck in a store or lance-core call past the wait stays fenced: after close() returns it
+     * changes nothing more in the table (it may still release the lease).
+     */
+    void close(boolean letRunFinish) throws InterruptedException {
+        stopping = true;
         Compactor current = compacting;
         if (current != null) {
             current.requestStop();
         }
         thread.shutdown();
-        if (thread.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        long waitMillis = closeWait.toMillis();
+        if (letRunFinish) {
+            // Half the wait for the run to end on its own, the rest once fenced.
+            if (thread.awaitTermination(waitMillis / 2, TimeUnit.MILLISECONDS)) {
+                SinkAllocators.close(allocator, "maintenance of " + path);
+                return;
+            }
+            waitMillis -= waitMillis / 2;
+        }
+        closing.set(true);
+        if (thread.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
             SinkAllocators.close(allocator, "maintenance of " + path);
         } else {
             thread.shutdownNow();
             LOG.warn(
-                    "walsink compaction of {} did not end within {} s; its memory is left to the garbage collector",
+                    "walsink maintenance of {} did not end within {} s; it is fenced (it commits and removes nothing"
+                            + " more) and its memory is left to the garbage collector",
                     path,
-                    CLOSE_WAIT_SECONDS);
+                    closeWait.toSeconds());
         }
     }
 }

@@ -2,7 +2,6 @@ package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
-import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,8 +14,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What garbage collection may have removed from one shard, recorded at
- * {@code _walsink/gc/{shard}.json} before it removes anything (a folder Lance does not read).
+ * What garbage collection may have removed from one shard, recorded under
+ * {@code _walsink/gc/{shard}/} before it removes anything (a folder Lance does not read; see
+ * {@link GcFloorRecords} for how a raise is compared-and-swapped).
  *
  * <p>The rule it records: manifest versions below {@code manifestFloor} and WAL entries at or
  * below {@code walFloor} may be absent; every version from {@code manifestFloor} up to the latest
@@ -48,7 +48,7 @@ public record GcFloor(long manifestFloor, long walFloor, Duration retention, Ins
         }
     }
 
-    /** The marker's key, relative to the table root. */
+    /** The single marker of earlier releases, relative to the table root (still read, and mirrored). */
     public static String key(UUID shardId) {
         return "_walsink/gc/" + shardId + ".json";
     }
@@ -102,23 +102,16 @@ public record GcFloor(long manifestFloor, long walFloor, Duration retention, Ins
         }
     }
 
-    /** The shard's marker, or empty if nothing was ever collected from it. */
+    /** The shard's floor, or empty if nothing was ever collected from it. */
     public static Optional<GcFloor> read(ObjectStore store, UUID shardId) {
-        String key = key(shardId);
-        try {
-            return Optional.of(decode(store.get(key), location(store, key)));
-        } catch (ObjectNotFoundException absent) {
-            return Optional.empty();
-        }
+        return GcFloorRecords.read(store, shardId).floor();
     }
 
-    /** Records {@code floor} (replacing the previous marker, whose floors it must include). */
+    /**
+     * Raises the shard's floor to at least {@code floor} over whatever is recorded now (tools and
+     * tests; a collector raises the floor it planned with, {@link GcFloorRecords#raise}).
+     */
     public static void write(ObjectStore store, UUID shardId, GcFloor floor) {
-        store.put(key(shardId), floor.encode());
-    }
-
-    private static String location(ObjectStore store, String key) {
-        String root = store.describe();
-        return root.endsWith("/") ? root + key : root + "/" + key;
+        GcFloorRecords.raise(store, shardId, GcFloorRecords.read(store, shardId), floor);
     }
 }

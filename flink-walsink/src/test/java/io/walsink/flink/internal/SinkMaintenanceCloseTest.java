@@ -1,153 +1,110 @@
 package io.walsink.flink.internal;
 
-import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.format.table.LanceTables;
-import io.walsink.format.table.MergedGenerations;
-import io.walsink.format.table.TableSharding;
-import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.maintenance.Compactor;
-import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.CompactionLeaseHolder;
+import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.storage.ForwardingObjectStore;
-import io.walsink.storage.LocalObjectStore;
-import io.walsink.storage.ObjectStore;
-import io.walsink.testing.MemWalTable;
-import io.walsink.testing.RowOp;
-import java.nio.file.Path;
+import io.walsink.storage.InMemoryObjectStore;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18 (9): the task's end does not wait for a long compaction run. close() stops the run
- * after the generation it is merging; the next run (of the next job) merges the rest.
+ * Issue #18 (7): the sink's maintenance thread does not outlive the operator's close(). A run that
+ * close() cannot wait for (here a store call that hangs past the wait) is fenced: once close()
+ * has returned it removes nothing more, and it leaves the lease free when it ends.
  */
 class SinkMaintenanceCloseTest {
-    private static final Schema SCHEMA = new Schema(List.of(
-            Field.notNullable("id", new ArrowType.Int(64, true)), Field.nullable("name", ArrowType.Utf8.INSTANCE)));
-    private static final int GENERATIONS = 6;
-
-    @TempDir
-    Path dir;
-
-    @Test
-    void closeStopsARunningCompactionAfterTheGenerationInProgress() throws Exception {
-        long seed = System.nanoTime();
-        System.out.println("SinkMaintenanceCloseTest seed " + seed);
-        String uri = dir.resolve("table").toString();
-        LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.unsharded(), Map.of());
-        LocalObjectStore local = new LocalObjectStore(Path.of(uri));
-        try (BufferAllocator allocator = new RootAllocator()) {
-            publishSmallGenerations(uri, local, allocator, new Random(seed));
-            LeaseRenewalGate gated = new LeaseRenewalGate(local);
-            SinkMaintenance maintenance = maintenance(uri, gated);
-            maintenance.checkpointCompleted(0);
-            assertThat(gated.blocked.await(30, TimeUnit.SECONDS))
-                    .as("the run reached its first commit")
-                    .isTrue();
-            Thread closer = new Thread(
-                    () -> {
-                        try {
-                            maintenance.close();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    },
-                    "closer");
-            closer.start();
-            awaitWaiting(closer); // close() has asked the run to stop and waits for it
-            gated.release.countDown();
-            closer.join(TimeUnit.SECONDS.toMillis(30));
-            assertThat(closer.isAlive()).isFalse();
-            assertThat(mergedThrough(allocator, uri))
-                    .as("generations merged by the closed run (seed %s)", seed)
-                    .isEqualTo(1);
-
-            assertThat(Compactor.compact(uri, null, CompactorOptions.defaults()).mergedGenerations())
-                    .as("the next run merges the rest")
-                    .isEqualTo(GENERATIONS - 1);
-            assertThat(mergedThrough(allocator, uri)).isEqualTo(GENERATIONS);
-        }
-    }
+    private static final Instant WRITTEN = Instant.parse("2020-06-01T00:00:00Z");
+    private static final Duration RETENTION = Duration.ofSeconds(1);
+    private static final List<String> RECORDS = List.of(
+            "_walsink/jobs/j1/bucket-0.bin",
+            "_walsink/jobs/j1/bucket-1.bin",
+            "_walsink/jobs/j2/bucket-0.bin",
+            "_walsink/jobs/j2/bucket-1.bin",
+            "_walsink/jobs/j3/bucket-0.bin");
 
     @Test
-    void aRunsTimeBudgetIsTheIntervalAtLeastTenSeconds() {
-        assertThat(SinkMaintenance.runTime(0)).isEqualTo(Duration.ofSeconds(10));
-        assertThat(SinkMaintenance.runTime(60_000)).isEqualTo(Duration.ofMinutes(1));
-    }
-
-    private static SinkMaintenance maintenance(String uri, ObjectStore store) {
-        return new SinkMaintenance(
-                uri, store, uri, Map.of(), true, null, 0, new ShardWriterMetrics(new UnregisteredMetricsGroup()));
-    }
-
-    private static void publishSmallGenerations(
-            String uri, ObjectStore store, BufferAllocator allocator, Random random) {
-        MemWalTable.Shard shard = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).shard();
-        for (int g = 1; g <= GENERATIONS; g++) {
-            List<RowOp> ops = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                ops.add(RowOp.put(row("id", (long) random.nextInt(40), "name", "g" + g + "-" + i)));
-            }
-            shard.flush(ops, 4);
+    void aRunThatOutlastsCloseRemovesNothingAfterCloseReturned() throws Exception {
+        // Written long ago: every record is older than the retention.
+        InMemoryObjectStore objects = new InMemoryObjectStore("table", Clock.fixed(WRITTEN, ZoneOffset.UTC));
+        for (String record : RECORDS) {
+            objects.put(record, new byte[] {1});
         }
-        shard.publish();
-    }
-
-    private static long mergedThrough(BufferAllocator allocator, String uri) {
-        return MergedGenerations.latest(allocator, uri, Map.of()).values().stream()
-                .mapToLong(Long::longValue)
-                .sum();
-    }
-
-    private static void awaitWaiting(Thread t) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (t.getState() != Thread.State.TIMED_WAITING) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(t.getName() + " never waited; state " + t.getState());
-            }
-            Thread.onSpinWait();
-        }
-    }
-
-    /** Holds the compaction lease's first renewal (the one before the run's first commit) until released. */
-    private static final class LeaseRenewalGate extends ForwardingObjectStore {
-        final CountDownLatch blocked = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        private final AtomicInteger leaseWrites = new AtomicInteger();
-
-        LeaseRenewalGate(ObjectStore delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public void putIfAbsent(String key, byte[] data) {
-            if (key.contains("compaction-lease/") && leaseWrites.incrementAndGet() == 2) {
-                blocked.countDown();
-                try {
-                    if (!release.await(30, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the test never released the gate");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
+        CountDownLatch inFirstDelete = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> maintenanceThread = new AtomicReference<>();
+        AtomicBoolean closed = new AtomicBoolean();
+        AtomicInteger deletesAfterClose = new AtomicInteger();
+        ForwardingObjectStore hanging = new ForwardingObjectStore(objects) {
+            @Override
+            public void delete(String key) {
+                if (key.startsWith("_walsink/compaction-lease/")) {
+                    super.delete(key); // the lease's own entries: releasing it is what a fenced run should do
+                    return;
                 }
+                if (closed.get()) {
+                    deletesAfterClose.incrementAndGet();
+                }
+                if (maintenanceThread.compareAndSet(null, Thread.currentThread())) {
+                    inFirstDelete.countDown();
+                    awaitUninterruptibly(release); // a store call that hangs past close()'s wait
+                }
+                super.delete(key);
             }
-            super.putIfAbsent(key, data);
+        };
+        SinkMaintenance maintenance = new SinkMaintenance(
+                "table",
+                hanging,
+                "unused",
+                Map.of(),
+                false,
+                RETENTION,
+                0,
+                new ShardWriterMetrics(UnregisteredMetricsGroup.createOperatorMetricGroup()),
+                LeaseClaimant.job("job-1", List.of("job-1")),
+                Duration.ZERO);
+
+        maintenance.checkpointCompleted(0);
+        inFirstDelete.await();
+        maintenance.close();
+        closed.set(true);
+        release.countDown();
+        maintenanceThread.get().join();
+
+        assertThat(deletesAfterClose)
+                .as("table objects removed after close() returned")
+                .hasValue(0);
+        assertThat(RECORDS.stream().filter(objects::exists).count())
+                .as("only the removal in flight at close() landed")
+                .isEqualTo(RECORDS.size() - 1);
+        assertThat(CompactionLeaseHolder.read(objects).orElseThrow().heldAt(Instant.now()))
+                .as("the fenced run released the lease when it ended")
+                .isFalse();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }
