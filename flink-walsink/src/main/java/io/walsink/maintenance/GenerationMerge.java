@@ -136,6 +136,7 @@ final class GenerationMerge {
             }
             hook.beforeCommit(shard, t.generation(), step);
             lease.renew(); // a compactor whose lease was taken over stops here, before committing
+            lease.ensureNotFenced(); // and one whose task closed while it renewed
             try {
                 merge.run();
                 return true;

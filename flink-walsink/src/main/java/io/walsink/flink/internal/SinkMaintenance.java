@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * failed run is logged and counted; the next one retries (both actions are idempotent).
  *
  * <p>A compaction run starts no generation after {@link #runTime} (the interval, at least
- * {@link #MIN_RUN_TIME}) and the rest waits for the next run; {@link #close} asks a running one to
- * end after the generation it is merging, so the task's end waits for one generation, not a run.
+ * {@link #MIN_RUN_TIME}) and the rest waits for the next run; {@link #close} lets a running one end
+ * on its own only after the end of input, and then for at most half its wait.
  */
 final class SinkMaintenance implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SinkMaintenance.class);
@@ -65,7 +65,7 @@ final class SinkMaintenance implements AutoCloseable {
     /** Set by close(): a run still going commits and removes nothing more. */
     private final AtomicBoolean closing = new AtomicBoolean();
 
-    /** Set by close() before it waits: a run merges no further generation and collects nothing. */
+    /** Set by close() when it stops waiting: a run merges no further generation and collects nothing. */
     private volatile boolean stopping;
     /** The compactor of the run under way, so that close() can stop it between generations. */
     private volatile Compactor compacting;
@@ -208,6 +208,16 @@ final class SinkMaintenance implements AutoCloseable {
         return interval.compareTo(MIN_RUN_TIME) < 0 ? MIN_RUN_TIME : interval;
     }
 
+    /** No generation, collection or commit starts any more; a commit or removal under way still lands. */
+    private void stop() {
+        stopping = true;
+        Compactor current = compacting;
+        if (current != null) {
+            current.requestStop();
+        }
+        closing.set(true);
+    }
+
     /** As {@link #close(boolean)} for a task that failed or was cancelled: the run is fenced at once. */
     @Override
     public void close() throws InterruptedException {
@@ -215,20 +225,14 @@ final class SinkMaintenance implements AutoCloseable {
     }
 
     /**
-     * Ends the maintenance thread before returning, or fences it. A running compaction is first
-     * asked to end after the generation it is merging, and no collection follows it. A running
-     * compaction or collection is fenced, so that it stops before its next commit or removal (the one under way,
+     * Ends the maintenance thread before returning, or fences it. A running compaction or
+     * collection is asked to stop (no generation or collection starts after) and fenced, so that it stops before its next commit or removal (the one under way,
      * atomic, still lands): at once, or, when {@code letRunFinish} (the input ended and the task
      * finished), only if it has not ended within the wait. Then the thread's memory is freed. A run
      * stuck in a store or lance-core call past the wait stays fenced: after close() returns it
      * changes nothing more in the table (it may still release the lease).
      */
     void close(boolean letRunFinish) throws InterruptedException {
-        stopping = true;
-        Compactor current = compacting;
-        if (current != null) {
-            current.requestStop();
-        }
         thread.shutdown();
         long waitMillis = closeWait.toMillis();
         if (letRunFinish) {
@@ -239,7 +243,7 @@ final class SinkMaintenance implements AutoCloseable {
             }
             waitMillis -= waitMillis / 2;
         }
-        closing.set(true);
+        stop();
         if (thread.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
             SinkAllocators.close(allocator, "maintenance of " + path);
         } else {
