@@ -2,7 +2,10 @@ package io.walsink.maintenance;
 
 import java.util.UUID;
 
-/** Called before each commit of a generation's merge; a test hook that may throw to simulate a crash. */
+/**
+ * Called before each commit of a generation's merge; a test hook that may throw to simulate a crash,
+ * or stall a compactor between its last lease renewal and its commit.
+ */
 interface CommitHook {
     CommitHook NONE = (shard, generation, step) -> {};
 
@@ -15,4 +18,7 @@ interface CommitHook {
     }
 
     void beforeCommit(UUID shard, long generation, Step step);
+
+    /** After the lease was renewed for the commit, just before it runs. */
+    default void leaseRenewed(UUID shard, long generation, Step step) {}
 }

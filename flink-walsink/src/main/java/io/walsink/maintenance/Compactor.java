@@ -56,6 +56,7 @@ public final class Compactor {
     private final CompactorOptions options;
     private final CommitHook hook;
     private final LongSupplier nanoClock;
+    private final LongSupplier leaseClock;
     private volatile boolean stopRequested;
     private final LeaseClaimant claimant;
 
@@ -125,6 +126,21 @@ public final class Compactor {
             CommitHook hook,
             LeaseClaimant claimant,
             LongSupplier nanoClock) {
+        this(store, tableUri, storageOptions, allocator, options, hook, claimant, nanoClock, System::currentTimeMillis);
+    }
+
+    /** @param leaseClock the wall clock in milliseconds the compaction lease is taken and renewed by */
+    Compactor(
+            ObjectStore store,
+            String tableUri,
+            Map<String, String> storageOptions,
+            BufferAllocator allocator,
+            CompactorOptions options,
+            CommitHook hook,
+            LeaseClaimant claimant,
+            LongSupplier nanoClock,
+            LongSupplier leaseClock) {
+        this.leaseClock = Objects.requireNonNull(leaseClock, "leaseClock");
         this.claimant = Objects.requireNonNull(claimant, "claimant");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.store = Objects.requireNonNull(store, "store");
@@ -173,8 +189,8 @@ public final class Compactor {
      */
     public CompactionResult run() {
         long started = nanoClock.getAsLong();
-        try (CompactionLease taken = CompactionLease.acquire(
-                        store, tableUri, claimant, options.leaseDuration(), System::currentTimeMillis);
+        try (CompactionLease taken =
+                        CompactionLease.acquire(store, tableUri, claimant, options.leaseDuration(), leaseClock);
                 Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             GenerationMerge merge = new GenerationMerge(base, tableUri, storageOptions, allocator, hook, taken);
             TableInfo table = LanceTables.describe(tableUri, base);

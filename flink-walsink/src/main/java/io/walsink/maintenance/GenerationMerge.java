@@ -91,7 +91,7 @@ final class GenerationMerge {
                                 sstable,
                                 columns,
                                 tombstones ? TOMBSTONE + " = false" : null,
-                                new MergeInsertParams(table.primaryKey())
+                                fenced(new MergeInsertParams(table.primaryKey()))
                                         .withMatchedUpdateAll()
                                         .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
                                         .markGenerationsAsMerged(mark)));
@@ -136,6 +136,7 @@ final class GenerationMerge {
             }
             hook.beforeCommit(shard, t.generation(), step);
             lease.renew(); // a compactor whose lease was taken over stops here, before committing
+            hook.leaseRenewed(shard, t.generation(), step);
             lease.ensureNotFenced(); // and one whose task closed while it renewed
             try {
                 merge.run();
@@ -165,9 +166,20 @@ final class GenerationMerge {
         }
     }
 
+    /**
+     * A merge-insert that lance-core does not run again on a newer base version. With retries it
+     * would: a compactor that passed its merge check and lease renewal, then stalled while another
+     * took the lease over and merged this generation and newer ones, would land this older
+     * generation's rows over theirs. Without, a commit that meets a concurrent one on the same rows
+     * fails, and {@link #commit} checks the merge progress of the latest version again.
+     */
+    private static MergeInsertParams fenced(MergeInsertParams params) {
+        return params.withConflictRetries(0);
+    }
+
     /** Deletes the keys of the SSTable's tombstones from the base table, marking {@code mark} merged. */
     private void deleteKeys(Dataset sstable, TableInfo table, List<MergedGeneration> mark) {
-        MergeInsertParams params = new MergeInsertParams(table.primaryKey())
+        MergeInsertParams params = fenced(new MergeInsertParams(table.primaryKey()))
                 .withMatchedDelete()
                 .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing);
         mergeInsert(
