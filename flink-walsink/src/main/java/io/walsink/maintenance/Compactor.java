@@ -71,14 +71,7 @@ public final class Compactor {
             Map<String, String> storageOptions,
             BufferAllocator allocator,
             CompactorOptions options) {
-        this(
-                store,
-                tableUri,
-                storageOptions,
-                allocator,
-                options,
-                CommitHook.NONE,
-                LeaseClaimant.standalone("compactor"));
+        this(store, tableUri, storageOptions, allocator, options, LeaseClaimant.standalone("compactor"), Seams.NONE);
     }
 
     /**
@@ -92,7 +85,27 @@ public final class Compactor {
             BufferAllocator allocator,
             CompactorOptions options,
             LeaseClaimant claimant) {
-        this(store, tableUri, storageOptions, allocator, options, CommitHook.NONE, claimant);
+        this(store, tableUri, storageOptions, allocator, options, claimant, Seams.NONE);
+    }
+
+    /**
+     * Where tests reach into a run: a hook before each commit (and after its lease renewal), the
+     * clock a run's time budget is measured by, and the wall clock of the lease.
+     */
+    record Seams(CommitHook hook, LongSupplier nanoClock, LongSupplier leaseClock) {
+        static final Seams NONE = new Seams(CommitHook.NONE, System::nanoTime, System::currentTimeMillis);
+
+        Seams withHook(CommitHook hook) {
+            return new Seams(hook, nanoClock, leaseClock);
+        }
+
+        Seams withNanoClock(LongSupplier nanoClock) {
+            return new Seams(hook, nanoClock, leaseClock);
+        }
+
+        Seams withLeaseClock(LongSupplier leaseClock) {
+            return new Seams(hook, nanoClock, leaseClock);
+        }
     }
 
     Compactor(
@@ -101,54 +114,17 @@ public final class Compactor {
             Map<String, String> storageOptions,
             BufferAllocator allocator,
             CompactorOptions options,
-            CommitHook hook) {
-        this(store, tableUri, storageOptions, allocator, options, hook, LeaseClaimant.standalone("compactor"));
-    }
-
-    private Compactor(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            BufferAllocator allocator,
-            CompactorOptions options,
-            CommitHook hook,
-            LeaseClaimant claimant) {
-        this(store, tableUri, storageOptions, allocator, options, hook, claimant, System::nanoTime);
-    }
-
-    /** @param nanoClock measures the run against {@link CompactorOptions#maxRunTime()} */
-    Compactor(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            BufferAllocator allocator,
-            CompactorOptions options,
-            CommitHook hook,
             LeaseClaimant claimant,
-            LongSupplier nanoClock) {
-        this(store, tableUri, storageOptions, allocator, options, hook, claimant, nanoClock, System::currentTimeMillis);
-    }
-
-    /** @param leaseClock the wall clock in milliseconds the compaction lease is taken and renewed by */
-    Compactor(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            BufferAllocator allocator,
-            CompactorOptions options,
-            CommitHook hook,
-            LeaseClaimant claimant,
-            LongSupplier nanoClock,
-            LongSupplier leaseClock) {
-        this.leaseClock = Objects.requireNonNull(leaseClock, "leaseClock");
+            Seams seams) {
+        this.hook = Objects.requireNonNull(seams.hook(), "hook");
+        this.nanoClock = Objects.requireNonNull(seams.nanoClock(), "nanoClock");
+        this.leaseClock = Objects.requireNonNull(seams.leaseClock(), "leaseClock");
         this.claimant = Objects.requireNonNull(claimant, "claimant");
-        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.store = Objects.requireNonNull(store, "store");
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.options = Objects.requireNonNull(options, "options");
-        this.hook = hook;
     }
 
     /**

@@ -105,7 +105,14 @@ final class CompactionFixture implements AutoCloseable {
     }
 
     Compactor compactor(CompactorOptions options, CommitHook hook) {
-        return new Compactor(store, uri, Map.of(), allocator, options, hook);
+        return new Compactor(
+                store,
+                uri,
+                Map.of(),
+                allocator,
+                options,
+                LeaseClaimant.standalone("compactor"),
+                Compactor.Seams.NONE.withHook(hook));
     }
 
     void put(ShardWriter writer, long id, String name, int score) {

@@ -68,9 +68,8 @@ class CompactorRunBudgetTest {
                                 Map.of(),
                                 f.allocator,
                                 options,
-                                slow,
                                 LeaseClaimant.standalone("compactor"),
-                                nanos::get)
+                                Compactor.Seams.NONE.withHook(slow).withNanoClock(nanos::get))
                         .run();
                 assertThat(result.mergedGenerations())
                         .as("run %s, seed %s", run, seed)
@@ -98,7 +97,7 @@ class CompactorRunBudgetTest {
             AtomicReference<Compactor> stopping = new AtomicReference<>();
             CommitHook stopAtFirstCommit =
                     (shard, generation, step) -> stopping.get().requestStop();
-            stopping.set(new Compactor(f.store, f.uri, Map.of(), f.allocator, options, stopAtFirstCommit));
+            stopping.set(f.compactor(options, stopAtFirstCommit));
             CompactionResult stopped = stopping.get().run();
             assertThat(stopped.mergedGenerations()).as("seed %s", seed).isEqualTo(1);
             assertThat(stopped.fileCompactionRan()).isFalse();

@@ -65,11 +65,9 @@ class CompactorStaleCommitTest {
                                         Map.of(),
                                         f.allocator,
                                         CompactorOptions.defaults(),
-                                        CommitHook.NONE,
                                         LeaseClaimant.standalone("compactor-b"),
-                                        System::nanoTime,
-                                        () -> System.currentTimeMillis()
-                                                + Duration.ofHours(1).toMillis())
+                                        Compactor.Seams.NONE.withLeaseClock(() -> System.currentTimeMillis()
+                                                + Duration.ofHours(1).toMillis()))
                                 .run());
                     }
                 }
@@ -80,9 +78,8 @@ class CompactorStaleCommitTest {
                     Map.of(),
                     f.allocator,
                     CompactorOptions.defaults(),
-                    stallAfterRenewal,
                     LeaseClaimant.standalone("compactor-a"),
-                    System::nanoTime);
+                    Compactor.Seams.NONE.withHook(stallAfterRenewal));
 
             Throwable end = catchThrowable(stalled::run); // A may also stop at its next renewal
             System.out.println("compactor A, stalled before " + stalledAt + ", ended with " + end);
