@@ -3,9 +3,10 @@ package io.walsink.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.cli.WalsinkCli;
-import io.walsink.examples.LanceDb.Query;
-import io.walsink.examples.LanceDb.Result;
 import io.walsink.flink.WalSink;
+import io.walsink.testing.LanceDb;
+import io.walsink.testing.LanceDb.Query;
+import io.walsink.testing.LanceDb.Result;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,11 +2,12 @@ package io.walsink.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.examples.LanceDb.Query;
-import io.walsink.examples.LanceDb.Result;
 import io.walsink.flink.WalSink;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
+import io.walsink.testing.LanceDb;
+import io.walsink.testing.LanceDb.Query;
+import io.walsink.testing.LanceDb.Result;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -57,11 +57,11 @@ final class RestartBeforeFirstCheckpoint {
     static final AtomicLong WAL_PUTS_AT_FAILURE = new AtomicLong(-1);
 
     private static final Object WAL_PUT = new Object();
-    static volatile CommittedReadPoller poller;
+    static volatile ReadPoller poller;
 
     private RestartBeforeFirstCheckpoint() {}
 
-    static void reset(CommittedReadPoller committedReader) {
+    static void reset(ReadPoller committedReader) {
         FIRST_ATTEMPT.set(true);
         ATTEMPTS_FAILED_AT_A_CHECKPOINT.set(0);
         CHECKPOINTS_COMPLETED_IN_FIRST_ATTEMPT.set(0);

@@ -21,6 +21,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -36,8 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Upserts and deletes with failures injected at random points (a failing map, WAL and manifest
  * writes that fail or lose their acknowledgement), checkpoints every 150 ms and restarts: the
  * final table equals the model, injected store faults did fire, and a reader polling the published
- * table throughout read it many times without ever seeing a key go back to an older value or
- * vanish without a later delete in the input.
+ * table throughout read it many times without ever seeing a key go back to an older value, vanish
+ * without a later delete in the input or show a value a completed checkpoint did not cover, and
+ * without a failed read (see {@link ReadPoller}; with compaction on, the base table alone and
+ * LanceDB are polled too).
  */
 class WalSinkFailoverTest {
     @RegisterExtension
@@ -49,6 +52,16 @@ class WalSinkFailoverTest {
     private static final int MIN_CHANGES_SEEN = 3;
 
     private static final double RUN_SECONDS = 2.5;
+    /** Longer, so that LanceDB (about a second per read, in a Node process) reads the table often. */
+    private static final double COMPACTION_RUN_SECONDS = 6;
+    /** Reads with rows of the base table alone (compaction merged something), at least. */
+    private static final int MIN_BASE_READS = 5;
+
+    private static final int MIN_BASE_CHANGES_SEEN = 2;
+    /** LanceDB reads with rows, at least. */
+    private static final int MIN_LANCEDB_READS = 3;
+
+    private static final int MIN_LANCEDB_CHANGES_SEEN = 2;
 
     @TempDir
     Path dir;
@@ -60,25 +73,33 @@ class WalSinkFailoverTest {
         return dir.resolve("table");
     }
 
-    private CommittedReadPoller poller(ChangeGenerator changes, long n) {
-        return new CommittedReadPoller(table(), changes, n, 25);
+    /** The committed reader, bounded by the input alone. */
+    private ReadPoller poller(ChangeGenerator changes, long n) {
+        return ReadPoller.committed(table(), changes, n, 25);
     }
 
     /**
-     * The source sends {@code n} changes over about {@code RUN_SECONDS}, so that many checkpoints
-     * complete (and publish) while the committed reader polls.
+     * The source sends {@code n} changes over about {@code seconds}, so that many checkpoints
+     * complete (and publish) while the readers poll. The readers' values are bounded by what
+     * completed checkpoints cover.
      */
-    private Map<Long, String> runWithFailures(ChangeGenerator changes, long n, long seed, CommittedReadPoller poller)
-            throws Exception {
+    private Map<Long, String> runWithFailures(
+            ChangeGenerator changes, long n, long seed, double seconds, List<ReadPoller> pollers) throws Exception {
         FailoverTestSupport.reset(6);
+        // what a reader may see at most, asked after its read ended (see CheckpointCovers)
+        CheckpointCovers covers =
+                new CheckpointCovers(List.of(dir.resolve("checkpoints")), List.of(dir.resolve("covers")), n);
+        pollers.forEach(p -> p.coveredBy(covers::covered));
         DataGeneratorSource<Long> source =
-                new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perSecond(n / RUN_SECONDS), Types.LONG);
+                new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perSecond(n / seconds), Types.LONG);
         return run(
                 n,
-                poller,
+                pollers,
                 env -> env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
                         .setParallelism(1)
                         .map(new FailoverTestSupport.FailOnceAt(n / 5, n / 2, n * 4 / 5))
+                        .setParallelism(1)
+                        .map(new CheckpointCovers.Recorder(dir.resolve("covers")))
                         .setParallelism(1)
                         .map(changes::change)
                         .returns(WalSinkMiniClusterTest.rowDataType())
@@ -90,7 +111,7 @@ class WalSinkFailoverTest {
 
     private Map<Long, String> run(
             long n,
-            CommittedReadPoller poller,
+            List<ReadPoller> pollers,
             Function<StreamExecutionEnvironment, DataStream<RowData>> changes,
             WalSinkOptions.StoreWrapper store,
             long checkpointInterval,
@@ -100,6 +121,10 @@ class WalSinkFailoverTest {
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(50));
+        // on disk: a reader tells completed checkpoints by their chk-N/_metadata (CheckpointCovers)
+        config.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                dir.resolve("checkpoints").toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
         env.enableCheckpointing(checkpointInterval);
@@ -117,27 +142,24 @@ class WalSinkFailoverTest {
                 .build();
         changes.apply(env).sinkTo(sink).uid("walsink-failover");
 
-        poller.start();
+        pollers.forEach(ReadPoller::start);
         try {
             env.execute("walsink failover");
         } finally {
-            poller.close();
+            for (ReadPoller poller : pollers) {
+                poller.close();
+            }
         }
         return read(table(), ReadMode.COMMITTED);
     }
 
-    private void assertReaderSawNoViolations(CommittedReadPoller poller, long seed) {
-        System.out.println(
-                "committed reader: " + poller + "; store faults fired: " + FailoverTestSupport.injectedStoreFaults());
-        assertThat(poller.polls())
-                .as("committed reads of seed %d: %s", seed, poller)
-                .isGreaterThanOrEqualTo(MIN_POLLS);
-        assertThat(poller.changesSeen())
-                .as("committed reads that saw the table change, seed %d: %s", seed, poller)
-                .isGreaterThanOrEqualTo(MIN_CHANGES_SEEN);
-        assertThat(poller.violations())
-                .as("what the committed reader saw, seed %d; %s", seed, manifestHistory(table()))
-                .isEmpty();
+    private void assertReaderSawNoViolations(ReadPoller poller, long seed) {
+        assertReaderSawNoViolations(poller, seed, MIN_POLLS, MIN_CHANGES_SEEN);
+    }
+
+    private void assertReaderSawNoViolations(ReadPoller poller, long seed, int minReadsWithRows, int minChangesSeen) {
+        System.out.println(poller + "; store faults fired: " + FailoverTestSupport.injectedStoreFaults());
+        poller.assertReadWell(seed, minReadsWithRows, minChangesSeen, manifestHistory(table()));
     }
 
     private static String manifestHistory(Path table) {
@@ -171,8 +193,8 @@ class WalSinkFailoverTest {
         long seed = FailoverTestSupport.seed("upsertsAndDeletesSurviveFailuresAndEqualTheModel", 8_101);
         ChangeGenerator changes = new ChangeGenerator(300, 7);
         long n = 30_000;
-        CommittedReadPoller poller = poller(changes, n);
-        Map<Long, String> table = runWithFailures(changes, n, seed, poller);
+        ReadPoller poller = poller(changes, n);
+        Map<Long, String> table = runWithFailures(changes, n, seed, RUN_SECONDS, List.of(poller));
         assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
         assertThat(FailoverTestSupport.injectedStoreFaults())
                 .as("store faults fired, seed %d", seed)
@@ -192,7 +214,7 @@ class WalSinkFailoverTest {
         ChangeGenerator changes = new ChangeGenerator(300, 0);
         long n = 40_000;
         long failAt = n / 2;
-        CommittedReadPoller poller = poller(changes, n);
+        ReadPoller poller = poller(changes, n);
         FailoverTestSupport.reset(0);
         RestartBeforeFirstCheckpoint.reset(poller);
         long[] holds = {failAt / 4, failAt / 2, failAt * 3 / 4};
@@ -202,7 +224,7 @@ class WalSinkFailoverTest {
                 new RestartBeforeFirstCheckpoint.FirstAttemptFailsAfterItsRowsAreDurable(table(), changes, failAt);
         Map<Long, String> table = run(
                 n,
-                poller,
+                List.of(poller),
                 env -> env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
                         .setParallelism(1)
                         .flatMap(failure)
@@ -236,25 +258,35 @@ class WalSinkFailoverTest {
 
     /**
      * Compaction into the base table and garbage collection (3 s retention) run inside the failing
-     * job after every completed checkpoint:
-     * the table still ends equal to the model, the committed reader sees no key go back or vanish
-     * while generations move from SSTables into the base table, and once everything is merged a
-     * plain lance-core scan of the base table (no MemWAL) holds exactly the model's rows.
+     * job after every completed checkpoint, while three readers poll: walsink's COMMITTED reader, the
+     * base table alone (a plain lance-core scan) and LanceDB's client on its defaults (its MemWAL
+     * scanner). None sees a key go back, vanish without a later delete in the input or show a value
+     * newer than a completed checkpoint covers, and no read fails (see {@link ReadPoller}). The table
+     * ends equal to the model, and once everything is merged the base table alone (lance-core and
+     * LanceDB) and LanceDB's default read hold exactly the model's rows.
      */
     @Test
     void compactionInsideTheJobSurvivesFailures() throws Exception {
         long seed = FailoverTestSupport.seed("compactionInsideTheJobSurvivesFailures", 8_105);
         ChangeGenerator changes = new ChangeGenerator(300, 7);
         long n = 30_000;
-        CommittedReadPoller poller = poller(changes, n);
+        ReadPoller committed = poller(changes, n);
+        ReadPoller baseOnly = ReadPoller.baseOnly(table(), changes, n, 50);
+        ReadPoller lanceDb = ReadPoller.lanceDb(table(), changes, n, 100); // a Node process per read
         compaction = true;
-        Map<Long, String> table = runWithFailures(changes, n, seed, poller);
+        Map<Long, String> table =
+                runWithFailures(changes, n, seed, COMPACTION_RUN_SECONDS, List.of(committed, baseOnly, lanceDb));
         assertThat(FailoverTestSupport.FAILED_AT).hasSize(3);
         assertThat(FailoverTestSupport.injectedStoreFaults())
                 .as("store faults fired, seed %d", seed)
                 .isPositive();
         assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
-        assertReaderSawNoViolations(poller, seed);
+        assertReaderSawNoViolations(committed, seed);
+        assertReaderSawNoViolations(baseOnly, seed, MIN_BASE_READS, MIN_BASE_CHANGES_SEEN);
+        assertReaderSawNoViolations(lanceDb, seed, MIN_LANCEDB_READS, MIN_LANCEDB_CHANGES_SEEN);
+        assertThat(ReadPoller.lanceDbRows(table(), null))
+                .as("LanceDB's default read at the end, seed %d", seed)
+                .isEqualTo(changes.model(n));
         try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
             assertThat(MergedGenerations.latest(allocator, table().toString(), Map.of()))
                     .as("generations the job's compaction merged")
@@ -266,6 +298,9 @@ class WalSinkFailoverTest {
                     .forEach(r -> base.put((Long) r.get("id"), String.valueOf(r.get("name"))));
             assertThat(base).as("plain base table scan, seed %d", seed).isEqualTo(changes.model(n));
         }
+        assertThat(ReadPoller.lanceDbRows(table(), false))
+                .as("LanceDB's base-only read once all is merged, seed %d", seed)
+                .isEqualTo(changes.model(n));
         assertThat(read(table(), ReadMode.LATEST)).isEqualTo(changes.model(n));
         // The job's garbage collection removed history: fewer manifest versions remain than were written.
         LocalObjectStore store = new LocalObjectStore(table());
@@ -285,8 +320,8 @@ class WalSinkFailoverTest {
         long seed = FailoverTestSupport.seed("upsertOnlyRunIsReadTheSameByLanceCore", 8_103);
         ChangeGenerator changes = new ChangeGenerator(400, 0);
         long n = 20_000;
-        CommittedReadPoller poller = poller(changes, n);
-        Map<Long, String> table = runWithFailures(changes, n, seed, poller);
+        ReadPoller poller = poller(changes, n);
+        Map<Long, String> table = runWithFailures(changes, n, seed, RUN_SECONDS, List.of(poller));
         assertThat(FailoverTestSupport.injectedStoreFaults())
                 .as("store faults fired, seed %d", seed)
                 .isPositive();

@@ -5,6 +5,7 @@ import static io.walsink.flink.HarnessSupport.ROW;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -14,31 +15,38 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.data.RowData;
 
 /**
  * The job {@link WalSinkProcessKillTest} runs in a child JVM and kills: a local Flink job writing
  * the first {@code n} changes of a seeded {@link ChangeGenerator} through {@link WalSink}, at
  * {@code rowsPerSecond}, checkpointing every 200 ms into {@code checkpointDir} with checkpoints
  * retained on cancellation, optionally restored from a retained checkpoint. The source is a
- * {@link DataGeneratorSource}: change {@code i} is a function of {@code i} alone and the source
- * checkpoints its position, so a restored job re-sends exactly the changes after the checkpoint.
+ * {@link DataGeneratorSource} of change numbers: change {@code i} is a function of {@code i} alone
+ * and the source checkpoints its position, so a restored job re-sends exactly the changes after the
+ * checkpoint. A {@link CheckpointCovers.Recorder} right after it records into {@code coverDir} which
+ * changes each checkpoint covers. With {@code maintenance} the sink compacts and collects garbage
+ * ({@value #GC_RETENTION_SECONDS} s retention: a restored checkpoint is at most a JVM start old)
+ * after every checkpoint.
  *
- * <p>Arguments: {@code table checkpointDir keys deleteEvery seed n rowsPerSecond [restorePath]}.
- * Any failure ends the process with a non-zero exit code (no restarts inside the child).
+ * <p>Arguments: {@code table checkpointDir coverDir maintenance keys deleteEvery seed n rowsPerSecond
+ * [restorePath]}. Any failure ends the process with a non-zero exit code (no restarts inside the
+ * child).
  */
 public final class WalSinkProcessKillJob {
     static final long CHECKPOINT_INTERVAL_MILLIS = 200;
+    static final long GC_RETENTION_SECONDS = 15;
 
     private WalSinkProcessKillJob() {}
 
     public static void main(String[] args) throws Exception {
         Path table = Path.of(args[0]);
         Path checkpointDir = Path.of(args[1]);
+        Path coverDir = Path.of(args[2]);
+        boolean maintenance = Boolean.parseBoolean(args[3]);
         ChangeGenerator changes =
-                new ChangeGenerator(Integer.parseInt(args[2]), Integer.parseInt(args[3]), Long.parseLong(args[4]));
-        long n = Long.parseLong(args[5]);
-        double rowsPerSecond = Double.parseDouble(args[6]);
+                new ChangeGenerator(Integer.parseInt(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]));
+        long n = Long.parseLong(args[7]);
+        double rowsPerSecond = Double.parseDouble(args[8]);
 
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(CHECKPOINT_INTERVAL_MILLIS));
@@ -48,18 +56,25 @@ public final class WalSinkProcessKillJob {
         config.set(
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY,
                 checkpointDir.toUri().toString());
-        if (args.length > 7) {
-            config.set(StateRecoveryOptions.SAVEPOINT_PATH, args[7]);
+        if (args.length > 9) {
+            config.set(StateRecoveryOptions.SAVEPOINT_PATH, args[9]);
         }
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         config.set(RestOptions.BIND_PORT, "0"); // other builds may run on this machine
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
 
-        DataGeneratorSource<RowData> source = new DataGeneratorSource<>(
-                changes::change, n, RateLimiterStrategy.perSecond(rowsPerSecond), WalSinkMiniClusterTest.rowDataType());
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perSecond(rowsPerSecond), Types.LONG);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
                 .uid("changes")
+                .setParallelism(1)
+                .map(new CheckpointCovers.Recorder(coverDir))
+                .uid("covers")
+                .setParallelism(1)
+                .map(changes::change)
+                .returns(WalSinkMiniClusterTest.rowDataType())
+                .uid("rows")
                 .setParallelism(1)
                 .sinkTo(WalSink.forRowData(ROW)
                         .path(table.toString())
@@ -67,6 +82,9 @@ public final class WalSinkProcessKillJob {
                         .createTableIfMissing(4)
                         .flushInterval(Duration.ofMillis(50))
                         .memtableMaxRows(500)
+                        .compaction(maintenance)
+                        .garbageCollection(maintenance, Duration.ofSeconds(GC_RETENTION_SECONDS))
+                        .maintenanceInterval(Duration.ZERO)
                         .build())
                 .uid("walsink-process-kill");
         env.execute("walsink process kill");

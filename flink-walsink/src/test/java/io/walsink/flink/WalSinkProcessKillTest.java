@@ -3,7 +3,10 @@ package io.walsink.flink;
 import static io.walsink.flink.HarnessSupport.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
+import io.walsink.testing.LanceRows;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,16 +26,25 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGKILL (no shutdown hook, no cancellation, no final checkpoint) once it has completed a
  * checkpoint or two; a new child restores from the newest checkpoint the killed one retained.
  * After three kills the last child runs to the end. Meanwhile a reader in this JVM polls the
- * published table. It must have read it many times, never seen a key go back to an older value or
- * vanish without a later delete in the input, and at the end the table, COMMITTED and LATEST,
- * equals the model of the whole input.
+ * published table (with compaction and GC on, also the base table alone and LanceDB). Each must
+ * have read it many times, never seen a key go back to an older value, vanish without a later
+ * delete in the input or show a value no completed checkpoint covered, and never failed a read (see
+ * {@link ReadPoller}); at the end the table, COMMITTED and LATEST, equals the model of the whole
+ * input.
  */
 class WalSinkProcessKillTest {
     private static final int KILLS = 3;
     private static final long N = 12_000;
     private static final double ROWS_PER_SECOND = 2_500;
+    /**
+     * With compaction and GC every checkpoint does more work: slower input, so that each killed
+     * child still has input left when it completed the checkpoints it is killed after.
+     */
+    private static final double ROWS_PER_SECOND_WITH_MAINTENANCE = 1_200;
+
     private static final long CHILD_TIMEOUT_SECONDS = 120;
-    private static final Pattern CHECKPOINT = Pattern.compile("chk-(\\d+)");
+    private static final int MIN_BASE_READS = 5;
+    private static final int MIN_LANCEDB_READS = 3;
     /** The JVM flag the surefire argLine passes ({@code walsink.jvm.flags} in the parent pom): Arrow needs it. */
     private static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
 
@@ -46,18 +57,49 @@ class WalSinkProcessKillTest {
     void sigkilledJobsRestoredFromTheirNewestRetainedCheckpointEndWithTheModel() throws Exception {
         long seed = FailoverTestSupport.seed(
                 "sigkilledJobsRestoredFromTheirNewestRetainedCheckpointEndWithTheModel", 8_201);
+        killAndRestore(seed, false);
+    }
+
+    /**
+     * The same with compaction and garbage collection inside the job, and three readers: walsink's
+     * COMMITTED reader, the base table alone (a plain lance-core scan) and LanceDB's client on its
+     * defaults. At the end LanceDB's default read, and after a last compaction the base table alone
+     * (lance-core and LanceDB), equal the model too.
+     */
+    @Test
+    void sigkilledJobsCompactingAndCollectingEndWithTheModelAndReadersSeeNoViolation() throws Exception {
+        long seed = FailoverTestSupport.seed(
+                "sigkilledJobsCompactingAndCollectingEndWithTheModelAndReadersSeeNoViolation", 8_203);
+        killAndRestore(seed, true);
+    }
+
+    private void killAndRestore(long seed, boolean maintenance) throws Exception {
         ChangeGenerator changes = new ChangeGenerator(200, 6, seed == 0 ? 1 : seed); // seed 0 is the unseeded stream
         SplittableRandom random = new SplittableRandom(seed);
         Path table = dir.resolve("table");
-        CommittedReadPoller poller = new CommittedReadPoller(table, changes, N, 50);
+        List<Path> checkpointDirs = new ArrayList<>();
+        List<Path> coverDirs = new ArrayList<>();
+        for (int k = 0; k <= KILLS; k++) {
+            checkpointDirs.add(dir.resolve("checkpoints-" + k));
+            coverDirs.add(dir.resolve("covers-" + k));
+        }
+        List<ReadPoller> pollers = new ArrayList<>(List.of(ReadPoller.committed(table, changes, N, 50)));
+        if (maintenance) {
+            pollers.add(ReadPoller.baseOnly(table, changes, N, 100));
+            pollers.add(ReadPoller.lanceDb(table, changes, N, 200)); // a Node process per read
+        }
+        // asked after each read: what the newest checkpoint completed by then (any child's) covers
+        CheckpointCovers covers = new CheckpointCovers(checkpointDirs, coverDirs, N);
+        pollers.forEach(p -> p.coveredBy(covers::covered));
+        ReadPoller committed = pollers.get(0);
         List<String> kills = new ArrayList<>();
         try {
-            poller.start();
+            pollers.forEach(ReadPoller::start);
             String restore = null;
             long lastCheckpoint = 0;
             for (int k = 0; k < KILLS; k++) {
-                Path checkpoints = dir.resolve("checkpoints-" + k);
-                Process child = start(k, table, changes, checkpoints, restore);
+                Path checkpoints = checkpointDirs.get(k);
+                Process child = start(k, table, changes, checkpoints, coverDirs.get(k), maintenance, restore);
                 // kill once this child completed 1 or 2 checkpoints of its own (newer than the one it restored)
                 int wanted = 1 + random.nextInt(2);
                 long first = awaitCheckpointAbove(child, k, checkpoints, 0); // its folder holds only its own
@@ -75,14 +117,15 @@ class WalSinkProcessKillTest {
                 assertThat(child.exitValue())
                         .as("child %d exit code: 128 + SIGKILL(9)", k)
                         .isEqualTo(137);
-                Path newest = newestCheckpoint(checkpoints).orElseThrow();
-                lastCheckpoint = checkpointId(newest);
+                Path newest = CheckpointCovers.newestCheckpoint(checkpoints).orElseThrow();
+                lastCheckpoint = CheckpointCovers.checkpointId(newest);
                 assertThat(lastCheckpoint).isGreaterThanOrEqualTo(seen);
                 restore = newest.toString();
                 kills.add("child " + k + " killed after checkpoint " + seen + ", restoring " + newest.getFileName()
-                        + ", committed reader at " + poller.polls() + " reads");
+                        + ", committed reader at " + committed.polls() + " reads");
             }
-            Process last = start(KILLS, table, changes, dir.resolve("checkpoints-" + KILLS), restore);
+            Process last =
+                    start(KILLS, table, changes, checkpointDirs.get(KILLS), coverDirs.get(KILLS), maintenance, restore);
             assertThat(last.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS))
                     .as("the last child ran to the end within %d s; %s", CHILD_TIMEOUT_SECONDS, logTail(KILLS))
                     .isTrue();
@@ -94,28 +137,48 @@ class WalSinkProcessKillTest {
                 child.destroyForcibly();
                 child.waitFor(30, TimeUnit.SECONDS);
             }
-            poller.close();
+            for (ReadPoller poller : pollers) {
+                poller.close();
+            }
         }
         kills.forEach(System.out::println);
-        System.out.println("committed reader: " + poller);
+        pollers.forEach(System.out::println);
 
         Map<Long, String> model = changes.model(N);
         assertThat(read(table, ReadMode.COMMITTED))
                 .as("COMMITTED, seed %d", seed)
                 .isEqualTo(model);
         assertThat(read(table, ReadMode.LATEST)).as("LATEST, seed %d", seed).isEqualTo(model);
-        assertThat(poller.polls())
-                .as("committed reads, seed %d: %s", seed, poller)
-                .isGreaterThanOrEqualTo(20);
-        assertThat(poller.changesSeen())
-                .as("reads that saw the table change, seed %d: %s", seed, poller)
-                .isGreaterThanOrEqualTo(KILLS);
-        assertThat(poller.violations())
-                .as("what the committed reader saw, seed %d", seed)
-                .isEmpty();
+        committed.assertReadWell(seed, 20, KILLS, "process kills");
+        if (maintenance) {
+            pollers.get(1).assertReadWell(seed, MIN_BASE_READS, 2, "process kills");
+            pollers.get(2).assertReadWell(seed, MIN_LANCEDB_READS, 2, "process kills");
+            assertThat(ReadPoller.lanceDbRows(table, null))
+                    .as("LanceDB's default read, seed %d", seed)
+                    .isEqualTo(model);
+            Compactor.compact(table.toString(), null, CompactorOptions.defaults()); // what the last job published
+            Map<Long, String> base = new TreeMap<>();
+            try (RootAllocator allocator = new RootAllocator()) {
+                LanceRows.scan(allocator, table.toString(), Map.of())
+                        .forEach(r -> base.put((Long) r.get("id"), String.valueOf(r.get("name"))));
+            }
+            assertThat(base)
+                    .as("plain base table scan once all is merged, seed %d", seed)
+                    .isEqualTo(model);
+            assertThat(ReadPoller.lanceDbRows(table, false))
+                    .as("LanceDB's base-only read once all is merged, seed %d", seed)
+                    .isEqualTo(model);
+        }
     }
 
-    private Process start(int k, Path table, ChangeGenerator changes, Path checkpoints, String restore)
+    private Process start(
+            int k,
+            Path table,
+            ChangeGenerator changes,
+            Path checkpoints,
+            Path covers,
+            boolean maintenance,
+            String restore)
             throws IOException {
         // its own temp folder: a killed JVM leaves its Flink and native-library files behind
         Path tmp = Files.createDirectories(dir.resolve("tmp-" + k));
@@ -130,11 +193,13 @@ class WalSinkProcessKillTest {
                 WalSinkProcessKillJob.class.getName(),
                 table.toString(),
                 checkpoints.toString(),
+                covers.toString(),
+                Boolean.toString(maintenance),
                 Integer.toString(changes.keys()),
                 Integer.toString(changes.deleteEvery()),
                 Long.toString(changes.seed()),
                 Long.toString(N),
-                Double.toString(ROWS_PER_SECOND)));
+                Double.toString(maintenance ? ROWS_PER_SECOND_WITH_MAINTENANCE : ROWS_PER_SECOND)));
         if (restore != null) {
             command.add(restore);
         }
@@ -168,9 +233,9 @@ class WalSinkProcessKillTest {
     private long awaitCheckpointAbove(Process child, int k, Path checkpoints, long above) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
         while (true) {
-            Optional<Path> newest = newestCheckpoint(checkpoints);
-            if (newest.isPresent() && checkpointId(newest.get()) > above) {
-                return checkpointId(newest.get());
+            Optional<Path> newest = CheckpointCovers.newestCheckpoint(checkpoints);
+            if (newest.isPresent() && CheckpointCovers.checkpointId(newest.get()) > above) {
+                return CheckpointCovers.checkpointId(newest.get());
             }
             if (!child.isAlive()) {
                 throw new AssertionError("child " + k + " ended (exit code " + child.exitValue()
@@ -182,35 +247,5 @@ class WalSinkProcessKillTest {
             }
             child.waitFor(20, TimeUnit.MILLISECONDS); // returns early if the child ends
         }
-    }
-
-    /** The completed checkpoint with the highest id under {@code checkpoints/{job id}/}. */
-    private static Optional<Path> newestCheckpoint(Path checkpoints) throws IOException {
-        if (!Files.isDirectory(checkpoints)) {
-            return Optional.empty();
-        }
-        List<Path> completed = new ArrayList<>();
-        try (Stream<Path> jobs = Files.list(checkpoints)) {
-            for (Path job : jobs.toList()) {
-                try (Stream<Path> chks = Files.list(job)) {
-                    chks.filter(c -> CHECKPOINT
-                                    .matcher(c.getFileName().toString())
-                                    .matches())
-                            .filter(c -> Files.isRegularFile(c.resolve("_metadata")))
-                            .forEach(completed::add);
-                } catch (IOException | java.io.UncheckedIOException concurrentlyDeleted) {
-                    // Flink removes subsumed checkpoints while we look
-                }
-            }
-        }
-        return completed.stream().max((a, b) -> Long.compare(checkpointId(a), checkpointId(b)));
-    }
-
-    private static long checkpointId(Path checkpoint) {
-        Matcher m = CHECKPOINT.matcher(checkpoint.getFileName().toString());
-        if (!m.matches()) {
-            throw new IllegalArgumentException(checkpoint.toString());
-        }
-        return Long.parseLong(m.group(1));
     }
 }

@@ -1,10 +1,11 @@
-package io.walsink.examples;
+package io.walsink.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,12 +18,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * LanceDB's Node client ({@code @lancedb/lancedb}, whose core is a newer Lance than lance-core
- * 7.0.0) as an independent reader of what walsink writes. The package, at the exact version
- * {@code src/test/lancedb/package.json} pins, is installed from npm into {@code target/lancedb} the
- * first time a test needs it; each read runs {@code src/test/lancedb/read.mjs} in a Node process.
+ * 7.0.0) as an independent reader of what walsink writes. {@code package.json} (which pins the exact
+ * version) and {@code read.mjs} are test resources under {@code lancedb/} on the classpath (from
+ * flink-walsink's test classes or its test-jar), extracted into {@code target/lancedb} of the module
+ * whose tests run (surefire's working directory); the package is installed from npm there the first
+ * time a test of that module needs it, and again only when the pinned package.json changed. Each read
+ * runs {@code read.mjs} in a Node process.
  */
-final class LanceDb {
-    private static final Path SOURCES = Path.of("src/test/lancedb");
+public final class LanceDb {
+    private static final String RESOURCES = "/lancedb/";
     private static final Path INSTALL = Path.of("target/lancedb");
     private static final List<String> FILES = List.of("package.json", "read.mjs");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,21 +40,21 @@ final class LanceDb {
      * @param where a filter in Lance's SQL, or null for all rows
      * @param lsm null for LanceDB's default read; false for the base table only
      */
-    record Query(String name, String where, List<String> columns, Boolean lsm) {
-        static Query of(String name, String where, List<String> columns) {
+    public record Query(String name, String where, List<String> columns, Boolean lsm) {
+        public static Query of(String name, String where, List<String> columns) {
             return new Query(name, where, columns, null);
         }
     }
 
     /** What one query returned: its rows (values as strings, null as null), or LanceDB's error. */
-    record Result(List<List<String>> rows, String error) {
-        boolean failed() {
+    public record Result(List<List<String>> rows, String error) {
+        public boolean failed() {
             return error != null;
         }
     }
 
     /** Runs {@code queries} on the table at {@code table}, in one Node process. */
-    static Map<String, Result> read(Path table, List<Query> queries) throws IOException, InterruptedException {
+    public static Map<String, Result> read(Path table, List<Query> queries) throws IOException, InterruptedException {
         Path dir = install();
         ArrayNode spec = JSON.createArrayNode();
         for (Query q : queries) {
@@ -93,16 +97,23 @@ final class LanceDb {
         return results;
     }
 
-    /** Installs the client once per JVM; again only when the committed package.json changed. */
-    private static synchronized Path install() throws IOException, InterruptedException {
+    /**
+     * Installs the client once per JVM (npm runs only when the module's install is missing or its
+     * package.json differs from the pinned one). A test polling LanceDB calls it before its job
+     * starts, so that the first read does not wait for npm.
+     */
+    public static synchronized Path install() throws IOException, InterruptedException {
         if (installed) {
             return INSTALL;
         }
         Files.createDirectories(INSTALL);
+        byte[] pinned = resource("package.json");
         boolean changed = !Files.exists(INSTALL.resolve("package.json"))
-                || Files.mismatch(SOURCES.resolve("package.json"), INSTALL.resolve("package.json")) != -1;
+                || !java.util.Arrays.equals(pinned, Files.readAllBytes(INSTALL.resolve("package.json")));
         for (String f : FILES) {
-            Files.copy(SOURCES.resolve(f), INSTALL.resolve(f), StandardCopyOption.REPLACE_EXISTING);
+            Path tmp = INSTALL.resolve(f + ".tmp");
+            Files.write(tmp, resource(f));
+            Files.move(tmp, INSTALL.resolve(f), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
         if (changed || !Files.exists(INSTALL.resolve("node_modules/@lancedb/lancedb/package.json"))) {
             Process npm;
@@ -123,5 +134,15 @@ final class LanceDb {
         }
         installed = true;
         return INSTALL;
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = LanceDb.class.getResourceAsStream(RESOURCES + name)) {
+            if (in == null) {
+                throw new IllegalStateException("test resource " + RESOURCES + name
+                        + " is not on the classpath (flink-walsink's test classes or test-jar)");
+            }
+            return in.readAllBytes();
+        }
     }
 }

@@ -1,0 +1,366 @@
+package io.walsink.flink;
+
+import io.walsink.format.table.TableNotFoundException;
+import io.walsink.read.ReadMode;
+import io.walsink.testing.LanceDb;
+import io.walsink.testing.LanceRows;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * A reader polling a table while a job writes the first {@code n} changes of a
+ * {@link ChangeGenerator}, and what it may see. Each read is one whole-table snapshot of key to value
+ * ({@code "v" + i}, where {@code i} is the number of the change that wrote it, its sequence); for
+ * each read, and against the reads of the same reader before it:
+ *
+ * <ul>
+ *   <li><b>never early</b>: a key's value is an upsert of that key in the input ({@code i < n}, the
+ *       change writes that key and is no delete), and {@code i} is below the bound the poller was
+ *       given, asked after the read ended: the number of leading changes the newest checkpoint
+ *       completed by then covers ({@link CheckpointCovers}), or {@code n} without one;
+ *   <li><b>never back</b>: a key's sequence never decreases from one read to a later one (a key seen
+ *       absent after a delete counts as being at that delete);
+ *   <li><b>never vanishing</b>: a key seen before is absent only if the input deletes it after the
+ *       newest state the reader knew of;
+ *   <li><b>no read fails</b>: every exception of a read is counted as a failure (the poller goes
+ *       on). Only "no table yet" before the first successful read is expected and counted apart.
+ * </ul>
+ *
+ * <p>The readers: {@link #committed} (walsink's {@code TableReader}, COMMITTED), {@link #baseOnly}
+ * (a plain lance-core scan of the base table: compaction's merges only) and {@link #lanceDb}
+ * (LanceDB's Node client on its defaults: its MemWAL scanner over the base table and the published
+ * SSTables).
+ */
+final class ReadPoller implements AutoCloseable {
+    /** One read of the whole table, key to value; null when there is no table (yet). */
+    interface Reader {
+        Map<Long, String> read() throws Exception;
+    }
+
+    private final String name;
+    private final ChangeGenerator changes;
+    private final long n;
+    private final long pollIntervalMillis;
+    private final Reader reader;
+    private volatile LongSupplier covered;
+    private final Map<Long, NavigableSet<Long>> deletes;
+    /** Per key, the change number the table is known to be at or after. */
+    private final Map<Long, Long> known = new HashMap<>();
+    /** Whether {@link #known} of a key is a delete (the key was seen absent after it). */
+    private final Map<Long, Boolean> knownDeleted = new HashMap<>();
+
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+    private final List<String> failures = new CopyOnWriteArrayList<>();
+    private final AtomicInteger failedReads = new AtomicInteger();
+    private final AtomicInteger polls = new AtomicInteger();
+    private final AtomicInteger nonEmptyPolls = new AtomicInteger();
+    private final AtomicInteger changesSeen = new AtomicInteger();
+    private Map<Long, String> previous = Map.of();
+    private Map<Long, String> current = Map.of();
+    private long currentBound;
+    private final AtomicInteger notThereYet = new AtomicInteger();
+    private final Queue<Predicate<Map<Long, String>>> afterReads = new ConcurrentLinkedQueue<>();
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final Thread thread;
+    private volatile Throwable failure;
+
+    ReadPoller(String name, ChangeGenerator changes, long n, long pollIntervalMillis, Reader reader) {
+        this.name = name;
+        this.changes = changes;
+        this.n = n;
+        this.pollIntervalMillis = pollIntervalMillis;
+        this.reader = reader;
+        this.covered = () -> n;
+        this.deletes = changes.deletes(n);
+        this.thread = new Thread(this::loop, name + "-read-poller");
+        this.thread.setDaemon(true);
+    }
+
+    /** walsink's {@code TableReader} in COMMITTED mode (base table + published SSTables). */
+    static ReadPoller committed(Path table, ChangeGenerator changes, long n, long pollIntervalMillis) {
+        return new ReadPoller("committed", changes, n, pollIntervalMillis, () -> {
+            try {
+                return HarnessSupport.read(table, ReadMode.COMMITTED);
+            } catch (TableNotFoundException notYetThere) {
+                return null;
+            }
+        });
+    }
+
+    /** The base table alone, read by a plain lance-core scan (no MemWAL): what compaction merged. */
+    static ReadPoller baseOnly(Path table, ChangeGenerator changes, long n, long pollIntervalMillis) {
+        return new ReadPoller("base-only", changes, n, pollIntervalMillis, () -> {
+            if (!hasLanceVersion(table)) {
+                return null;
+            }
+            Map<Long, String> rows = new TreeMap<>();
+            try (RootAllocator allocator = new RootAllocator()) {
+                LanceRows.scan(allocator, table.toString(), Map.of())
+                        .forEach(r -> putOnce(rows, (Long) r.get("id"), (String) r.get("name")));
+            }
+            return rows;
+        });
+    }
+
+    /**
+     * LanceDB's Node client, {@code table.query()} on its defaults (one Node process per read). The
+     * client is installed here, before the poller starts, so that no read waits for npm.
+     */
+    static ReadPoller lanceDb(Path table, ChangeGenerator changes, long n, long pollIntervalMillis)
+            throws java.io.IOException, InterruptedException {
+        LanceDb.install();
+        return new ReadPoller("lancedb", changes, n, pollIntervalMillis, () -> {
+            if (!hasLanceVersion(table)) {
+                return null;
+            }
+            return lanceDbRows(table, null);
+        });
+    }
+
+    /**
+     * The table read once by LanceDB, key to value: its default read ({@code lsm} null) or the base
+     * table alone ({@code false}); fails on LanceDB's error or a key read twice.
+     */
+    static Map<Long, String> lanceDbRows(Path table, Boolean lsm) throws Exception {
+        LanceDb.Result result = LanceDb.read(table, List.of(new LanceDb.Query("all", null, List.of("id", "name"), lsm)))
+                .get("all");
+        if (result.failed()) {
+            throw new IllegalStateException("LanceDB: " + result.error());
+        }
+        Map<Long, String> rows = new TreeMap<>();
+        result.rows().forEach(r -> putOnce(rows, Long.parseLong(r.get(0)), r.get(1)));
+        return rows;
+    }
+
+    /** A key twice in one read is a failed read (a reader must return one row per key). */
+    private static void putOnce(Map<Long, String> rows, Long key, String value) {
+        String before = rows.put(key, value);
+        if (before != null) {
+            throw new IllegalStateException("key " + key + " read twice: " + before + " and " + value);
+        }
+    }
+
+    /** Whether the Lance dataset has a committed version (the job creates the table). */
+    private static boolean hasLanceVersion(Path table) throws java.io.IOException {
+        Path versions = table.resolve("_versions");
+        if (!Files.isDirectory(versions)) {
+            return false;
+        }
+        try (var files = Files.list(versions)) {
+            return files.anyMatch(f -> f.getFileName().toString().endsWith(".manifest"));
+        }
+    }
+
+    /**
+     * The bound on a value's change number, asked after each read has ended: the number of leading
+     * changes a checkpoint that had completed by then covers.
+     */
+    ReadPoller coveredBy(LongSupplier covered) {
+        this.covered = covered;
+        return this;
+    }
+
+    ReadPoller start() {
+        thread.start();
+        return this;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Successful reads of the table (the table existed and was read whole). */
+    int polls() {
+        return polls.get();
+    }
+
+    /** Successful reads that returned at least one row. */
+    int nonEmptyPolls() {
+        return nonEmptyPolls.get();
+    }
+
+    /** Successful reads that returned rows, and other rows than the read before. */
+    int changesSeen() {
+        return changesSeen.get();
+    }
+
+    List<String> violations() {
+        return violations;
+    }
+
+    /** Reads that failed. */
+    int failedReads() {
+        return failedReads.get();
+    }
+
+    /**
+     * Asserts what this poller saw: at least {@code minReadsWithRows} successful reads returned rows
+     * and at least {@code minChangesSeen} of them found the table changed since the read before, no
+     * read failed and no read broke a rule (see the class comment).
+     */
+    void assertReadWell(long seed, int minReadsWithRows, int minChangesSeen, String context) {
+        org.assertj.core.api.Assertions.assertThat(violations())
+                .as("what the %s reader saw, seed %d; %s", name, seed, context)
+                .isEmpty();
+        org.assertj.core.api.Assertions.assertThat(failedReads())
+                .as("%s reads that failed, seed %d (the first: %s)", name, seed, failures)
+                .isZero();
+        org.assertj.core.api.Assertions.assertThat(nonEmptyPolls())
+                .as("%s reads with rows, seed %d: %s", name, seed, this)
+                .isGreaterThanOrEqualTo(minReadsWithRows);
+        org.assertj.core.api.Assertions.assertThat(changesSeen())
+                .as("%s reads that saw the table change, seed %d: %s", name, seed, this)
+                .isGreaterThanOrEqualTo(minChangesSeen);
+    }
+
+    /**
+     * Hands the rows of each read that starts from now on to {@code action}, until it returns
+     * true.
+     */
+    void afterReads(Predicate<Map<Long, String>> action) {
+        afterReads.add(action);
+    }
+
+    private void loop() {
+        try {
+            do {
+                List<Predicate<Map<Long, String>>> waiting = new ArrayList<>();
+                for (Predicate<Map<Long, String>> w; (w = afterReads.poll()) != null; ) {
+                    waiting.add(w);
+                }
+                Map<Long, String> rows = null;
+                boolean failed = false;
+                try {
+                    rows = reader.read();
+                    if (rows == null && polls.get() > 0) {
+                        throw new IllegalStateException("the table is gone after " + polls.get() + " reads");
+                    }
+                } catch (Exception e) {
+                    failed = true;
+                    if (failedReads.incrementAndGet() <= 5) {
+                        failures.add(e.toString());
+                    }
+                }
+                if (rows != null) {
+                    check(rows, covered.getAsLong()); // the bound is asked after the read ended
+                    polls.incrementAndGet();
+                    Map<Long, String> read = rows;
+                    waiting.removeIf(w -> w.test(read));
+                } else if (!failed) {
+                    notThereYet.incrementAndGet();
+                }
+                afterReads.addAll(waiting);
+            } while (!stop.await(pollIntervalMillis, TimeUnit.MILLISECONDS)); // pacing, not synchronisation
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            failure = t;
+        }
+    }
+
+    /**
+     * Checks one snapshot of the table against what the reader knew before; {@code bound}: values
+     * of change {@code bound} or later appeared early.
+     */
+    void check(Map<Long, String> snapshot, long bound) {
+        current = snapshot;
+        currentBound = bound;
+        if (!snapshot.isEmpty()) {
+            nonEmptyPolls.incrementAndGet();
+            if (!snapshot.equals(previous)) {
+                changesSeen.incrementAndGet();
+            }
+        }
+        for (Map.Entry<Long, String> row : snapshot.entrySet()) {
+            long key = row.getKey();
+            String value = row.getValue();
+            long seen;
+            try {
+                seen = Long.parseLong(value.substring(1));
+            } catch (RuntimeException e) {
+                violate("key " + key + " shows " + value + ", which the input never wrote");
+                continue;
+            }
+            if (seen < 0 || seen >= n || changes.keyOf(seen) != key || changes.isDelete(seen)) {
+                violate("key " + key + " shows v" + seen + ", which is not an upsert of that key in the input");
+                continue;
+            }
+            if (seen >= bound) {
+                violate("key " + key + " shows v" + seen + " early: the newest checkpoint completed by the end of"
+                        + " the read covers changes below " + bound + " only");
+            }
+            Long before = known.get(key);
+            if (before != null && before > seen) {
+                violate("key " + key + " went from "
+                        + (knownDeleted.get(key) ? "absent after the delete at change " : "v") + before + " back to v"
+                        + seen);
+            }
+            known.put(key, seen);
+            knownDeleted.put(key, false);
+        }
+        for (Map.Entry<Long, Long> k : known.entrySet()) {
+            long key = k.getKey();
+            if (snapshot.containsKey(key) || knownDeleted.get(key)) {
+                continue;
+            }
+            NavigableSet<Long> keyDeletes = deletes.get(key);
+            Long delete = keyDeletes == null ? null : keyDeletes.higher(k.getValue());
+            if (delete == null) {
+                violate("key " + key + " vanished after v" + k.getValue() + " although no later change deletes it");
+            } else {
+                // the table is now at or after that delete
+                k.setValue(delete);
+                knownDeleted.put(key, true);
+            }
+        }
+        previous = snapshot;
+    }
+
+    /** {@link #check(Map, long)} bounded by the input alone. */
+    void check(Map<Long, String> snapshot) {
+        check(snapshot, n);
+    }
+
+    private void violate(String what) {
+        if (violations.size() < 50) {
+            violations.add(name + " reader: " + what + " (read " + (polls.get() + 1) + " of " + current.size()
+                    + " rows, after one of " + previous.size() + "; bound " + currentBound + ")");
+        }
+    }
+
+    /** Stops polling; fails if the poller itself broke (failed reads are counted, see {@link #failures()}). */
+    @Override
+    public void close() throws InterruptedException {
+        stop.countDown();
+        thread.join(TimeUnit.MINUTES.toMillis(1));
+        if (thread.isAlive()) {
+            throw new AssertionError("the " + name + " read poller did not stop within a minute");
+        }
+        if (failure != null) {
+            throw new AssertionError("the " + name + " read poller failed after " + polls.get() + " reads", failure);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + ": " + polls.get() + " reads (" + nonEmptyPolls.get() + " non-empty, " + changesSeen.get()
+                + " saw the table change, " + notThereYet.get() + " before the table existed), " + failedReads.get()
+                + " failed reads " + failures + ", " + violations.size() + " violations"
+                + (violations.isEmpty() ? "" : " " + violations.subList(0, Math.min(3, violations.size())));
+    }
+}
