@@ -59,9 +59,9 @@ class WalSinkFailoverTest {
 
     private static final int MIN_BASE_CHANGES_SEEN = 2;
     /** LanceDB reads with rows, at least. */
-    private static final int MIN_LANCEDB_READS = 3;
+    private static final int MIN_LANCEDB_READS = 2;
 
-    private static final int MIN_LANCEDB_CHANGES_SEEN = 2;
+    private static final int MIN_LANCEDB_CHANGES_SEEN = 1;
 
     @TempDir
     Path dir;

@@ -82,6 +82,8 @@ public final class WalSinkProcessKillJob {
                         .createTableIfMissing(4)
                         .flushInterval(Duration.ofMillis(50))
                         .memtableMaxRows(500)
+                        // with maintenance, every checkpoint publishes, so the three readers see rows early
+                        .memtableMaxAge(maintenance ? Duration.ZERO : Duration.ofMinutes(1))
                         .compaction(maintenance)
                         .garbageCollection(maintenance, Duration.ofSeconds(GC_RETENTION_SECONDS))
                         .maintenanceInterval(Duration.ZERO)
