@@ -38,12 +38,7 @@ class RestoreBehindMergesWarningTest {
             CompactionFixture.publishGeneration(List.of(writer));
             f.randomOps(writer, BUCKET, 40, 80, "g2");
             CompactionFixture.publishGeneration(List.of(writer));
-            assertThat(f.compactor(CompactorOptions.defaults())
-                            .run()
-                            .shards()
-                            .get(0)
-                            .mergedGenerations())
-                    .containsExactly(1L, 2L);
+            assertThat(mergedByOneRun(f)).containsExactly(1L, 2L);
             writer.close();
             ShardWriter next = f.open(BUCKET); // the claim drops the merged SSTables from the manifest
             f.randomOps(next, BUCKET, 30, 80, "wal");
@@ -56,11 +51,7 @@ class RestoreBehindMergesWarningTest {
                     .isZero();
             assertThat(checkpoint.unpublished()).isEmpty();
 
-            List<String> warnings;
-            try (LogCapture log = LogCapture.of(ShardOpener.class)) {
-                f.restore(checkpoint).close();
-                warnings = log.messages(Level.WARN);
-            }
+            List<String> warnings = restoreWarnings(f, checkpoint);
             assertThat(warnings)
                     .as("nothing merged is newer than the state (seed %s)", seed)
                     .noneMatch(m -> m.contains(WARNING));
@@ -83,22 +74,26 @@ class RestoreBehindMergesWarningTest {
             CompactionFixture.publishGeneration(List.of(writer));
             f.randomOps(writer, BUCKET, 40, 80, "g3");
             CompactionFixture.publishGeneration(List.of(writer));
-            assertThat(f.compactor(CompactorOptions.defaults())
-                            .run()
-                            .shards()
-                            .get(0)
-                            .mergedGenerations())
-                    .containsExactly(1L, 2L, 3L);
+            assertThat(mergedByOneRun(f)).containsExactly(1L, 2L, 3L);
             writer.close();
 
-            List<String> warnings;
-            try (LogCapture log = LogCapture.of(ShardOpener.class)) {
-                f.restore(checkpoint).close();
-                warnings = log.messages(Level.WARN);
-            }
+            List<String> warnings = restoreWarnings(f, checkpoint);
             assertThat(warnings)
                     .as("generations 2 and 3 hold rows after the state (seed %s)", seed)
                     .anyMatch(m -> m.contains(WARNING) && m.contains("through 3") && m.contains("(through 1)"));
+        }
+    }
+
+    /** The generations of the one shard that a compaction run merges. */
+    private static List<Long> mergedByOneRun(CompactionFixture f) {
+        return f.compactor(CompactorOptions.defaults()).run().shards().get(0).mergedGenerations();
+    }
+
+    /** Restores {@code checkpoint}; the WARN lines the restore logged. */
+    private static List<String> restoreWarnings(CompactionFixture f, ShardDescriptor checkpoint) {
+        try (LogCapture log = LogCapture.of(ShardOpener.class)) {
+            f.restore(checkpoint).close();
+            return log.messages(Level.WARN);
         }
     }
 }
