@@ -2,6 +2,7 @@ package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.MergeJournal;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
@@ -24,6 +25,7 @@ import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.lance.Dataset;
+import org.lance.cleanup.CleanupPolicy;
 import org.lance.cleanup.RemovalStats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -168,7 +170,8 @@ public final class Compactor {
         try (CompactionLease taken =
                         CompactionLease.acquire(store, tableUri, claimant, options.leaseDuration(), leaseClock);
                 Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            GenerationMerge merge = new GenerationMerge(base, tableUri, storageOptions, allocator, hook, taken);
+            GenerationMerge merge = new GenerationMerge(
+                    base, tableUri, storageOptions, allocator, hook, taken, new MergeJournal(store));
             TableInfo table = LanceTables.describe(tableUri, base);
             List<ShardMerges> parts = plan(base, table);
             mergeInTurns(parts, table, merge, new RunBudget(options, nanoClock, () -> stopRequested));
@@ -188,9 +191,11 @@ public final class Compactor {
                 LOG.info("Compacted the files of {}: version {} -> {}", tableUri, before, base.version());
             }
             Optional<Long> cleaned = Optional.empty();
-            if (housekeeping && options.cleanup().isPresent()) {
+            Optional<CleanupPolicy> cleanup = options.cleanup().or(() -> options.cleanupRetention()
+                    .map(r -> RetainedBaseVersions.cleanupPolicy(base, r, leaseClock.getAsLong())));
+            if (housekeeping && cleanup.isPresent()) {
                 taken.renew();
-                RemovalStats removed = base.cleanupWithPolicy(options.cleanup().get());
+                RemovalStats removed = base.cleanupWithPolicy(cleanup.get());
                 cleaned = Optional.of(removed.getOldVersions());
                 LOG.info(
                         "Cleaned up {}: {} old versions, {} bytes removed",
@@ -224,7 +229,10 @@ public final class Compactor {
         base.checkoutLatest();
         Map<UUID, Long> merged = MergedGenerations.of(base, tableUri);
         List<ShardMerges> parts = new ArrayList<>();
+        MergeJournal journal = new MergeJournal(store);
         for (UUID shard : shards) {
+            // Records of merges a run died after marking; merges the latest version does not mark stay.
+            journal.removeThrough(shard, merged.getOrDefault(shard, 0L));
             parts.add(ShardMerges.plan(
                     new ManifestStore(store, shard),
                     shard,

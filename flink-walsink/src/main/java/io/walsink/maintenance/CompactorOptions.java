@@ -28,6 +28,10 @@ import org.lance.compaction.CompactionOptions;
  * @param maxRunTime when present, a run starts no generation once this much time has passed since
  *     it began (checked between generations, so a run takes at most this plus one generation's
  *     merge; at least one generation is merged). What is left waits for the next run
+ * @param cleanupRetention when present (and {@code cleanup} is not), old base table versions are
+ *     removed after the merges as {@code cleanup} would, keeping every version that was the latest
+ *     at some moment within this retention: a checkpoint that old may reset a shard's rows to the
+ *     version it builds on (see docs/architecture.md, "Restores across merges")
  */
 @PublicEvolving
 public record CompactorOptions(
@@ -36,7 +40,8 @@ public record CompactorOptions(
         Optional<CleanupPolicy> cleanup,
         Duration leaseDuration,
         int maxGenerationsPerRun,
-        Optional<Duration> maxRunTime) {
+        Optional<Duration> maxRunTime,
+        Optional<Duration> cleanupRetention) {
     public static final Duration DEFAULT_LEASE_DURATION = Duration.ofMinutes(10);
 
     public CompactorOptions {
@@ -66,6 +71,29 @@ public record CompactorOptions(
                 throw new IllegalArgumentException("maxRunTime must be positive, was " + t);
             }
         });
+        cleanupRetention = cleanupRetention == null ? Optional.empty() : cleanupRetention;
+        cleanupRetention.ifPresent(t -> {
+            if (t.isNegative()) {
+                throw new IllegalArgumentException("cleanupRetention must not be negative, was " + t);
+            }
+        });
+    }
+
+    public CompactorOptions(
+            int maxGenerationsPerShard,
+            Optional<CompactionOptions> fileCompaction,
+            Optional<CleanupPolicy> cleanup,
+            Duration leaseDuration,
+            int maxGenerationsPerRun,
+            Optional<Duration> maxRunTime) {
+        this(
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                Optional.empty());
     }
 
     public CompactorOptions(
@@ -87,12 +115,19 @@ public record CompactorOptions(
     }
 
     public CompactorOptions withMaxGenerationsPerShard(int max) {
-        return new CompactorOptions(max, fileCompaction, cleanup, leaseDuration, maxGenerationsPerRun, maxRunTime);
+        return new CompactorOptions(
+                max, fileCompaction, cleanup, leaseDuration, maxGenerationsPerRun, maxRunTime, cleanupRetention);
     }
 
     public CompactorOptions withFileCompaction(CompactionOptions options) {
         return new CompactorOptions(
-                maxGenerationsPerShard, Optional.of(options), cleanup, leaseDuration, maxGenerationsPerRun, maxRunTime);
+                maxGenerationsPerShard,
+                Optional.of(options),
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                cleanupRetention);
     }
 
     public CompactorOptions withCleanup(CleanupPolicy policy) {
@@ -102,17 +137,37 @@ public record CompactorOptions(
                 Optional.of(policy),
                 leaseDuration,
                 maxGenerationsPerRun,
-                maxRunTime);
+                maxRunTime,
+                cleanupRetention);
     }
 
     public CompactorOptions withLeaseDuration(Duration duration) {
         return new CompactorOptions(
-                maxGenerationsPerShard, fileCompaction, cleanup, duration, maxGenerationsPerRun, maxRunTime);
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                duration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                cleanupRetention);
     }
 
     /** At most {@code max} generations per run over all shards, which take turns. */
     public CompactorOptions withMaxGenerationsPerRun(int max) {
-        return new CompactorOptions(maxGenerationsPerShard, fileCompaction, cleanup, leaseDuration, max, maxRunTime);
+        return new CompactorOptions(
+                maxGenerationsPerShard, fileCompaction, cleanup, leaseDuration, max, maxRunTime, cleanupRetention);
+    }
+
+    /** Removes base table versions superseded more than {@code retention} ago, after the merges. */
+    public CompactorOptions withCleanupRetention(Duration retention) {
+        return new CompactorOptions(
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                Optional.of(retention));
     }
 
     /** No generation is started once a run has taken {@code time}. */
@@ -123,6 +178,7 @@ public record CompactorOptions(
                 cleanup,
                 leaseDuration,
                 maxGenerationsPerRun,
-                Optional.of(time));
+                Optional.of(time),
+                cleanupRetention);
     }
 }

@@ -1,6 +1,8 @@
 package io.walsink.maintenance;
 
+import io.walsink.format.manifest.MergeJournal;
 import io.walsink.format.manifest.SsTable;
+import io.walsink.format.table.BaseMergeInsert;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
@@ -10,17 +12,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.memwal.MergedGeneration;
 import org.lance.merge.MergeInsertParams;
-import org.lance.merge.MergeInsertResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +39,7 @@ final class GenerationMerge {
     private final BufferAllocator allocator;
     private final CommitHook hook;
     private final CompactionLease lease;
+    private final MergeJournal journal;
 
     GenerationMerge(
             Dataset base,
@@ -48,13 +47,15 @@ final class GenerationMerge {
             Map<String, String> storageOptions,
             BufferAllocator allocator,
             CommitHook hook,
-            CompactionLease lease) {
+            CompactionLease lease,
+            MergeJournal journal) {
         this.base = base;
         this.tableUri = tableUri;
         this.storageOptions = storageOptions;
         this.allocator = allocator;
         this.hook = hook;
         this.lease = lease;
+        this.journal = journal;
     }
 
     /**
@@ -72,12 +73,16 @@ final class GenerationMerge {
             List<String> columns =
                     table.schema().getFields().stream().map(Field::getName).toList();
             List<MergedGeneration> mark = List.of(new MergedGeneration(shard.toString(), t.generation()));
+            // Before the first commit: a restore that rolls this generation back must learn that
+            // the base table may hold part of it, should this run die between its two commits.
+            journal.started(shard, t.generation(), t.path());
             // Rows of one generation are newest-per-key already, so its upserts and deletes touch
             // disjoint keys and their order does not matter. lance-core's merge-insert takes one action
             // for matched rows, so a generation with both takes two commits: the deletes first, without
             // the mark (repeating them is harmless), then the upserts with the mark.
             if (deletes > 0 && upserts > 0) {
                 if (!commit(shard, t, CommitHook.Step.DELETES, () -> deleteKeys(sstable, table, List.of()))) {
+                    journal.finished(shard, t.generation());
                     return Optional.empty();
                 }
             }
@@ -98,6 +103,7 @@ final class GenerationMerge {
             } else {
                 marked = commit(shard, t, CommitHook.Step.MERGE_AND_MARK, () -> deleteKeys(sstable, table, mark));
             }
+            journal.finished(shard, t.generation()); // merged now, by this run or another
             if (!marked) {
                 return Optional.empty();
             }
@@ -174,7 +180,7 @@ final class GenerationMerge {
      * fails, and {@link #commit} checks the merge progress of the latest version again.
      */
     private static MergeInsertParams fenced(MergeInsertParams params) {
-        return params.withConflictRetries(0);
+        return BaseMergeInsert.fenced(params);
     }
 
     /** Deletes the keys of the SSTable's tombstones from the base table, marking {@code mark} merged. */
@@ -195,19 +201,8 @@ final class GenerationMerge {
         if (filter != null) {
             scan.filter(filter);
         }
-        try (LanceScanner scanner = LanceScanner.create(sstable, scan.build(), allocator);
-                ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-            // The exported stream owns the reader: its release (by lance-core, when the merge has
-            // consumed it) closes the reader, so it must not be closed here as well.
-            ArrowReader reader = scanner.scanBatches();
-            try {
-                Data.exportArrayStream(allocator, reader, stream);
-            } catch (RuntimeException e) {
-                reader.close();
-                throw e;
-            }
-            MergeInsertResult result = base.mergeInsert(params, stream);
-            result.dataset().close();
+        try (LanceScanner scanner = LanceScanner.create(sstable, scan.build(), allocator)) {
+            BaseMergeInsert.run(base, params, scanner.scanBatches(), allocator);
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) { // closing the scanner

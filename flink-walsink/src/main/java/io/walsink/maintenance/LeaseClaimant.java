@@ -48,6 +48,11 @@ public final class LeaseClaimant {
         return new LeaseClaimant(name, job, lineage, fenced);
     }
 
+    /** The same claimant, its name saying what it takes the lease for. */
+    LeaseClaimant doing(String what) {
+        return new LeaseClaimant(name + ", " + what, job, lineage, fenced);
+    }
+
     /** Whether the claimant may no longer act on the table. */
     boolean fenced() {
         return fenced.getAsBoolean();

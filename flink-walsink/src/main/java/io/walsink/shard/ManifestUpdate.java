@@ -6,7 +6,7 @@ import io.walsink.format.manifest.ManifestVersionTakenException;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import java.util.List;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Writing manifest version + 1 with a new SSTable list and {@code replay_after}: a publication,
@@ -24,7 +24,8 @@ public final class ManifestUpdate extends ShardTask {
     final long replayAfter;
     private final long lastSeen;
     final List<WrittenSsTable> publishing;
-    private final LongSupplier mergedThrough;
+    private final Supplier<MergeProgress> mergeProgress;
+    private volatile MergeProgress progress = MergeProgress.UNKNOWN;
     private volatile int dropped;
     private volatile ShardManifest written;
     private volatile long fencedBy;
@@ -36,9 +37,9 @@ public final class ManifestUpdate extends ShardTask {
             long replayAfter,
             long lastSeen,
             List<WrittenSsTable> publishing,
-            LongSupplier mergedThrough) {
+            Supplier<MergeProgress> mergeProgress) {
         this.manifests = manifests;
-        this.mergedThrough = mergedThrough;
+        this.mergeProgress = mergeProgress;
         this.epoch = epoch;
         this.sstables = List.copyOf(sstables);
         this.replayAfter = replayAfter;
@@ -54,7 +55,8 @@ public final class ManifestUpdate extends ShardTask {
         // table, and readers skip them anyway). Read once, before the first attempt: a generation
         // merged later is dropped by the next update. The SSTables being published are never merged:
         // a compactor merges only what a manifest lists.
-        long merged = mergedThrough.getAsLong();
+        progress = mergeProgress.get();
+        long merged = progress.mergedThrough();
         List<SsTable> kept =
                 sstables.stream().filter(t -> t.generation() > merged).toList();
         dropped = sstables.size() - kept.size();
@@ -103,6 +105,11 @@ public final class ManifestUpdate extends ShardTask {
     /** How many listed SSTables this update left out because they are merged into the base table. */
     int droppedMerged() {
         return dropped;
+    }
+
+    /** The merge progress this update dropped merged SSTables by ({@link MergeProgress#UNKNOWN}: none read). */
+    MergeProgress progress() {
+        return progress;
     }
 
     /** The epoch that fenced us, or 0. */

@@ -21,6 +21,11 @@ import java.util.UUID;
  *     rather than from the current manifest, which a restore of an older state may have cut
  *     short. 0: not pinned (the empty state, or a descriptor of serializer version 1, which
  *     falls back to the current manifest's SSTables up to {@code publishedGeneration})
+ * @param baseVersion the base table version this state builds on: the shard's rows there, then its
+ *     SSTables above that version's merge progress, then its WAL range. A restore resets the
+ *     shard's rows in the base table to this version when the compactor merged what the state does
+ *     not hold (another branch's or a later attempt's generations, or part of one). 0: unknown (a
+ *     descriptor of serializer version 2 or earlier, or no base version read yet)
  * @param unpublished SSTables written but not yet published, in generation order
  */
 @Internal
@@ -33,6 +38,7 @@ public record ShardDescriptor(
         long currentGeneration,
         long publishedGeneration,
         long manifestVersion,
+        long baseVersion,
         List<WrittenSsTable> unpublished) {
 
     public ShardDescriptor {
@@ -61,7 +67,7 @@ public record ShardDescriptor(
 
     /** The state of a shard that had no rows at a checkpoint: restoring it rolls the shard back to empty. */
     public static ShardDescriptor empty(UUID shardId, int bucket) {
-        return new ShardDescriptor(shardId, bucket, 0, 0, 0, 1, 0, 0, List.of());
+        return new ShardDescriptor(shardId, bucket, 0, 0, 0, 1, 0, 0, 0, List.of());
     }
 
     /** Whether the published SSTables are pinned by {@link #manifestVersion()}. */
@@ -102,6 +108,7 @@ public record ShardDescriptor(
                 currentGeneration,
                 publishedGeneration,
                 manifestVersion,
+                baseVersion,
                 unpublished);
     }
 }

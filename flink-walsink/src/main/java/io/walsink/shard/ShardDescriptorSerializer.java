@@ -15,13 +15,15 @@ import java.util.UUID;
  * Bytes of a {@link ShardDescriptor} in checkpoints. The leading version lets a later release
  * read state written by this one; a change to the descriptor needs a new version here.
  *
- * <p>Version 2 adds the pinned manifest version after the published generation. Version 1
- * (savepoints of earlier releases) is still read, as an unpinned descriptor.
+ * <p>Version 2 adds the pinned manifest version after the published generation, version 3 the
+ * base table version after it. Versions 1 and 2 (savepoints of earlier releases) are still read,
+ * as an unpinned descriptor and one with an unknown base version.
  */
 @Internal
 public final class ShardDescriptorSerializer {
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     private static final int UNPINNED = 1;
+    private static final int WITHOUT_BASE_VERSION = 2;
 
     private ShardDescriptorSerializer() {}
 
@@ -39,6 +41,7 @@ public final class ShardDescriptorSerializer {
             out.writeLong(d.currentGeneration());
             out.writeLong(d.publishedGeneration());
             out.writeLong(d.manifestVersion());
+            out.writeLong(d.baseVersion());
             out.writeInt(d.unpublished().size());
             for (WrittenSsTable t : d.unpublished()) {
                 out.writeLong(t.generation());
@@ -57,7 +60,7 @@ public final class ShardDescriptorSerializer {
     public static ShardDescriptor deserialize(byte[] data) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION && version != UNPINNED) {
+            if (version < UNPINNED || version > VERSION) {
                 throw new IllegalStateException("unsupported shard descriptor version " + version
                         + " (this release reads versions " + UNPINNED + " to " + VERSION + ")");
             }
@@ -69,6 +72,7 @@ public final class ShardDescriptorSerializer {
             long generation = in.readLong();
             long published = in.readLong();
             long manifestVersion = version == UNPINNED ? 0 : in.readLong();
+            long baseVersion = version <= WITHOUT_BASE_VERSION ? 0 : in.readLong();
             int count = in.readInt();
             if (count < 0 || count > 1_000_000) {
                 throw new IllegalStateException("corrupt shard descriptor: " + count + " unpublished SSTables");
@@ -82,7 +86,16 @@ public final class ShardDescriptorSerializer {
                 throw new IllegalStateException("corrupt shard descriptor: " + in.available() + " trailing bytes");
             }
             return new ShardDescriptor(
-                    shardId, bucket, epoch, replayAfter, durable, generation, published, manifestVersion, unpublished);
+                    shardId,
+                    bucket,
+                    epoch,
+                    replayAfter,
+                    durable,
+                    generation,
+                    published,
+                    manifestVersion,
+                    baseVersion,
+                    unpublished);
         } catch (IOException e) {
             throw new IllegalStateException("corrupt shard descriptor: truncated (" + data.length + " bytes)", e);
         }

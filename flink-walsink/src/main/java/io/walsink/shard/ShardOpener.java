@@ -44,12 +44,14 @@ public final class ShardOpener {
 
     /** Opens a shard and replays everything after {@code replay_after} (plain MemWAL recovery). */
     public static ShardWriter open(TableContext ctx, UUID shardId, int bucket, ShardPlacement placement) {
-        Claimed c = claim(ctx, shardId, placement, ctx.mergedThrough(shardId));
+        MergeProgress progress = ctx.mergeProgress(shardId);
+        Claimed c = claim(ctx, shardId, placement, progress.mergedThrough());
         // Replay starts after replay_after, whatever the SSTable list holds: a compactor may have
         // emptied it (Lance PR #6767 fixed a writer that took an empty list for a fresh shard and
         // replayed merged rows again).
         ShardWriter writer = new ShardWriter(
                 ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.manifest.currentGeneration());
+        writer.basedOn(progress);
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
                     .replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true, true);
@@ -70,15 +72,27 @@ public final class ShardOpener {
         return writer;
     }
 
+    /** As {@link #restore(TableContext, ShardDescriptor, ShardPlacement, MaintenanceExclusion)}, with no maintenance running meanwhile. */
+    public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
+        return restore(ctx, asOf, placement, MaintenanceExclusion.NONE);
+    }
+
     /**
-     * Opens a shard as of a checkpoint's descriptor, rolling back anything written after it.
+     * Opens a shard as of a checkpoint's descriptor, rolling back anything written after it. When
+     * the compactor merged rows the checkpoint does not hold ({@link MergesSinceCheckpoint}), the
+     * shard's rows in the base table are reset to the version the checkpoint builds on and its
+     * SSTables are published again above the base table's merge progress, so every reader sees the
+     * checkpoint's state.
      *
+     * @param exclusion held while SSTables are rolled back or rows reset, so that no compactor
+     *     merges what the restore takes away
      * @throws FormatException naming the object, before the shard is claimed, if the manifest
      *     version the descriptor pins or an SSTable of its state is missing; a
      *     {@link GarbageCollectedException} naming the retention if garbage collection removed
-     *     the version or WAL entries the descriptor needs
+     *     the version, WAL entries or base table version the descriptor needs
      */
-    public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
+    public static ShardWriter restore(
+            TableContext ctx, ShardDescriptor asOf, ShardPlacement placement, MaintenanceExclusion exclusion) {
         Objects.requireNonNull(asOf, "asOf");
         // Checked before the claim: a restore that cannot succeed must not fence the running writer.
         ManifestStore manifests = new ManifestStore(ctx.store(), asOf.shardId());
@@ -87,24 +101,77 @@ public final class ShardOpener {
         for (WrittenSsTable t : asOf.unpublished()) {
             state.add(t.toManifestEntry());
         }
-        // SSTables of the state that a compactor merged since are in the base table now: they stay
-        // out of the manifest, and need not exist any more (garbage collection may have removed them).
-        long merged = ctx.mergedThrough(asOf.shardId());
-        List<SsTable> target =
-                state.stream().filter(t -> t.generation() > merged).toList();
-        // The state's progress, not its SSTable list: merged generations are dropped from the list.
-        long stateGeneration = asOf.coveredGeneration();
-        if (merged > stateGeneration) {
+        MergesSinceCheckpoint seen = MergesSinceCheckpoint.examine(ctx, asOf, state);
+        requireSsTables(ctx, asOf.shardId(), resets(ctx, asOf, seen) ? state : unmerged(state, seen));
+        Claimed c = claim(ctx, asOf.shardId(), placement, seen.progress().mergedThrough());
+        boolean laterSsTables = !paths(state).containsAll(paths(c.manifest.sstables()));
+        boolean exclusive = seen.mergedPast() || laterSsTables;
+        try (MaintenanceExclusion.Held held =
+                exclusive ? exclusion.hold("restore of shard " + asOf.shardId()) : () -> {}) {
+            // Under the exclusion, what the compactor merged no longer moves.
+            MergesSinceCheckpoint merges = exclusive ? MergesSinceCheckpoint.examine(ctx, asOf, state) : seen;
+            if (!resets(ctx, asOf, merges)) {
+                return restoreClaimed(ctx, asOf, c, unmerged(state, merges), merges.progress());
+            }
+            requireSsTables(ctx, asOf.shardId(), state);
+            MergeProgress reset = new BucketRowsReset(ctx, asOf.shardId(), asOf.bucket()).resetTo(asOf.baseVersion());
+            merges.forgetForeign(ctx, asOf.shardId());
+            List<SsTable> renumbered = renumber(ctx, asOf, c, state, reset);
             LOG.warn(
-                    "Restoring shard {}: the base table already holds its generations through {}, newer than the "
-                            + "state being restored (through {}); merged rows cannot be rolled back and stay in the "
-                            + "base table",
+                    "Restoring shard {}: {}; its rows in the base table were reset to base version {} and its SSTables"
+                            + " published again as {}",
                     asOf.shardId(),
-                    merged,
-                    stateGeneration);
+                    merges.reason(),
+                    asOf.baseVersion(),
+                    renumbered);
+            return restoreClaimed(ctx, asOf, c, renumbered, reset);
         }
-        requireSsTables(ctx, asOf.shardId(), target);
-        Claimed c = claim(ctx, asOf.shardId(), placement, merged);
+    }
+
+    /** Whether the restore resets the shard's rows in the base table; warns when it would but cannot. */
+    private static boolean resets(TableContext ctx, ShardDescriptor asOf, MergesSinceCheckpoint merges) {
+        if (!merges.mergedPast()) {
+            return false;
+        }
+        if (asOf.baseVersion() > 0 && BucketRowsReset.possible(ctx)) {
+            return true;
+        }
+        LOG.warn(
+                "Restoring shard {}: {}; merged rows cannot be rolled back and stay in the base table ({})",
+                asOf.shardId(),
+                merges.reason(),
+                asOf.baseVersion() == 0
+                        ? "the checkpoint was taken by an earlier release, which did not record its base table version"
+                        : "the table has no primary key");
+        return false;
+    }
+
+    /** The state's SSTables the base table has not merged. */
+    private static List<SsTable> unmerged(List<SsTable> state, MergesSinceCheckpoint merges) {
+        long merged = merges.progress().mergedThrough();
+        return state.stream().filter(t -> t.generation() > merged).toList();
+    }
+
+    /**
+     * Copies of the state's SSTables, in order, under generations above anything the shard ever gave
+     * out and above the reset base table's merge progress (which does not go back).
+     */
+    private static List<SsTable> renumber(
+            TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> state, MergeProgress reset) {
+        long next =
+                Math.max(Math.max(asOf.currentGeneration(), c.manifest.currentGeneration()), reset.mergedThrough() + 1);
+        List<SsTable> copies = new ArrayList<>();
+        for (SsTable t : state) {
+            long generation = next++;
+            String path = SsTableCopy.copy(ctx.store(), asOf.shardId(), t.path(), generation);
+            copies.add(new SsTable(generation, path, t.inMemoryBytes(), t.physicalRows(), t.primaryKeyBytes()));
+        }
+        return copies;
+    }
+
+    /** Replays the state's WAL range into a writer of the claimed shard and publishes {@code target}. */
+    private static ShardWriter restoreClaimed(
+            TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> target, MergeProgress based) {
         boolean orphans = c.lastBeforeSentinel > asOf.durablePosition();
         boolean laterSsTables = !paths(target).containsAll(paths(c.manifest.sstables()));
         boolean rollback = orphans || laterSsTables;
@@ -116,6 +183,7 @@ public final class ShardOpener {
 
         ShardWriter writer = new ShardWriter(
                 ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal, c.tip, firstGeneration);
+        writer.basedOn(based);
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
                     .replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);

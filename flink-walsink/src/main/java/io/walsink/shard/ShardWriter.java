@@ -73,7 +73,7 @@ public final class ShardWriter implements AutoCloseable {
                 nextPosition,
                 Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1));
         this.publisher =
-                new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergedThrough(shardId));
+                new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergeProgress(shardId));
         SsTableWriter sstables = new SsTableWriter(
                 ctx.table().uri(), ctx.store(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
@@ -364,6 +364,11 @@ public final class ShardWriter implements AutoCloseable {
         publisher.writeInline(sstables, replayAfter, appender.nextPosition() - 1);
     }
 
+    /** The merge progress the claimed (or restored) manifest's list was cut by. */
+    void basedOn(MergeProgress progress) {
+        publisher.basedOn(progress);
+    }
+
     void restoredState(long durable, List<WrittenSsTable> stillUnpublished) {
         appender.restoredDurable(durable);
         publisher.restored(stillUnpublished);
@@ -398,6 +403,7 @@ public final class ShardWriter implements AutoCloseable {
                 memtables.active().generation(),
                 publisher.publishedGeneration(),
                 manifest.version(),
+                publisher.baseVersion(),
                 publisher.unpublished());
     }
 

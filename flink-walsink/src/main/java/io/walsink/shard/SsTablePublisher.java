@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +26,11 @@ final class SsTablePublisher {
     private final ManifestStore manifests;
     private final ShardHealth health;
     private final ShardStats stats;
-    private final LongSupplier mergedThrough;
+    private final Supplier<MergeProgress> mergeProgress;
     private final List<WrittenSsTable> unpublished = new ArrayList<>();
     private ShardManifest manifest;
     private ManifestUpdate inFlight;
+    private long baseVersion;
 
     SsTablePublisher(
             UUID shardId,
@@ -37,14 +38,14 @@ final class SsTablePublisher {
             ManifestStore manifests,
             ShardHealth health,
             ShardStats stats,
-            LongSupplier mergedThrough) {
+            Supplier<MergeProgress> mergeProgress) {
         this.shardId = shardId;
         this.epoch = claimed.writerEpoch();
         this.manifest = claimed;
         this.manifests = manifests;
         this.health = health;
         this.stats = stats;
-        this.mergedThrough = mergedThrough;
+        this.mergeProgress = mergeProgress;
     }
 
     ShardManifest manifest() {
@@ -58,6 +59,22 @@ final class SsTablePublisher {
      */
     long publishedGeneration() {
         return manifest.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
+    }
+
+    /**
+     * The base table version whose merge progress the current manifest's list was cut by: every
+     * generation it dropped as merged is merged in that version, and every merge in that version is
+     * of a generation published before it. A restore that must roll merged rows back resets the
+     * shard's rows in the base table to that version (0: unknown, nothing was read).
+     */
+    long baseVersion() {
+        return baseVersion;
+    }
+
+    void basedOn(MergeProgress progress) {
+        if (progress.known()) {
+            baseVersion = progress.baseVersion();
+        }
     }
 
     List<WrittenSsTable> unpublished() {
@@ -97,7 +114,7 @@ final class SsTablePublisher {
             next.add(t.toManifestEntry());
         }
         inFlight = new ManifestUpdate(
-                manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch, mergedThrough);
+                manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch, mergeProgress);
         return Optional.of(inFlight);
     }
 
@@ -106,7 +123,7 @@ final class SsTablePublisher {
         if (inFlight != null) {
             throw new IllegalStateException("a manifest update is in flight");
         }
-        inFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, lastSeen, List.of(), mergedThrough);
+        inFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, lastSeen, List.of(), mergeProgress);
         inFlight.run();
         complete(inFlight);
     }
@@ -126,6 +143,7 @@ final class SsTablePublisher {
             throw health.poison(Reason.PERSISTENCE_FAILURE, "manifest write failed", update.failure());
         }
         manifest = update.written();
+        basedOn(update.progress()); // an unread progress dropped nothing: the earlier version still holds
         stats.manifestVersionsWritten++;
         if (update.droppedMerged() > 0) {
             LOG.info(

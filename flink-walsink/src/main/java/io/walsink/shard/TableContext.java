@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.wal.WalEntryCodec;
@@ -17,6 +18,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -136,16 +138,21 @@ public final class TableContext {
      * drops one that is not merged.
      */
     public long mergedThrough(UUID shardId) {
-        try {
-            return MergedGenerations.latest(allocator, table.uri(), storageOptions)
-                    .getOrDefault(shardId, 0L);
+        return mergeProgress(shardId).mergedThrough();
+    }
+
+    /** As {@link #mergedThrough}, with the base version it was read from ({@link MergeProgress#UNKNOWN} on failure). */
+    public MergeProgress mergeProgress(UUID shardId) {
+        try (Dataset ds = LanceTables.openDataset(allocator, table.uri(), storageOptions)) {
+            return new MergeProgress(
+                    ds.version(), MergedGenerations.of(ds, table.uri()).getOrDefault(shardId, 0L));
         } catch (RuntimeException e) {
             LOG.warn(
                     "Cannot read the merged generations of table {} (shard {}); keeping every listed SSTable",
                     table.uri(),
                     shardId,
                     e);
-            return 0;
+            return MergeProgress.UNKNOWN;
         }
     }
 

@@ -66,6 +66,13 @@ final class CompactionFixture implements AutoCloseable {
     /** id -> row; deleted ids absent. */
     final Map<Long, Map<String, Object>> model = new TreeMap<>();
 
+    /** Thrown by a commit hook: stands for a compactor process that dies at the hooked point. */
+    static final class Crash extends RuntimeException {
+        Crash() {
+            super("simulated compactor crash");
+        }
+    }
+
     CompactionFixture(Path dir, long seed) {
         this.tablePath = dir.resolve("table");
         this.uri = tablePath.toString();

@@ -19,13 +19,6 @@ class CompactorCrashRetryTest {
     @TempDir(cleanup = CleanupMode.NEVER)
     Path dir;
 
-    /** Stands for a process that dies at the hooked point. */
-    private static final class Crash extends RuntimeException {
-        Crash() {
-            super("simulated crash");
-        }
-    }
-
     @Test
     void aWriterCrashBetweenTheMergeAndItsManifestUpdateMergesNothingTwice() {
         long seed = System.nanoTime();
@@ -93,12 +86,12 @@ class CompactorCrashRetryTest {
             assertThat(f.merged()).containsEntry(shard, 1L);
             CommitHook crashAfterDeletes = (s, generation, step) -> {
                 if (s.equals(shard) && generation == 2 && step == CommitHook.Step.MERGE_AND_MARK) {
-                    throw new Crash();
+                    throw new CompactionFixture.Crash();
                 }
             };
             assertThatThrownBy(() -> f.compactor(CompactorOptions.defaults(), crashAfterDeletes)
                             .run())
-                    .isInstanceOf(Crash.class);
+                    .isInstanceOf(CompactionFixture.Crash.class);
             assertThat(f.merged()).as("generation 2 is not marked").containsEntry(shard, 1L);
             // Readers are right in between: the SSTable still wins over the base table.
             assertThat(f.read(ReadMode.COMMITTED))

@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18 (8): restore warns that merged rows cannot be rolled back only when the base table
- * holds generations the restored state does not. A state whose SSTables were all merged (and so
- * dropped from its manifest) lists none, yet is not behind the base table.
+ * Issue #18 (8): restore warns only when the base table holds generations the restored state does
+ * not (and then resets the shard's rows, or, for a checkpoint of an earlier release, says that
+ * merged rows stay). A state whose SSTables were all merged (and so dropped from its manifest)
+ * lists none, yet is not behind the base table.
  */
 class RestoreBehindMergesWarningTest {
     private static final String WARNING = "newer than the state being restored";
@@ -60,7 +61,7 @@ class RestoreBehindMergesWarningTest {
     }
 
     @Test
-    void aStateOlderThanTheMergedGenerationsIsStillWarnedAbout() {
+    void aStateOlderThanTheMergedGenerationsIsResetAndSaysSo() {
         long seed = System.nanoTime();
         System.out.println("RestoreBehindMergesWarningTest seed " + seed);
         try (CompactionFixture f = new CompactionFixture(dir, seed)) {
@@ -70,6 +71,7 @@ class RestoreBehindMergesWarningTest {
             f.randomOps(writer, BUCKET, 20, 80, "wal"); // rows of generation 2, in the WAL only
             SyncShardDriver.appendAllPending(writer);
             ShardDescriptor checkpoint = writer.snapshot(); // holds generation 1 and part of 2
+            Map<Long, Map<String, Object>> atCheckpoint = new TreeMap<>(f.model);
             f.randomOps(writer, BUCKET, 40, 80, "g2");
             CompactionFixture.publishGeneration(List.of(writer));
             f.randomOps(writer, BUCKET, 40, 80, "g3");
@@ -80,8 +82,52 @@ class RestoreBehindMergesWarningTest {
             List<String> warnings = restoreWarnings(f, checkpoint);
             assertThat(warnings)
                     .as("generations 2 and 3 hold rows after the state (seed %s)", seed)
-                    .anyMatch(m -> m.contains(WARNING) && m.contains("through 3") && m.contains("(through 1)"));
+                    .anyMatch(m -> m.contains(WARNING)
+                            && m.contains("through 3")
+                            && m.contains("(through 1)")
+                            && m.contains("were reset to base version"));
+            assertThat(f.read(ReadMode.LATEST))
+                    .as("the rows merged after the state are rolled back (seed %s)", seed)
+                    .isEqualTo(List.copyOf(atCheckpoint.values()));
         }
+    }
+
+    /** A checkpoint of the previous release recorded no base version: the old warning, and the merged rows stay. */
+    @Test
+    void aStateWithoutABaseVersionIsWarnedThatMergedRowsStay() {
+        long seed = System.nanoTime();
+        System.out.println("RestoreBehindMergesWarningTest seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            ShardWriter writer = f.open(BUCKET);
+            f.randomOps(writer, BUCKET, 40, 80, "g1");
+            CompactionFixture.publishGeneration(List.of(writer));
+            ShardDescriptor checkpoint = withoutBaseVersion(writer.snapshot());
+            f.randomOps(writer, BUCKET, 40, 80, "g2");
+            CompactionFixture.publishGeneration(List.of(writer));
+            assertThat(mergedByOneRun(f)).containsExactly(1L, 2L);
+            writer.close();
+
+            List<String> warnings = restoreWarnings(f, checkpoint);
+            assertThat(warnings)
+                    .as("seed %s", seed)
+                    .anyMatch(m -> m.contains(WARNING)
+                            && m.contains("merged rows cannot be rolled back")
+                            && m.contains("earlier release"));
+        }
+    }
+
+    private static ShardDescriptor withoutBaseVersion(ShardDescriptor d) {
+        return new ShardDescriptor(
+                d.shardId(),
+                d.bucket(),
+                d.epoch(),
+                d.replayAfter(),
+                d.durablePosition(),
+                d.currentGeneration(),
+                d.publishedGeneration(),
+                d.manifestVersion(),
+                0,
+                d.unpublished());
     }
 
     /** The generations of the one shard that a compaction run merges. */

@@ -13,10 +13,10 @@ class ShardDescriptorSerializerTest {
     private static final UUID SHARD = UUID.fromString("0b6f5bd4-2c57-4e5c-a0ad-7a0b0f3c9a11");
 
     private static ShardDescriptor sample() {
-        return sample(12);
+        return sample(12, 42);
     }
 
-    private static ShardDescriptor sample(long manifestVersion) {
+    private static ShardDescriptor sample(long manifestVersion, long baseVersion) {
         return new ShardDescriptor(
                 SHARD,
                 3,
@@ -26,6 +26,7 @@ class ShardDescriptorSerializerTest {
                 4,
                 1,
                 manifestVersion,
+                baseVersion,
                 List.of(
                         new WrittenSsTable(2, "a1b2c3d4_gen_2", 14, 1000, 64_000, 8_000),
                         new WrittenSsTable(3, "e5f6a7b8_gen_3", 21, 900, 60_000, 7_200)));
@@ -42,10 +43,7 @@ class ShardDescriptorSerializerTest {
             + "03000e65356636613762385f67656e5f33000000000000001500000000000003"
             + "84000000000000ea600000000000001c20";
 
-    /**
-     * {@link #sample()} as this release writes it: version 1 plus the pinned manifest version after
-     * the published generation.
-     */
+    /** {@link #sample()} without the base version, as the previous release wrote it (version 2). */
     private static final String VERSION_2 = "020b6f5bd42c574e5ca0ad7a0b0f3c9a11000000030000000000000007000000"
             + "000000000a000000000000001900000000000000040000000000000001000000"
             + "000000000c000000020000000000000002000e61316232633364345f67656e5f"
@@ -56,17 +54,24 @@ class ShardDescriptorSerializerTest {
     @Test
     void readsVersion1AsUnpinned() {
         ShardDescriptor d = ShardDescriptorSerializer.deserialize(HexFormat.of().parseHex(VERSION_1));
-        assertThat(d).isEqualTo(sample(0));
+        assertThat(d).isEqualTo(sample(0, 0));
         assertThat(d.pinned()).isFalse();
     }
 
     @Test
-    void writesVersion2WithThePinnedManifestVersion() {
-        assertThat(HexFormat.of().formatHex(ShardDescriptorSerializer.serialize(sample())))
-                .isEqualTo(VERSION_2);
-        assertThat(ShardDescriptorSerializer.deserialize(HexFormat.of().parseHex(VERSION_2))
-                        .manifestVersion())
-                .isEqualTo(12);
+    void readsVersion2WithAnUnknownBaseVersion() {
+        ShardDescriptor d = ShardDescriptorSerializer.deserialize(HexFormat.of().parseHex(VERSION_2));
+        assertThat(d.manifestVersion()).isEqualTo(12);
+        assertThat(d.baseVersion()).isZero();
+    }
+
+    @Test
+    void writesVersion3WithTheBaseVersionAfterThePinnedManifestVersion() {
+        String written = HexFormat.of().formatHex(ShardDescriptorSerializer.serialize(sample()));
+        // Version 2's bytes with the version byte 3 and the base version (42) after the manifest version (12).
+        String pin = "000000000000000c";
+        int at = VERSION_2.indexOf(pin) + pin.length();
+        assertThat(written).isEqualTo("03" + VERSION_2.substring(2, at) + "000000000000002a" + VERSION_2.substring(at));
     }
 
     @Test
@@ -79,7 +84,7 @@ class ShardDescriptorSerializerTest {
     @Test
     void staysSmall() {
         ShardDescriptor empty = ShardDescriptor.empty(SHARD, 0);
-        assertThat(ShardDescriptorSerializer.serialize(empty)).hasSizeLessThan(80);
+        assertThat(ShardDescriptorSerializer.serialize(empty)).hasSizeLessThan(96);
     }
 
     @Test
@@ -102,12 +107,12 @@ class ShardDescriptorSerializerTest {
 
     @Test
     void inconsistentStateIsRejected() {
-        assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 5, 4, 1, 0, 1, List.of()))
+        assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 5, 4, 1, 0, 1, 0, List.of()))
                 .hasMessageContaining("before replay_after");
         assertThatThrownBy(() -> new ShardDescriptor(
-                        SHARD, 0, 1, 0, 4, 3, 0, 1, List.of(new WrittenSsTable(2, "0a0b0c0d_gen_2", 9, 1, 1, 1))))
+                        SHARD, 0, 1, 0, 4, 3, 0, 1, 0, List.of(new WrittenSsTable(2, "0a0b0c0d_gen_2", 9, 1, 1, 1))))
                 .hasMessageContaining("beyond the durable position");
-        assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 0, 4, 3, 0, -1, List.of()))
+        assertThatThrownBy(() -> new ShardDescriptor(SHARD, 0, 1, 0, 4, 3, 0, -1, 0, List.of()))
                 .hasMessageContaining("manifest version -1");
     }
 }

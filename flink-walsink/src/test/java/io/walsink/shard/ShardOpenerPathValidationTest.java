@@ -94,7 +94,16 @@ class ShardOpenerPathValidationTest {
             f.open().close();
 
             assertThatThrownBy(() -> f.restore(new ShardDescriptor(
-                            ShardFixture.SHARD, 0, 1, 0, 1, 2, 0, 0, List.of(new WrittenSsTable(1, "..", 1, 1, 1, 1)))))
+                            ShardFixture.SHARD,
+                            0,
+                            1,
+                            0,
+                            1,
+                            2,
+                            0,
+                            0,
+                            0,
+                            List.of(new WrittenSsTable(1, "..", 1, 1, 1, 1)))))
                     .hasMessageContaining("'..'");
             ManifestStore manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
             for (long v : manifests.listVersions()) {

@@ -305,6 +305,7 @@ class ShardWriterRestoreTest {
                     d.currentGeneration(),
                     d.publishedGeneration(),
                     999,
+                    d.baseVersion(),
                     d.unpublished());
             long version = latestManifest(f).version();
 
@@ -335,6 +336,7 @@ class ShardWriterRestoreTest {
                     d.currentGeneration(),
                     d.publishedGeneration(),
                     0,
+                    d.baseVersion(),
                     d.unpublished());
             Map<Long, String> atCheckpoint = f.modelNow();
             f.put(writer, 1, "later");

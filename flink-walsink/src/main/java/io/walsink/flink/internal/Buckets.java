@@ -3,6 +3,7 @@ package io.walsink.flink.internal;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.shard.MaintenanceExclusion;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
@@ -24,13 +25,22 @@ final class Buckets {
     private final TableContext table;
     private final BucketShards shardIds;
     private final JobStartDescriptors jobStart;
+    private final MaintenanceExclusion restoreExclusion;
     private final Map<Integer, Bucket> open = new HashMap<>();
 
-    /** @param jobStart where to record a shard's state when this job first opens it; null: nowhere */
-    Buckets(TableContext table, BucketShards shardIds, JobStartDescriptors jobStart) {
+    /**
+     * @param jobStart where to record a shard's state when this job first opens it; null: nowhere
+     * @param restoreExclusion held by a restore that rolls back merged rows
+     */
+    Buckets(
+            TableContext table,
+            BucketShards shardIds,
+            JobStartDescriptors jobStart,
+            MaintenanceExclusion restoreExclusion) {
         this.table = table;
         this.shardIds = shardIds;
         this.jobStart = jobStart;
+        this.restoreExclusion = restoreExclusion;
     }
 
     Bucket get(int id) {
@@ -56,7 +66,7 @@ final class Buckets {
 
     /** Opens the bucket's shard as of {@code descriptor}, rolling back anything written after it. */
     Bucket restore(int id, ShardDescriptor descriptor) {
-        return add(id, ShardOpener.restore(table, shardIds.current(descriptor), placement(id)));
+        return add(id, ShardOpener.restore(table, shardIds.current(descriptor), placement(id), restoreExclusion));
     }
 
     /**

@@ -8,6 +8,7 @@ import io.walsink.format.manifest.OverlappingShardsException;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.maintenance.LeaseClaimant;
+import io.walsink.maintenance.RestoreExclusion;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
@@ -182,20 +183,20 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             // The table needs an operator's hand (a migration, or removing a shard); restarts cannot help.
             throw new SuppressRestartsException(e);
         }
+        // The job and its lineage, not the attempt: a restarted attempt takes back the maintenance
+        // lease its dead predecessor left instead of waiting for it to expire.
+        LeaseClaimant claimant = LeaseClaimant.job(lineage.current(), lineage.oldestFirst());
         buckets = new Buckets(
-                tableContext, shardIds, checkpointing ? new JobStartDescriptors(store, lineage.current()) : null);
+                tableContext,
+                shardIds,
+                checkpointing ? new JobStartDescriptors(store, lineage.current()) : null,
+                new RestoreExclusion(store, options.lanceUri(), claimant));
         ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
         maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
-        // The job and its lineage, not the attempt: a restarted attempt takes back the maintenance
-        // lease its dead predecessor left instead of waiting for it to expire.
         maintenance = SinkMaintenance.forSubtask(
-                options,
-                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                store,
-                metrics,
-                LeaseClaimant.job(lineage.current(), lineage.oldestFirst()));
+                options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
         memory = new SubtaskMemory(
                 config.maxUnflushedBytesPerSubtask(), allocator, pressureAt(config), tasks, io, this::now);
         try {

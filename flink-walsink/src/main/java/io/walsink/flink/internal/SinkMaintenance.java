@@ -19,7 +19,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
-import org.lance.cleanup.CleanupPolicy;
 import org.lance.compaction.CompactionOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -193,9 +192,7 @@ final class SinkMaintenance implements AutoCloseable {
                         .withTargetRowsPerFragment(1_000_000)
                         .withDeferIndexRemap(true)
                         .build())
-                .withCleanup(CleanupPolicy.builder()
-                        .withBeforeTimestampMillis(System.currentTimeMillis() - gcRetention.toMillis())
-                        .build());
+                .withCleanupRetention(gcRetention);
     }
 
     /**

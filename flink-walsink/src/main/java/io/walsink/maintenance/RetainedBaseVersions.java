@@ -1,0 +1,36 @@
+package io.walsink.maintenance;
+
+import java.time.Duration;
+import org.lance.Dataset;
+import org.lance.Version;
+import org.lance.cleanup.CleanupPolicy;
+
+/**
+ * Which base table versions a cleanup must keep for restores: a checkpoint records the base version
+ * its shards build on, the latest when it was read, so every version that was the latest at some
+ * moment within the retention stays. lance-core's own age cut ({@code withBeforeTimestampMillis})
+ * goes by when a version was written, and would remove a version written long ago that was the
+ * latest until a minute ago.
+ */
+final class RetainedBaseVersions {
+    private RetainedBaseVersions() {}
+
+    /** A policy removing the versions before the one that was the latest {@code retention} before {@code nowMillis}. */
+    static CleanupPolicy cleanupPolicy(Dataset base, Duration retention, long nowMillis) {
+        return CleanupPolicy.builder()
+                .withBeforeVersion(oldestRetained(base, retention, nowMillis))
+                .build();
+    }
+
+    /** The version that was the latest {@code retention} before {@code nowMillis}; the first version if none was yet. */
+    static long oldestRetained(Dataset base, Duration retention, long nowMillis) {
+        long cut = nowMillis - retention.toMillis();
+        long oldest = 1;
+        for (Version v : base.listVersions()) {
+            if (v.getDataTime().toInstant().toEpochMilli() <= cut) {
+                oldest = Math.max(oldest, v.getId());
+            }
+        }
+        return oldest;
+    }
+}

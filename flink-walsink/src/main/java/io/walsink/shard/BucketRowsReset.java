@@ -1,0 +1,205 @@
+package io.walsink.shard;
+
+import io.walsink.format.key.KeyBuffer;
+import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.manifest.GarbageCollectedException;
+import io.walsink.format.sharding.BucketAssigner;
+import io.walsink.format.table.BaseMergeInsert;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableSharding;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.lance.Dataset;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.lance.merge.MergeInsertParams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sets one bucket's rows in the base table's latest version back to those it had at an earlier
+ * version, for a restore whose checkpoint the compactor has merged past (rows of another branch,
+ * of a later attempt, or half of a generation). Keys are sharded, so no other shard's rows move.
+ *
+ * <p>Two fenced merge-inserts: the bucket's rows of the earlier version upserted, then the keys the
+ * bucket gained since deleted. Neither marks a generation merged (merge progress only rises), and
+ * repeating the whole reset after a crash between them ends the same. The bucket's keys of the
+ * earlier version are held in memory while the latest version's keys are compared with them.
+ */
+final class BucketRowsReset {
+    private static final Logger LOG = LoggerFactory.getLogger(BucketRowsReset.class);
+
+    private final TableContext ctx;
+    private final UUID shardId;
+    private final int bucket;
+
+    BucketRowsReset(TableContext ctx, UUID shardId, int bucket) {
+        this.ctx = ctx;
+        this.shardId = shardId;
+        this.bucket = bucket;
+    }
+
+    /** Whether the table's rows can be told apart by key, and so reset: keyed tables only. */
+    static boolean possible(TableContext ctx) {
+        return ctx.keyed();
+    }
+
+    /**
+     * Resets the bucket's rows to those of base version {@code version}.
+     *
+     * @return the merge progress of the base table's latest version after the reset
+     * @throws GarbageCollectedException if the base table no longer has that version
+     */
+    MergeProgress resetTo(long version) {
+        String uri = ctx.table().uri();
+        BufferAllocator allocator = ctx.allocator();
+        try (Dataset base = LanceTables.openDataset(allocator, uri, ctx.storageOptions());
+                Dataset earlier = checkout(base, version)) {
+            long before = base.version();
+            Set<ByteBuffer> earlierKeys = keysOf(earlier, allocator);
+            List<String> key = ctx.table().primaryKey();
+            if (!earlierKeys.isEmpty()) {
+                try (LanceScanner scanner =
+                        LanceScanner.create(earlier, new ScanOptions.Builder().build(), allocator)) {
+                    BaseMergeInsert.run(
+                            base,
+                            BaseMergeInsert.fenced(new MergeInsertParams(key))
+                                    .withMatchedUpdateAll()
+                                    .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll),
+                            new FilteredRowsReader(allocator, scanner.scanBatches(), this::bucketRows),
+                            allocator);
+                }
+                base.checkoutLatest();
+            }
+            long deleted = count(base, gainedKeys(earlierKeys), allocator);
+            if (deleted > 0) {
+                try (LanceScanner scanner = LanceScanner.create(base, keyScan(), allocator)) {
+                    BaseMergeInsert.run(
+                            base,
+                            BaseMergeInsert.fenced(new MergeInsertParams(key))
+                                    .withMatchedDelete()
+                                    .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing),
+                            new FilteredRowsReader(allocator, scanner.scanBatches(), gainedKeys(earlierKeys)),
+                            allocator);
+                }
+            }
+            base.checkoutLatest();
+            LOG.warn(
+                    "Shard {} (bucket {}): reset its rows in the base table {} to version {} ({} keys there, {} keys"
+                            + " gained since deleted); base version {} -> {}",
+                    shardId,
+                    bucket,
+                    uri,
+                    version,
+                    earlierKeys.size(),
+                    deleted,
+                    before,
+                    base.version());
+            return ctx.mergeProgress(shardId);
+        } catch (IOException e) {
+            throw new UncheckedIOException("scanning " + uri + " failed", e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // closing a scanner
+            throw new IllegalStateException("scanning " + uri + " failed", e);
+        }
+    }
+
+    private Dataset checkout(Dataset base, long version) {
+        try {
+            return base.checkoutVersion(version);
+        } catch (RuntimeException e) {
+            throw new GarbageCollectedException(
+                    ctx.table().uri(),
+                    "base table version " + version + ", whose rows of shard " + shardId + " the checkpoint being "
+                            + "restored builds on, cannot be read (" + e.getMessage() + "); it was cleaned up "
+                            + "(sink.compaction cleanup, or lance's cleanup): restore a newer checkpoint");
+        }
+    }
+
+    /** The key columns, and the sharding column if it is not one of them. */
+    private ScanOptions keyScan() {
+        List<String> columns = new ArrayList<>(ctx.table().primaryKey());
+        sharding().sourceColumn().filter(c -> !columns.contains(c)).ifPresent(columns::add);
+        return new ScanOptions.Builder().columns(columns).build();
+    }
+
+    /** The keys of the bucket's rows in {@code ds}, encoded. */
+    private Set<ByteBuffer> keysOf(Dataset ds, BufferAllocator allocator) throws Exception {
+        Set<ByteBuffer> keys = new HashSet<>();
+        try (LanceScanner scanner = LanceScanner.create(ds, keyScan(), allocator);
+                ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                VectorSchemaRoot batch = reader.getVectorSchemaRoot();
+                IntPredicate inBucket = bucketRows(batch);
+                Function<Integer, ByteBuffer> keyOf = keyEncoder(batch);
+                for (int row = 0; row < batch.getRowCount(); row++) {
+                    if (inBucket.test(row)) {
+                        keys.add(keyOf.apply(row));
+                    }
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** How many rows of {@code ds}'s key columns {@code filter} keeps (a merge-insert needs at least one row). */
+    private long count(Dataset ds, FilteredRowsReader.RowFilter filter, BufferAllocator allocator) throws Exception {
+        long count = 0;
+        try (LanceScanner scanner = LanceScanner.create(ds, keyScan(), allocator);
+                ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                VectorSchemaRoot batch = reader.getVectorSchemaRoot();
+                IntPredicate keeps = filter.on(batch);
+                for (int row = 0; row < batch.getRowCount(); row++) {
+                    count += keeps.test(row) ? 1 : 0;
+                }
+            }
+        }
+        return count;
+    }
+
+    /** The bucket's rows whose key {@code earlierKeys} lacks. */
+    private FilteredRowsReader.RowFilter gainedKeys(Set<ByteBuffer> earlierKeys) {
+        return batch -> {
+            IntPredicate inBucket = bucketRows(batch);
+            Function<Integer, ByteBuffer> keyOf = keyEncoder(batch);
+            return row -> inBucket.test(row) && !earlierKeys.contains(keyOf.apply(row));
+        };
+    }
+
+    private Function<Integer, ByteBuffer> keyEncoder(VectorSchemaRoot batch) {
+        PrimaryKeyEncoder encoder = ctx.keys();
+        FieldVector[] keyColumns = encoder.keyColumns(batch);
+        KeyBuffer buffer = new KeyBuffer();
+        return row -> ByteBuffer.wrap(encoder.encode(keyColumns, row, buffer).toByteArray());
+    }
+
+    /** The rows of {@code batch} in this shard's bucket (every row, for an unsharded table). */
+    private IntPredicate bucketRows(VectorSchemaRoot batch) {
+        TableSharding sharding = sharding();
+        if (sharding.sourceColumn().isEmpty() || sharding.numBuckets().isEmpty()) {
+            return row -> true;
+        }
+        FieldVector column = batch.getVector(sharding.sourceColumn().get());
+        BucketAssigner assigner = BucketAssigner.of(
+                column.getField().getType(), sharding.numBuckets().getAsInt());
+        return row -> assigner.bucketOf(column, row) == bucket;
+    }
+
+    private TableSharding sharding() {
+        return ctx.table().sharding().sharding();
+    }
+}
