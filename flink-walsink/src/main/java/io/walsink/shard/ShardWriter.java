@@ -47,6 +47,7 @@ public final class ShardWriter implements AutoCloseable {
     private final SsTableFlusher flusher;
     private final MemtableSet memtables;
     private final FlushTicker ticker;
+    private final long openedNanos;
 
     ShardWriter(
             TableContext ctx,
@@ -79,6 +80,7 @@ public final class ShardWriter implements AutoCloseable {
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());
+        this.openedNanos = System.nanoTime(); // the shard is claimed by now
     }
 
     // ---------------------------------------------------------------- identity and state
@@ -367,6 +369,22 @@ public final class ShardWriter implements AutoCloseable {
     /** The merge progress the claimed (or restored) manifest's list was cut by. */
     void basedOn(MergeProgress progress) {
         publisher.basedOn(progress);
+    }
+
+    /** When the base version a snapshot would record was read (System.nanoTime). */
+    long baseVersionReadAtNanos() {
+        return publisher.basedAtNanos();
+    }
+
+    /**
+     * Takes a newer base table version for the next snapshot, read by {@link BaseVersionRefresh}
+     * starting at {@code readStartedNanos}; ignored if that read began before this writer claimed the
+     * shard (the version could hold merges of a rolled-back attempt).
+     */
+    void newerBaseVersion(long version, long readStartedNanos) {
+        if (readStartedNanos - openedNanos >= 0) {
+            publisher.basedOnNewer(version, readStartedNanos);
+        }
     }
 
     void restoredState(long durable, List<WrittenSsTable> stillUnpublished) {

@@ -177,6 +177,16 @@ public final class ShardWriterConfig implements Serializable {
         return gcRetention;
     }
 
+    /**
+     * How old the base version a checkpoint records for a shard may get before a snapshot reads a
+     * newer one ({@link BaseVersionRefresh}): well within the retention the base table's cleanup
+     * keeps versions for, at most 5 minutes.
+     */
+    public Duration baseVersionMaxAge() {
+        Duration half = gcRetention.dividedBy(2);
+        return half.compareTo(Duration.ofMinutes(5)) < 0 ? half : Duration.ofMinutes(5);
+    }
+
     @Override
     public String toString() {
         return "ShardWriterConfig{flushInterval=" + flushInterval

@@ -31,6 +31,7 @@ final class SsTablePublisher {
     private ShardManifest manifest;
     private ManifestUpdate inFlight;
     private long baseVersion;
+    private long basedAtNanos = System.nanoTime();
 
     SsTablePublisher(
             UUID shardId,
@@ -74,6 +75,23 @@ final class SsTablePublisher {
     void basedOn(MergeProgress progress) {
         if (progress.known()) {
             baseVersion = progress.baseVersion();
+            basedAtNanos = System.nanoTime();
+        }
+    }
+
+    /** When {@link #baseVersion()} was read (System.nanoTime). */
+    long basedAtNanos() {
+        return basedAtNanos;
+    }
+
+    /**
+     * A newer base version read while nothing was published: as good a base for the current list,
+     * since every merge it holds is of a generation published before it was read.
+     */
+    void basedOnNewer(long version, long readStartedNanos) {
+        if (version >= baseVersion) {
+            baseVersion = version;
+            basedAtNanos = readStartedNanos;
         }
     }
 

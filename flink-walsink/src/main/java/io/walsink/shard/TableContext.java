@@ -156,6 +156,16 @@ public final class TableContext {
         }
     }
 
+    /** The base table's latest version; 0 if it cannot be read (logged). */
+    public long latestBaseVersion() {
+        try (Dataset ds = LanceTables.openDataset(allocator, table.uri(), storageOptions)) {
+            return ds.version();
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot read the latest version of table {}", table.uri(), e);
+            return 0;
+        }
+    }
+
     Memtable newMemtable(long generation) {
         return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keys);
     }

@@ -9,6 +9,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.maintenance.RestoreExclusion;
+import io.walsink.shard.BaseVersionRefresh;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
@@ -366,6 +367,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         lineage.snapshot();
+        BaseVersionRefresh.refreshStale(
+                tableContext, buckets.all().stream().map(b -> b.shard).toList());
         ledger.covered(context.getCheckpointId(), descriptors.snapshot(buckets.all()));
     }
 
