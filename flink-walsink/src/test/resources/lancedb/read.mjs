@@ -7,6 +7,7 @@ import * as lancedb from "@lancedb/lancedb";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runQueries } from "./queries.mjs";
 
 const [table, queriesJson] = process.argv.slice(2);
 const queries = JSON.parse(queriesJson);
@@ -14,18 +15,7 @@ const db = fs.mkdtempSync(path.join(os.tmpdir(), "walsink-lancedb-"));
 try {
   fs.symlinkSync(path.resolve(table), path.join(db, "t.lance"));
   const t = await (await lancedb.connect(db)).openTable("t");
-  for (const q of queries) {
-    try {
-      let query = t.query();
-      if (q.where) query = query.where(q.where);
-      if (q.lsm !== null && q.lsm !== undefined) query = query.useLsm(q.lsm);
-      if (q.columns) query = query.select(q.columns);
-      const rows = (await query.toArray()).map((r) => q.columns.map((c) => r[c]));
-      console.log(JSON.stringify({ name: q.name, rows }, (k, v) => (typeof v === "bigint" ? v.toString() : v)));
-    } catch (e) {
-      console.log(JSON.stringify({ name: q.name, error: String(e.message ?? e) }));
-    }
-  }
+  for (const line of await runQueries(t, queries)) console.log(line);
 } finally {
   fs.rmSync(db, { recursive: true, force: true });
 }

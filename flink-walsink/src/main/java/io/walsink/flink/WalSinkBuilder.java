@@ -125,8 +125,9 @@ public final class WalSinkBuilder<IN> {
 
     /**
      * {@code sink.memtable.max-age}: at a checkpoint barrier, memtables holding rows older than this
-     * are written as SSTables so that the checkpoint publishes them (default 1 min; zero publishes
-     * everything at every checkpoint, at the cost of one SSTable per shard per checkpoint).
+     * are written as SSTables so that the checkpoint publishes them (default 0: every checkpoint
+     * publishes everything, at the cost of one SSTable per shard per checkpoint that saw rows, which
+     * compaction merges; a longer age writes fewer SSTables and delays readers by up to that age).
      */
     public WalSinkBuilder<IN> memtableMaxAge(Duration age) {
         writer.memtableMaxAge(age);
@@ -136,7 +137,7 @@ public final class WalSinkBuilder<IN> {
     /**
      * {@code sink.compaction.enabled}: writer subtask 0 merges published SSTables into the Lance base
      * table on a thread of its own after completed checkpoints, without blocking the writers. Readers
-     * that know nothing of MemWAL then see the rows, and reads merge fewer SSTables. Off by default.
+     * that know nothing of MemWAL then see the rows, and reads merge fewer SSTables. On by default.
      */
     public WalSinkBuilder<IN> compaction(boolean enabled) {
         writer.compaction(enabled);
@@ -147,7 +148,7 @@ public final class WalSinkBuilder<IN> {
      * {@code sink.gc.enabled} and {@code sink.gc.retention}: writer subtask 0 removes WAL entries,
      * manifest versions, SSTable folders and records that no live manifest and no checkpoint younger
      * than {@code retention} can need (default 1 h). Restoring a checkpoint or savepoint older than
-     * the retention then fails, naming it. Off by default.
+     * the retention then fails, naming it. On by default, with a retention of 1 h.
      */
     public WalSinkBuilder<IN> garbageCollection(boolean enabled, Duration retention) {
         writer.garbageCollection(enabled).gcRetention(retention);
@@ -156,7 +157,7 @@ public final class WalSinkBuilder<IN> {
 
     /**
      * {@code sink.maintenance.interval}: at most one compaction and collection run per interval
-     * (default 1 min); a compaction run starts no merge after this long (at least 10 s).
+     * (default 10 s); a compaction run starts no merge after this long (at least 10 s).
      */
     public WalSinkBuilder<IN> maintenanceInterval(Duration interval) {
         writer.maintenanceInterval(interval);

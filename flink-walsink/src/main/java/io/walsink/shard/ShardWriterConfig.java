@@ -23,8 +23,23 @@ public final class ShardWriterConfig implements Serializable {
     public static final int DEFAULT_BATCH_MAX_ROWS = 8_192;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK = 1L << 30;
-    public static final Duration DEFAULT_MEMTABLE_MAX_AGE = Duration.ofMinutes(1);
-    public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofMinutes(1);
+    /**
+     * Every checkpoint publishes every shard's rows: readers of published data see a row within
+     * about one checkpoint interval plus an SSTable write (docs/configuration.md, "Defaults and what
+     * they cost").
+     */
+    public static final Duration DEFAULT_MEMTABLE_MAX_AGE = Duration.ZERO;
+    /** Compaction on: the SSTables max age 0 publishes are merged into the base table as they come. */
+    public static final boolean DEFAULT_COMPACTION = true;
+    /** Short enough that compaction keeps each shard's SSTable list short at max age 0. */
+    public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofSeconds(10);
+    /** Collection on: what compaction merged, and the WAL it covers, is removed after the retention. */
+    public static final boolean DEFAULT_GARBAGE_COLLECTION = true;
+    /**
+     * Above the age of the one checkpoint Flink retains by default when a collection runs (at most
+     * its checkpoint timeout, 10 min by default), with room for a few more retained checkpoints and
+     * for savepoints restored within the hour.
+     */
     public static final Duration DEFAULT_GC_RETENTION = Duration.ofHours(1);
 
     private final Duration flushInterval;
@@ -217,9 +232,9 @@ public final class ShardWriterConfig implements Serializable {
         private long maxUnflushedBytesPerSubtask = DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
         private long maxOffHeapBytesPerSubtask;
         private Duration memtableMaxAge = DEFAULT_MEMTABLE_MAX_AGE;
-        private boolean compaction;
+        private boolean compaction = DEFAULT_COMPACTION;
         private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
-        private boolean garbageCollection;
+        private boolean garbageCollection = DEFAULT_GARBAGE_COLLECTION;
         private Duration gcRetention = DEFAULT_GC_RETENTION;
 
         public Builder flushInterval(Duration v) {

@@ -66,14 +66,14 @@ public final class WalSinkTableOptions {
 
     public static final ConfigOption<Boolean> SINK_COMPACTION_ENABLED = ConfigOptions.key("sink.compaction.enabled")
             .booleanType()
-            .defaultValue(false)
+            .defaultValue(ShardWriterConfig.DEFAULT_COMPACTION)
             .withDescription("One writer subtask merges published SSTables into the Lance base table after completed"
                     + " checkpoints, without blocking the writers; readers that know nothing of MemWAL then see the"
                     + " rows, and reads merge fewer SSTables.");
 
     public static final ConfigOption<Boolean> SINK_GC_ENABLED = ConfigOptions.key("sink.gc.enabled")
             .booleanType()
-            .defaultValue(false)
+            .defaultValue(ShardWriterConfig.DEFAULT_GARBAGE_COLLECTION)
             .withDescription("One writer subtask removes WAL entries, manifest versions, SSTable folders and records"
                     + " that no live manifest and no checkpoint younger than 'sink.gc.retention' can need.");
 

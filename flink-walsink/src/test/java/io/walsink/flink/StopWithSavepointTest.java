@@ -64,19 +64,21 @@ class StopWithSavepointTest {
     }
 
     /**
-     * Issue #18 (4): {@code flink stop} (a suspending savepoint, no drain) at the default max age.
+     * Issue #18 (4): {@code flink stop} (a suspending savepoint, no drain) at a max age above the
+     * checkpoint's (the default was 1 min then; it is 0 now, which publishes everything anyway).
      * The active memtable is young, so an ordinary checkpoint would leave it for a later one; but
      * no later checkpoint comes, and the published table must still hold everything the savepoint
      * covers, not just the memtables that happened to be full.
      */
     @Test
-    void aStopWithSavepointAtTheDefaultMaxAgePublishesEverythingItCovers() throws Exception {
+    void aStopWithSavepointAtAMaxAgeOfOneMinutePublishesEverythingItCovers() throws Exception {
         WalSink<RowData> sink = WalSink.forRowData(ROW)
                 .path(dir.resolve("table").toString())
                 .primaryKey("id")
                 .createTableIfMissing(1)
                 .flushInterval(Duration.ofMillis(100))
-                .memtableMaxRows(100) // max age left at its default (1 min)
+                .memtableMaxRows(100)
+                .memtableMaxAge(Duration.ofMinutes(1)) // the default when issue #18 found this
                 .build();
         Map<Long, String> expected = new TreeMap<>();
         SinkHarness h = SinkHarness.of(sink, true);

@@ -31,6 +31,9 @@ class WalPutBoundTest {
                 .primaryKey("id")
                 .createTableIfMissing(1) // one shard, so every PUT is that shard's
                 .flushInterval(Duration.ofMillis(100))
+                // no SSTable at the barrier (max age 0, the default, writes one), so the only other
+                // objects created are the claim and the job-start record
+                .memtableMaxAge(Duration.ofMinutes(1))
                 .storeWrapper(store -> {
                     FaultInjectingObjectStore counting = new FaultInjectingObjectStore(store);
                     COUNTER.set(counting);

@@ -4,8 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,13 +26,14 @@ import java.util.concurrent.TimeUnit;
  * version) and {@code read.mjs} are test resources under {@code lancedb/} on the classpath (from
  * flink-walsink's test classes or its test-jar), extracted into {@code target/lancedb} of the module
  * whose tests run (surefire's working directory); the package is installed from npm there the first
- * time a test of that module needs it, and again only when the pinned package.json changed. Each read
- * runs {@code read.mjs} in a Node process.
+ * time a test of that module needs it, and again only when the pinned package.json changed. Each
+ * {@link #read} runs {@code read.mjs} in a Node process of its own; a {@link Session} keeps one Node
+ * process ({@code serve.mjs}) for many reads, so that a test timing reads does not count Node's start.
  */
 public final class LanceDb {
     private static final String RESOURCES = "/lancedb/";
     private static final Path INSTALL = Path.of("target/lancedb");
-    private static final List<String> FILES = List.of("package.json", "read.mjs");
+    private static final List<String> FILES = List.of("package.json", "queries.mjs", "read.mjs", "serve.mjs");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static boolean installed;
 
@@ -56,6 +61,19 @@ public final class LanceDb {
     /** Runs {@code queries} on the table at {@code table}, in one Node process. */
     public static Map<String, Result> read(Path table, List<Query> queries) throws IOException, InterruptedException {
         Path dir = install();
+        Process node = new ProcessBuilder(
+                        "node", "read.mjs", table.toAbsolutePath().toString(), spec(queries))
+                .directory(dir.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!node.waitFor(5, TimeUnit.MINUTES) || node.exitValue() != 0) {
+            throw new IllegalStateException("node read.mjs failed on " + table + ": " + out);
+        }
+        return results(table, queries, out.lines().toList());
+    }
+
+    private static String spec(List<Query> queries) throws IOException {
         ArrayNode spec = JSON.createArrayNode();
         for (Query q : queries) {
             ObjectNode node = spec.addObject().put("name", q.name()).put("where", q.where());
@@ -64,17 +82,13 @@ public final class LanceDb {
                 node.put("lsm", q.lsm());
             }
         }
-        Process node = new ProcessBuilder(
-                        "node", "read.mjs", table.toAbsolutePath().toString(), JSON.writeValueAsString(spec))
-                .directory(dir.toFile())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!node.waitFor(5, TimeUnit.MINUTES) || node.exitValue() != 0) {
-            throw new IllegalStateException("node read.mjs failed on " + table + ": " + out);
-        }
+        return JSON.writeValueAsString(spec);
+    }
+
+    /** The JSON lines the Node script printed for {@code queries}, one per query. */
+    private static Map<String, Result> results(Path table, List<Query> queries, List<String> lines) throws IOException {
         Map<String, Result> results = new LinkedHashMap<>();
-        for (String line : out.lines().toList()) {
+        for (String line : lines) {
             JsonNode r = JSON.readTree(line);
             if (r.hasNonNull("error")) {
                 results.put(
@@ -92,9 +106,67 @@ public final class LanceDb {
         }
         if (results.size() != queries.size()) {
             throw new IllegalStateException("LanceDB answered " + results.size() + " of " + queries.size()
-                    + " queries on " + table + ": " + out);
+                    + " queries on " + table + ": " + lines);
         }
         return results;
+    }
+
+    /**
+     * One Node process ({@code serve.mjs}) answering reads of one table until closed: each {@link
+     * #read} connects and opens the table anew, as a new LanceDB reader would, without Node's start
+     * (about a second) in its time. One read at a time.
+     */
+    public static final class Session implements AutoCloseable {
+        private final Path table;
+        private final Process node;
+        private final BufferedWriter requests;
+        private final BufferedReader answers;
+
+        private Session(Path table, Process node) {
+            this.table = table;
+            this.node = node;
+            this.requests = new BufferedWriter(new OutputStreamWriter(node.getOutputStream(), StandardCharsets.UTF_8));
+            this.answers = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        /** Runs {@code queries} on the table, as {@link LanceDb#read} does. */
+        public synchronized Map<String, Result> read(List<Query> queries) throws IOException {
+            requests.write(spec(queries));
+            requests.newLine();
+            requests.flush();
+            List<String> lines = new ArrayList<>();
+            for (String line; (line = answers.readLine()) != null; ) {
+                if (JSON.readTree(line).has("end")) {
+                    return results(table, queries, lines);
+                }
+                lines.add(line);
+            }
+            throw new IllegalStateException("node serve.mjs on " + table + " ended (exit "
+                    + (node.isAlive() ? "none yet" : node.exitValue()) + ") after " + lines);
+        }
+
+        /** Closes the process's input, which ends it; kills it if it has not ended within 10 s. */
+        @Override
+        public void close() throws IOException, InterruptedException {
+            try {
+                requests.close();
+            } finally {
+                if (!node.waitFor(10, TimeUnit.SECONDS)) {
+                    node.destroyForcibly().waitFor();
+                }
+            }
+        }
+    }
+
+    /** Starts a {@link Session} on the table at {@code table} (which need not exist yet). */
+    public static Session session(Path table) throws IOException, InterruptedException {
+        Path dir = install();
+        Process node = new ProcessBuilder(
+                        "node", "serve.mjs", table.toAbsolutePath().toString())
+                .directory(dir.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        return new Session(table, node);
     }
 
     /**

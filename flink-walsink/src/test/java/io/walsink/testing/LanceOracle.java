@@ -3,12 +3,12 @@ package io.walsink.testing;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
+import io.walsink.format.table.MergedGenerations;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -32,13 +32,22 @@ public final class LanceOracle {
 
     /** As above, leaving out SSTables of generation <= {@code compacted} of their shard. */
     public static List<ShardSnapshot> snapshots(ObjectStore store, Collection<UUID> shards, Map<UUID, Long> compacted) {
-        List<ShardSnapshot> snapshots = new ArrayList<>();
+        return snapshots(latestManifests(store, shards), compacted);
+    }
+
+    /** The latest manifest of each shard that has one. */
+    private static List<ShardManifest> latestManifests(ObjectStore store, Collection<UUID> shards) {
+        List<ShardManifest> manifests = new ArrayList<>();
         for (UUID shard : shards) {
-            Optional<ShardManifest> latest = new ManifestStore(store, shard).readLatest();
-            if (latest.isEmpty()) {
-                continue;
-            }
-            ShardManifest m = latest.get();
+            new ManifestStore(store, shard).readLatest().ifPresent(manifests::add);
+        }
+        return manifests;
+    }
+
+    private static List<ShardSnapshot> snapshots(List<ShardManifest> manifests, Map<UUID, Long> compacted) {
+        List<ShardSnapshot> snapshots = new ArrayList<>();
+        for (ShardManifest m : manifests) {
+            UUID shard = m.shardId();
             ShardSnapshot snapshot = new ShardSnapshot(shard.toString())
                     .withSpecId(m.shardSpecId())
                     .withCurrentGeneration(m.currentGeneration());
@@ -54,6 +63,30 @@ public final class LanceOracle {
         return snapshots;
     }
 
+    /**
+     * The published table as lance-core reads it while writers and compaction run, one snapshot
+     * taken in {@code TableReader}'s order: each shard's latest manifest first, then the base table
+     * at its latest version, leaving out the SSTables that version's merge progress holds (lance-core
+     * would otherwise read a merged SSTable's value over the base table's newer one). {@code columns}
+     * only, in lance-core's order; deleted keys read as rows whose other columns are null (lance-core
+     * 7.0.0 ignores {@code _tombstone}).
+     */
+    public static List<Map<String, Object>> scanPublished(
+            BufferAllocator allocator,
+            String uri,
+            Map<String, String> options,
+            ObjectStore store,
+            Collection<UUID> shards,
+            List<String> columns) {
+        List<ShardManifest> manifests = latestManifests(store, shards);
+        try (Dataset ds = Dataset.open(
+                allocator,
+                uri,
+                new ReadOptions.Builder().setStorageOptions(options).build())) {
+            return scan(ds, snapshots(manifests, MergedGenerations.of(ds, uri)), columns);
+        }
+    }
+
     /** The table's rows as lance-core merges them, {@code columns} only, in lance-core's order. */
     public static List<Map<String, Object>> scan(
             BufferAllocator allocator,
@@ -61,12 +94,17 @@ public final class LanceOracle {
             Map<String, String> options,
             List<ShardSnapshot> snapshots,
             List<String> columns) {
-        List<Map<String, Object>> rows = new ArrayList<>();
         try (Dataset ds = Dataset.open(
-                        allocator,
-                        uri,
-                        new ReadOptions.Builder().setStorageOptions(options).build());
-                LsmScanner scanner = LsmScanner.fromSnapshots(ds, snapshots).project(columns);
+                allocator,
+                uri,
+                new ReadOptions.Builder().setStorageOptions(options).build())) {
+            return scan(ds, snapshots, columns);
+        }
+    }
+
+    private static List<Map<String, Object>> scan(Dataset ds, List<ShardSnapshot> snapshots, List<String> columns) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        try (LsmScanner scanner = LsmScanner.fromSnapshots(ds, snapshots).project(columns);
                 ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 rows.addAll(LanceRows.all(reader.getVectorSchemaRoot()));

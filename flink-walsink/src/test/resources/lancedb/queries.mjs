@@ -1,0 +1,20 @@
+// The queries the LanceDB readers (read.mjs, serve.mjs) run, as a LanceDB user writes them: each on
+// LanceDB's defaults unless it sets "lsm" (useLsm), "where" or "columns".
+//   queries: [{"name": "...", "where": "id > 5" | null, "columns": ["id", ...], "lsm": true | false | null}]
+// Returns one JSON line per query: {"name", "rows": [[...], ...]} or {"name", "error"}.
+export async function runQueries(table, queries) {
+  const lines = [];
+  for (const q of queries) {
+    try {
+      let query = table.query();
+      if (q.where) query = query.where(q.where);
+      if (q.lsm !== null && q.lsm !== undefined) query = query.useLsm(q.lsm);
+      if (q.columns) query = query.select(q.columns);
+      const rows = (await query.toArray()).map((r) => q.columns.map((c) => r[c]));
+      lines.push(JSON.stringify({ name: q.name, rows }, (k, v) => (typeof v === "bigint" ? v.toString() : v)));
+    } catch (e) {
+      lines.push(JSON.stringify({ name: q.name, error: String(e.message ?? e) }));
+    }
+  }
+  return lines;
+}

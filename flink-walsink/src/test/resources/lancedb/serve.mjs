@@ -1,0 +1,33 @@
+// read.mjs in one long-running process, for a test that polls a table: Node's start (about a
+// second) is paid once, not per read. Each request connects and opens the table anew, as a new
+// LanceDB reader would (a handle LanceDB opened earlier does not look for newer versions on its
+// defaults), then runs its queries.
+// usage: node serve.mjs TABLE_PATH, then one line of QUERIES_JSON (as read.mjs takes) per read on
+// stdin; prints, per request, one JSON line per query as read.mjs does, then {"end": true}.
+// Exits when stdin closes.
+import * as lancedb from "@lancedb/lancedb";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { runQueries } from "./queries.mjs";
+
+const [table] = process.argv.slice(2);
+const db = fs.mkdtempSync(path.join(os.tmpdir(), "walsink-lancedb-"));
+try {
+  fs.symlinkSync(path.resolve(table), path.join(db, "t.lance"));
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    if (!line.trim()) continue;
+    const queries = JSON.parse(line);
+    let lines;
+    try {
+      const t = await (await lancedb.connect(db)).openTable("t");
+      lines = await runQueries(t, queries);
+    } catch (e) {
+      lines = queries.map((q) => JSON.stringify({ name: q.name, error: String(e.message ?? e) }));
+    }
+    process.stdout.write(lines.map((l) => l + "\n").join("") + JSON.stringify({ end: true }) + "\n");
+  }
+} finally {
+  fs.rmSync(db, { recursive: true, force: true });
+}
