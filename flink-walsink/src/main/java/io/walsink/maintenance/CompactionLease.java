@@ -110,8 +110,13 @@ final class CompactionLease implements AutoCloseable {
                 next = top + 1;
             }
             if (!write(store, next, claimant, now + duration.toMillis())) {
-                throw read(store, next)
-                        .map(winner -> busy(table, winner, now))
+                Optional<Entry> winner = read(store, next);
+                if (winner.isPresent() && claimant.continues(winner.get().job())) {
+                    // Another subtask of our own job (two restores at once) wrote it first: take it
+                    // back as from an earlier attempt.
+                    continue;
+                }
+                throw winner.map(w -> busy(table, w, now))
                         .orElseGet(() -> new CompactionLeaseException(
                                 table, "another compactor took the compaction lease at the same moment"));
             }
