@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import org.apache.arrow.memory.BufferAllocator;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
  */
 final class BucketRowsReset {
     private static final Logger LOG = LoggerFactory.getLogger(BucketRowsReset.class);
+    private static final int ATTEMPTS = 8;
 
     private final TableContext ctx;
     private final UUID shardId;
@@ -57,12 +59,47 @@ final class BucketRowsReset {
     }
 
     /**
-     * Resets the bucket's rows to those of base version {@code version}.
+     * Resets the bucket's rows to those of base version {@code version}. Its commits are fenced, so
+     * one that meets a concurrent commit (another subtask's restore resetting its own buckets at the
+     * same moment) fails; the whole reset then runs again on the latest version, a few times, after
+     * a short random pause so that the contenders take turns.
      *
      * @return the merge progress of the base table's latest version after the reset
      * @throws GarbageCollectedException if the base table no longer has that version
      */
     MergeProgress resetTo(long version) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return resetOnce(version);
+            } catch (GarbageCollectedException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                if (attempt >= ATTEMPTS) {
+                    throw e;
+                }
+                LOG.warn(
+                        "Shard {} (bucket {}): resetting its rows failed (attempt {} of {}); running it again on the"
+                                + " latest version",
+                        shardId,
+                        bucket,
+                        attempt,
+                        ATTEMPTS,
+                        e);
+                pause(attempt);
+            }
+        }
+    }
+
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(20, 100) * attempt);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while resetting a shard's rows", e);
+        }
+    }
+
+    private MergeProgress resetOnce(long version) {
         String uri = ctx.table().uri();
         BufferAllocator allocator = ctx.allocator();
         try (Dataset base = LanceTables.openDataset(allocator, uri, ctx.storageOptions());
