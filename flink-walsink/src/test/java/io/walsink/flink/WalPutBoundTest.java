@@ -66,11 +66,14 @@ class WalPutBoundTest {
     }
 
     @Test
-    void tenTimesTheRowsGiveTheSameNumberOfWalPuts() throws Exception {
+    void tenTimesTheRowsStayWithinTheSameTickerBound() throws Exception {
         long slow = walPutsFor(1_000, "slow");
         long fast = walPutsFor(10_000, "fast");
-        // the first rows after idle at once, then one tick per 100 ms, then the barrier
+        // The ticker's bound: the first rows after idle at once, then one append per 100 ms tick,
+        // then the barrier's. An append that outlasts its millisecond on a loaded machine moves rows
+        // to one more entry (a fresh-clone run once counted 11 against 10), so both runs are held to
+        // the bound rather than to each other; PUTs that grew with the row rate would be ~10x.
         assertThat(slow).isBetween(10L, 12L);
-        assertThat(fast).isEqualTo(slow);
+        assertThat(fast).isBetween(10L, 12L);
     }
 }
