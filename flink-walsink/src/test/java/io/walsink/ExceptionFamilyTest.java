@@ -32,6 +32,28 @@ class ExceptionFamilyTest {
         }
     }
 
+    /** Callers catch the root and the branches; the classes below them may change (issue #20). */
+    @Test
+    void onlyTheRootAndTheBranchesArePublicApi() {
+        classes()
+                .that()
+                .areAssignableTo(Throwable.class)
+                .and()
+                .areAnnotatedWith(io.walsink.annotation.PublicEvolving.class)
+                .should()
+                .haveFullyQualifiedName(WalSinkException.class.getName())
+                .orShould()
+                .haveFullyQualifiedName(InputException.class.getName())
+                .orShould()
+                .haveFullyQualifiedName(StorageException.class.getName())
+                .orShould()
+                .haveFullyQualifiedName(FormatException.class.getName())
+                .orShould()
+                .haveFullyQualifiedName(ShardException.class.getName())
+                .because("the exception classes below the branches are @Internal; see docs/operations.md")
+                .check(LayeringTest.MAIN);
+    }
+
     @Test
     void everyExceptionIsInOneBranch() {
         classes()

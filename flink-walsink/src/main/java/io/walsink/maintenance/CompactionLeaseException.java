@@ -1,6 +1,6 @@
 package io.walsink.maintenance;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /**
@@ -9,7 +9,7 @@ import io.walsink.format.FormatException;
  * could apply an older generation's deletes after a newer generation's upserts. Nothing of the
  * refused run was committed after the refusal; run it again once the other one has ended.
  */
-@PublicEvolving
+@Internal
 public class CompactionLeaseException extends FormatException {
     private static final long serialVersionUID = 1L;
 

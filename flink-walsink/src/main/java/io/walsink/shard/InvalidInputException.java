@@ -1,13 +1,13 @@
 package io.walsink.shard;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.error.InputException;
 
 /**
  * Rows that do not fit the table: refused before they touch the memtable or the WAL, because a
  * bad row that reached the WAL would fail every replay after it.
  */
-@PublicEvolving
+@Internal
 public class InvalidInputException extends InputException {
     private final String column;
 

@@ -1,12 +1,12 @@
 package io.walsink.shard;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 
 /**
  * The first terminal failure of a shard writer, latched: every later call on the writer fails
  * with it, and the only way back is a new open (new epoch, replay).
  */
-@PublicEvolving
+@Internal
 public class ShardPoisonedException extends ShardException {
 
     /** Why the writer stopped for good. */

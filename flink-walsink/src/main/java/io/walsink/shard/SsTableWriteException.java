@@ -1,12 +1,12 @@
 package io.walsink.shard;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 
 /**
  * Writing an SSTable failed. The location names the SSTable folder, which may hold a partial
  * dataset: it is never published, so readers ignore it, and the engine poisons on this error.
  */
-@PublicEvolving
+@Internal
 public class SsTableWriteException extends ShardException {
     private final String location;
 

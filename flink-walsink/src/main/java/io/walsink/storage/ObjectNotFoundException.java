@@ -1,9 +1,9 @@
 package io.walsink.storage;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 
 /** A read of a key that does not exist. */
-@PublicEvolving
+@Internal
 public class ObjectNotFoundException extends StorageException {
     public ObjectNotFoundException(String location) {
         super(location, "object not found", false);

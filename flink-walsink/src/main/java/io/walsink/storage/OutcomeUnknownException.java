@@ -1,6 +1,6 @@
 package io.walsink.storage;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 
 /**
  * A transient failure of a write whose request may have reached the server (a timeout or an I/O
@@ -13,7 +13,7 @@ import io.walsink.annotation.PublicEvolving;
  * {@link RetryingObjectStore}). Failures known to happen before anything was sent (connection
  * refused, unknown host, a conflict answer) are plain transient {@link StorageException}s.
  */
-@PublicEvolving
+@Internal
 public class OutcomeUnknownException extends StorageException {
     public OutcomeUnknownException(String location, String message, Throwable cause) {
         super(location, message, true, cause);

@@ -1,6 +1,6 @@
 package io.walsink.flink.convert;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.error.InputException;
 
 /**
@@ -8,7 +8,7 @@ import io.walsink.error.InputException;
  * length, a null in a NOT NULL column, an object of the wrong class). Names the column so that a
  * failing job points at the data, not at the converter.
  */
-@PublicEvolving
+@Internal
 public final class ColumnValueException extends InputException {
 
     private static final long serialVersionUID = 1L;

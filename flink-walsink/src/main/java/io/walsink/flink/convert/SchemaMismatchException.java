@@ -1,10 +1,10 @@
 package io.walsink.flink.convert;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.error.InputException;
 
 /** The Flink row type and the Arrow table schema disagree about a column; raised at build time. */
-@PublicEvolving
+@Internal
 public final class SchemaMismatchException extends InputException {
 
     private static final long serialVersionUID = 1L;

@@ -1,11 +1,11 @@
 package io.walsink.format.key;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.error.InputException;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /** A primary-key column whose Arrow type has no order-preserving key encoding. */
-@PublicEvolving
+@Internal
 public final class UnsupportedKeyTypeException extends InputException {
 
     private static final long serialVersionUID = 1L;

@@ -1,10 +1,10 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /** A shard manifest (or its version hint) whose bytes cannot be decoded or contradict its name. */
-@PublicEvolving
+@Internal
 public class CorruptManifestException extends FormatException {
     public CorruptManifestException(String location, String message, Throwable cause) {
         super(location, message, cause);

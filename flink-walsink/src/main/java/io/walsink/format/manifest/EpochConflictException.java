@@ -1,12 +1,12 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 
 /**
  * Another writer claimed the shard with an epoch at least as high as the one we tried. Claiming
  * again would start an epoch war where two writers fence each other forever; the caller backs off.
  */
-@PublicEvolving
+@Internal
 public class EpochConflictException extends ShardClaimException {
     private final long attemptedEpoch;
     private final long storedEpoch;

@@ -1,6 +1,6 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /**
@@ -8,7 +8,7 @@ import io.walsink.format.FormatException;
  * savepoint being restored is older than the retention the collector ran with. The message names
  * the object, the retention and the floors; retrying cannot help, restore a newer checkpoint.
  */
-@PublicEvolving
+@Internal
 public class GarbageCollectedException extends FormatException {
     public GarbageCollectedException(String location, String message) {
         super(location, message, null);

@@ -1,6 +1,6 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /**
@@ -9,7 +9,7 @@ import io.walsink.format.FormatException;
  * lease was taken over, or a release that took no lease). The run removed nothing more from the
  * shard; the other collector's floor stands. Run one collector per table at a time.
  */
-@PublicEvolving
+@Internal
 public class GcFloorConflictException extends FormatException {
     private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,6 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.List;
  * writers derive: a LanceDB writer would open a second shard for the same keys. Writers refuse the
  * table until {@code walsink migrate-shard-ids} has moved those shards to Lance's ids.
  */
-@PublicEvolving
+@Internal
 public class LegacyShardIdsException extends FormatException {
     public LegacyShardIdsException(String location, TableShards shards) {
         super(location, message(shards), null);

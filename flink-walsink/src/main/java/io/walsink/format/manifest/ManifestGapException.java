@@ -1,6 +1,6 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /**
@@ -8,7 +8,7 @@ import io.walsink.format.FormatException;
  * {@code latest + 1}, so a hole means lost or deleted objects; guessing past it could resurrect
  * an old writer epoch or drop published SSTables.
  */
-@PublicEvolving
+@Internal
 public class ManifestGapException extends FormatException {
     public ManifestGapException(String location, String message) {
         super(location, message, null);

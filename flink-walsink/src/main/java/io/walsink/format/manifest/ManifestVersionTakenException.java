@@ -1,13 +1,13 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /**
  * Another writer created this manifest version first (put-if-absent lost). The caller must
  * reload the latest manifest and decide again; nothing was written.
  */
-@PublicEvolving
+@Internal
 public class ManifestVersionTakenException extends FormatException {
     private final long version;
 

@@ -1,6 +1,6 @@
 package io.walsink.format.manifest;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import java.util.List;
 
@@ -9,7 +9,7 @@ import java.util.List;
  * has several shards), which the MemWAL specification forbids: a key would live in two shards.
  * Writers refuse the table; {@code walsink verify} names the shards.
  */
-@PublicEvolving
+@Internal
 public class OverlappingShardsException extends FormatException {
     public OverlappingShardsException(String location, List<String> overlaps) {
         super(

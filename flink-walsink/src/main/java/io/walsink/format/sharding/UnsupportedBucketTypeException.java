@@ -1,11 +1,11 @@
 package io.walsink.format.sharding;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.error.InputException;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /** A column whose Arrow type the {@code bucket} transform cannot hash. */
-@PublicEvolving
+@Internal
 public final class UnsupportedBucketTypeException extends InputException {
 
     private static final long serialVersionUID = 1L;

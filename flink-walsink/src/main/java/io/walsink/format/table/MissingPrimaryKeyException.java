@@ -1,10 +1,10 @@
 package io.walsink.format.table;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /** The table declares no (unenforced) primary key; MemWAL needs one for last-write-wins. */
-@PublicEvolving
+@Internal
 public class MissingPrimaryKeyException extends FormatException {
     public MissingPrimaryKeyException(String location, String message, Throwable cause) {
         super(location, message, cause);

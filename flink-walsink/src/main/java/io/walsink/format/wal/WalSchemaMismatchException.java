@@ -1,10 +1,10 @@
 package io.walsink.format.wal;
 
-import io.walsink.annotation.PublicEvolving;
+import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 
 /** A WAL entry (or a batch to append) whose columns differ from the shard's storage schema. */
-@PublicEvolving
+@Internal
 public class WalSchemaMismatchException extends FormatException {
     private final String column;
 
