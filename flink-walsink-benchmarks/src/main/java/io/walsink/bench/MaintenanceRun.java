@@ -1,6 +1,7 @@
 package io.walsink.bench;
 
 import io.walsink.flink.WalSink;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.read.ReadMode;
@@ -181,22 +182,21 @@ public final class MaintenanceRun {
     }
 
     private static int maxSsTablesPerShard(Path table) {
-        Path shards = table.resolve("_mem_wal");
-        if (!Files.isDirectory(shards)) {
+        if (!Files.isDirectory(table)) {
             return 0;
         }
         LocalObjectStore store = new LocalObjectStore(table);
         int max = 0;
-        try (Stream<Path> dirs = Files.list(shards)) {
-            for (Path d : (Iterable<Path>) dirs::iterator) {
-                int n = new ManifestStore(store, UUID.fromString(d.getFileName().toString()))
+        try {
+            for (UUID shard : TableLayout.shards(store)) {
+                int n = new ManifestStore(store, shard)
                         .readLatest()
                         .map(ShardManifest::sstables)
                         .map(List::size)
                         .orElse(0);
                 max = Math.max(max, n);
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             return max;
         }
         return max;

@@ -1,5 +1,6 @@
 package io.walsink.maintenance;
 
+import io.walsink.format.TableLayout;
 import io.walsink.storage.AmbiguousWriteException;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +41,7 @@ import org.slf4j.LoggerFactory;
  */
 final class CompactionLease implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactionLease.class);
-    static final String PREFIX = "_walsink/compaction-lease/";
+    static final String PREFIX = TableLayout.COMPACTION_LEASE_FOLDER;
     private static final int WRITE_ATTEMPTS = 3;
     private static final int READ_ATTEMPTS = 5;
 
@@ -324,16 +326,12 @@ final class CompactionLease implements AutoCloseable {
     }
 
     static String key(long sequence) {
-        return PREFIX + String.format("%020d", sequence);
+        return PREFIX + TableLayout.sequenceName(sequence);
     }
 
     private static Long sequenceOf(String key) {
-        int at = key.lastIndexOf('/');
-        String name = key.substring(at + 1);
-        if (name.length() != 20 || !name.chars().allMatch(Character::isDigit)) {
-            return null;
-        }
-        return Long.parseLong(name);
+        OptionalLong n = TableLayout.parseSequenceName(key.substring(key.lastIndexOf('/') + 1));
+        return n.isPresent() ? n.getAsLong() : null;
     }
 
     /** @param job the job the holder ran for; null for a standalone compactor or an older release's entry */

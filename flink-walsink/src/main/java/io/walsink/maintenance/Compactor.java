@@ -1,13 +1,13 @@
 package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.MergeJournal;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
@@ -49,7 +48,6 @@ import org.slf4j.LoggerFactory;
 @PublicEvolving
 public final class Compactor {
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
-    private static final String MEM_WAL = "_mem_wal/";
 
     private final ObjectStore store;
     private final String tableUri;
@@ -224,7 +222,7 @@ public final class Compactor {
 
     /** Each shard's generations to merge, from its latest manifest and the base table's merge progress. */
     private List<ShardMerges> plan(Dataset base, TableInfo table) {
-        Set<UUID> shards = shards();
+        Set<UUID> shards = TableLayout.shards(store);
         LOG.info("Compacting {}: {} shards, primary key {}", tableUri, shards.size(), table.primaryKey());
         base.checkoutLatest();
         Map<UUID, Long> merged = MergedGenerations.of(base, tableUri);
@@ -263,17 +261,5 @@ public final class Compactor {
                 any = true;
             }
         }
-    }
-
-    /** The shard folders under {@code _mem_wal/} that hold a manifest, in UUID order. */
-    private Set<UUID> shards() {
-        Set<UUID> shards = new TreeSet<>();
-        for (ObjectMeta meta : store.listAll(MEM_WAL)) {
-            String[] parts = meta.key().split("/");
-            if (parts.length >= 3 && parts[2].equals("manifest")) {
-                ManifestStore.parseShardFolder(parts[1]).ifPresent(shards::add);
-            }
-        }
-        return shards;
     }
 }

@@ -1,13 +1,14 @@
 package io.walsink.maintenance;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.BitReversedName;
+import io.walsink.format.MemWalListing;
+import io.walsink.format.MemWalObject;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.GcFloorRecords;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.manifest.SsTablePaths;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import java.time.Clock;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +26,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,9 +61,6 @@ import org.slf4j.LoggerFactory;
 @Internal
 public final class GarbageCollector {
     private static final Logger LOG = LoggerFactory.getLogger(GarbageCollector.class);
-    private static final String SHARDS = "_mem_wal/";
-    private static final String JOBS = "_walsink/jobs/";
-    private static final Pattern JOB_RECORD = Pattern.compile("[^/]+/bucket-[0-9]+\\.bin");
 
     /** Manifest versions always kept per shard, however old. */
     public static final int DEFAULT_KEEP_MANIFEST_VERSIONS = 10;
@@ -142,8 +140,9 @@ public final class GarbageCollector {
         Instant now = clock.instant();
         Instant cutoff = now.minus(options.retention());
         GcSummary total = new GcSummary(options.dryRun(), 0, 0, 0, 0, 0, 0, 0, 0);
-        for (Map.Entry<UUID, List<ObjectMeta>> shard : objectsByShard().entrySet()) {
-            total = total.plus(collectShard(shard.getKey(), shard.getValue(), now, cutoff, lease));
+        MemWalListing listing = MemWalListing.of(store);
+        for (UUID shard : listing.shards()) {
+            total = total.plus(collectShard(shard, listing.objects(shard), now, cutoff, lease));
         }
         total = total.plus(collectJobRecords(cutoff, lease));
         LOG.info(
@@ -166,46 +165,29 @@ public final class GarbageCollector {
         return total;
     }
 
-    private Map<UUID, List<ObjectMeta>> objectsByShard() {
-        Map<UUID, List<ObjectMeta>> byShard = new TreeMap<>();
-        for (ObjectMeta meta : store.listAll(SHARDS)) {
-            String rest = meta.key().substring(SHARDS.length());
-            int slash = rest.indexOf('/');
-            if (slash > 0) {
-                Optional<UUID> shard = ManifestStore.parseShardFolder(rest.substring(0, slash));
-                shard.ifPresent(id ->
-                        byShard.computeIfAbsent(id, k -> new ArrayList<>()).add(meta));
-            }
-        }
-        return byShard;
-    }
-
     private GcSummary collectShard(
-            UUID shard, List<ObjectMeta> objects, Instant now, Instant cutoff, CompactionLease lease) {
+            UUID shard, List<MemWalListing.Listed> objects, Instant now, Instant cutoff, CompactionLease lease) {
         ManifestStore manifests = new ManifestStore(store, shard);
-        String folder = ManifestStore.shardFolder(shard);
         TreeMap<Long, ObjectMeta> versions = new TreeMap<>();
         TreeMap<Long, ObjectMeta> positions = new TreeMap<>();
         TreeMap<String, List<ObjectMeta>> folders = new TreeMap<>();
-        for (ObjectMeta meta : objects) {
-            String rest = meta.key().substring(folder.length());
-            if (rest.startsWith("manifest/")) {
-                BitReversedName.parseManifestVersion(rest.substring("manifest/".length()))
-                        .ifPresent(v -> versions.put(v, meta));
-            } else if (rest.startsWith("wal/")) {
-                BitReversedName.parseWalEntryPosition(rest.substring("wal/".length()))
-                        .ifPresent(p -> positions.put(p, meta));
-            } else {
-                int slash = rest.indexOf('/');
-                if (slash > 0 && SsTablePaths.isFolderName(rest.substring(0, slash))) {
-                    folders.computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>())
-                            .add(meta);
+        Map<String, Long> generations = new HashMap<>();
+        for (MemWalListing.Listed listed : objects) {
+            MemWalObject object = listed.object();
+            switch (object.kind()) {
+                case MANIFEST_VERSION -> versions.put(object.number(), listed.meta());
+                case WAL_ENTRY -> positions.put(object.number(), listed.meta());
+                case SSTABLE_FILE -> {
+                    String name = object.ssTableFolder().orElseThrow();
+                    folders.computeIfAbsent(name, k -> new ArrayList<>()).add(listed.meta());
+                    generations.put(name, object.number());
                 }
+                default -> {} // the hint, temporary files (removed below with every leftover), strangers: kept
             }
         }
         Optional<ShardManifest> latestRead = manifests.readLatest();
         if (latestRead.isEmpty()) {
-            // No manifest yet (a first claim in progress): nothing here can be judged.
+            // Its versions were removed since the listing (a migrated shard): nothing here can be judged.
             return execute(new Plan(shard, manifests, 0, null, null, List.of(), List.of(), Map.of()), lease);
         }
         long latest = latestRead.get().version();
@@ -265,9 +247,8 @@ public final class GarbageCollector {
         Map<String, List<ObjectMeta>> foldersRemoved = new TreeMap<>();
         for (Map.Entry<String, List<ObjectMeta>> e : folders.entrySet()) {
             String name = e.getKey();
-            long generation = Long.parseLong(name.substring(name.indexOf("_gen_") + "_gen_".length()));
             if (!referenced.contains(name)
-                    && generation < minGeneration
+                    && generations.get(name) < minGeneration
                     && e.getValue().stream().allMatch(m -> old(m, cutoff))) {
                 foldersRemoved.put(name, e.getValue());
             }
@@ -321,13 +302,12 @@ public final class GarbageCollector {
             }
             deleteAll(plan.versions(), lease);
             deleteAll(plan.wal(), lease);
-            String shardFolder = ManifestStore.shardFolder(plan.shard());
             for (Map.Entry<String, List<ObjectMeta>> folder : plan.folders().entrySet()) {
                 List<ObjectMeta> files = new ArrayList<>(folder.getValue());
                 files.sort(Comparator.comparing((ObjectMeta m) -> !m.key().contains("/_versions/"))
                         .thenComparing(ObjectMeta::key));
                 deleteAll(files, lease);
-                store.removeEmptyFolders(shardFolder + folder.getKey() + "/");
+                store.removeEmptyFolders(TableLayout.ssTableFolder(plan.shard(), folder.getKey()));
             }
         }
         GcSummary summary = new GcSummary(
@@ -364,15 +344,15 @@ public final class GarbageCollector {
     private GcSummary collectJobRecords(Instant cutoff, CompactionLease lease) {
         List<ObjectMeta> records = new ArrayList<>();
         Set<String> jobs = new TreeSet<>();
-        for (ObjectMeta m : store.listAll(JOBS)) {
-            String rest = m.key().substring(JOBS.length());
-            if (JOB_RECORD.matcher(rest).matches() && old(m, cutoff)) {
+        for (ObjectMeta m : store.listAll(TableLayout.JOB_START_FOLDER)) {
+            Optional<String> job = TableLayout.jobOfStartRecord(m.key());
+            if (job.isPresent() && old(m, cutoff)) {
                 records.add(m);
-                jobs.add(rest.substring(0, rest.indexOf('/')));
+                jobs.add(job.get());
             }
         }
         List<ObjectMeta> leftovers = new ArrayList<>();
-        for (String prefix : List.of(SHARDS, "_walsink/")) {
+        for (String prefix : List.of(TableLayout.MEM_WAL, TableLayout.WALSINK)) {
             store.listLeftovers(prefix).stream().filter(m -> old(m, cutoff)).forEach(leftovers::add);
         }
         long bytes = 0;
@@ -387,7 +367,7 @@ public final class GarbageCollector {
             deleteAll(records, lease);
             deleteAll(leftovers, lease);
             for (String job : jobs) {
-                store.removeEmptyFolders(JOBS + job + "/");
+                store.removeEmptyFolders(TableLayout.jobStartFolder(job));
             }
         }
         if (!records.isEmpty() || !leftovers.isEmpty()) {

@@ -2,6 +2,7 @@ package io.walsink.maintenance;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
@@ -94,8 +95,8 @@ public final class ShardIdMigration {
     private void move(Move m, long mergedThrough, Consumer<String> progress) {
         ManifestStore from = new ManifestStore(store, m.from());
         ManifestStore to = new ManifestStore(store, m.to());
-        String fromFolder = ManifestStore.shardFolder(m.from());
-        String toFolder = ManifestStore.shardFolder(m.to());
+        String fromFolder = TableLayout.shardFolder(m.from());
+        String toFolder = TableLayout.shardFolder(m.to());
         ShardManifest latest = from.readLatest()
                 .orElseThrow(() -> new FormatException(location(fromFolder), "shard has no manifest to migrate", null));
         requireOnlyOurCopy(from, to, m, latest, mergedThrough);
@@ -106,10 +107,10 @@ public final class ShardIdMigration {
         }
         GcFloor.read(store, m.from()).ifPresent(floor -> GcFloor.write(store, m.to(), floor));
         int copied = 0;
+        String fromManifests = TableLayout.manifestFolder(m.from());
         for (ObjectMeta meta : store.listAll(fromFolder)) {
-            String rest = meta.key().substring(fromFolder.length());
-            if (!rest.startsWith("manifest/")) {
-                copy(meta.key(), store.get(meta.key()), toFolder + rest);
+            if (!meta.key().startsWith(fromManifests)) {
+                copy(meta.key(), store.get(meta.key()), toFolder + meta.key().substring(fromFolder.length()));
                 copied++;
             }
         }
@@ -125,7 +126,7 @@ public final class ShardIdMigration {
         progress.accept("copied shard " + m.from() + " to " + m.to() + " (bucket " + m.bucket() + "): " + copied
                 + " objects and manifest versions through " + latest.version());
         for (ObjectMeta meta : store.listAll(fromFolder)) {
-            if (!meta.key().startsWith(fromFolder + "manifest/")) {
+            if (!meta.key().startsWith(fromManifests)) {
                 store.delete(meta.key());
             }
         }
@@ -140,7 +141,7 @@ public final class ShardIdMigration {
 
     /** Lance's shard of the bucket may exist only as an earlier, interrupted run of ours left it. */
     private void requireOnlyOurCopy(ManifestStore from, ManifestStore to, Move m, ShardManifest latest, long merged) {
-        if (store.listAll(ManifestStore.shardFolder(m.to())).isEmpty()) {
+        if (store.listAll(TableLayout.shardFolder(m.to())).isEmpty()) {
             return;
         }
         byte[] ours = manifestUnder(m.to(), from.read(from.listVersions().get(0)), latest.version(), merged);
@@ -148,7 +149,7 @@ public final class ShardIdMigration {
         boolean ourCopy = store.exists(to.versionKey(first)) && Arrays.equals(store.get(to.versionKey(first)), ours);
         if (!ourCopy) {
             throw new FormatException(
-                    location(ManifestStore.shardFolder(m.to())),
+                    location(TableLayout.shardFolder(m.to())),
                     "Lance's shard of bucket " + m.bucket() + " exists beside shard " + m.from()
                             + " (another writer opened it): the bucket's keys are in two shards, which a migration "
                             + "cannot merge. Compact the table, then remove the younger shard by hand",

@@ -28,7 +28,7 @@ final class MergedRows<R> {
     private final TreeMap<byte[], Optional<R>> newest = new TreeMap<>(Arrays::compareUnsigned);
     private final List<R> appended = new ArrayList<>();
 
-    MergedRows(TableLayout layout, RowExtractor<R> extractor) {
+    MergedRows(TableColumns layout, RowExtractor<R> extractor) {
         this.columns = layout.columns();
         this.extractor = extractor;
         this.keys = layout.primaryKey().isEmpty() ? null : new PrimaryKeyEncoder(layout.keyFields());

@@ -69,9 +69,9 @@ final class ShardReader {
      * @throws FormatException (or a subtype) naming the manifest, SSTable or WAL entry at fault
      */
     public TableRows read(ReadMode mode) {
-        TableLayout layout;
+        TableColumns layout;
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            layout = TableLayout.of(base);
+            layout = TableColumns.of(base);
         }
         MergedRows<Map<String, Object>> rows = new MergedRows<>(layout, RowValues.extractor(layout.columns()));
         applyTo(rows, layout.storage(profile), mode, 0, latestManifest());

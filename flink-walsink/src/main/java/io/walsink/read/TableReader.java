@@ -2,6 +2,7 @@ package io.walsink.read;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceStorageOptions;
@@ -11,7 +12,6 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -24,7 +24,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Merge-on-read of a whole MemWAL table "as of now": the base table (generation 0), then every
- * shard folder under {@code _mem_wal/} (see {@link ShardReader}); newest wins per primary key,
+ * shard ({@link #shards}, see {@link ShardReader}); newest wins per primary key,
  * keys whose newest row is a tombstone are absent, append-only tables return every row.
  *
  * <p>SSTables already compacted into the base table are skipped when lance-core reports them
@@ -49,7 +48,6 @@ import org.slf4j.LoggerFactory;
 @PublicEvolving
 public final class TableReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TableReader.class);
-    private static final String MEM_WAL = "_mem_wal/";
 
     private final String tableUri;
     private final Map<String, String> storageOptions;
@@ -131,7 +129,7 @@ public final class TableReader implements AutoCloseable {
      */
     public TableRows read(ReadMode mode) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            TableLayout layout = TableLayout.of(base);
+            TableColumns layout = TableColumns.of(base);
             List<Map<String, Object>> rows = merge(base, layout, mode, RowValues.extractor(layout.columns()), null);
             return new TableRows(layout.columns(), layout.primaryKey(), rows);
         }
@@ -144,7 +142,7 @@ public final class TableReader implements AutoCloseable {
      */
     public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            return merge(base, TableLayout.of(base), mode, extractor, null);
+            return merge(base, TableColumns.of(base), mode, extractor, null);
         }
     }
 
@@ -155,7 +153,7 @@ public final class TableReader implements AutoCloseable {
      */
     public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            return merge(base, TableLayout.of(base), mode, extractor, bucket);
+            return merge(base, TableColumns.of(base), mode, extractor, bucket);
         }
     }
 
@@ -205,7 +203,7 @@ public final class TableReader implements AutoCloseable {
      * garbage-collection retention.
      */
     private <R> List<R> merge(
-            Dataset base, TableLayout layout, ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
+            Dataset base, TableColumns layout, ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
         WalStorageSchema storage = layout.storage(profile);
         Map<UUID, Optional<ShardManifest>> manifests = new LinkedHashMap<>();
         for (UUID shard : shards()) {
@@ -233,16 +231,11 @@ public final class TableReader implements AutoCloseable {
         return live;
     }
 
-    /** The shard folders under {@code _mem_wal/}, by UUID order. */
+    /**
+     * The table's shards, by UUID order: the folders under {@code _mem_wal/} holding a manifest
+     * version (a folder without one has nothing to read; see {@link TableLayout}).
+     */
     public Set<UUID> shards() {
-        Set<UUID> shards = new TreeSet<>();
-        for (ObjectMeta meta : store.listAll(MEM_WAL)) {
-            String rest = meta.key().substring(MEM_WAL.length());
-            int slash = rest.indexOf('/');
-            if (slash > 0) {
-                ManifestStore.parseShardFolder(rest.substring(0, slash)).ifPresent(shards::add);
-            }
-        }
-        return shards;
+        return TableLayout.shards(store);
     }
 }

@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
@@ -290,7 +291,7 @@ public final class ShardOpener {
     /** Every SSTable of the state being restored must still be readable (a Lance dataset has a _versions/ manifest). */
     private static void requireSsTables(TableContext ctx, UUID shardId, List<SsTable> sstables) {
         for (SsTable t : sstables) {
-            String versions = ManifestStore.shardFolder(shardId) + t.path() + "/_versions/";
+            String versions = SsTableFolder.key(shardId, t.path()) + "_versions/";
             if (ctx.store().list(versions, null, 1).objects().isEmpty()) {
                 throw new FormatException(
                         SsTableFolder.uri(ctx.table().uri(), shardId, t.path()),
@@ -321,7 +322,7 @@ public final class ShardOpener {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
         WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
         ShardManifest claimed = new ShardClaimer(manifests).claim(placement, mergedThrough);
-        ctx.store().removeLeftovers(ManifestStore.shardFolder(shardId)); // temporary files of killed writers
+        ctx.store().removeLeftovers(TableLayout.shardFolder(shardId)); // temporary files of killed writers
         long epoch = claimed.writerEpoch();
         long tip = wal.findTip(claimed.walEntryPositionLastSeen());
         if (epoch < 2) {

@@ -3,6 +3,7 @@ package io.walsink.flink;
 import static io.walsink.flink.HarnessSupport.ROW;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceTables;
@@ -586,7 +587,7 @@ class DefaultOptionsVisibilityTest {
                     counts[0]++;
                     counts[1] += attrs.size();
                     if (inMemWal) {
-                        ManifestStore.parseShardFolder(
+                        TableLayout.parseShardFolder(
                                         memWalRoot.relativize(file).getName(0).toString())
                                 .ifPresent(shards::add);
                         age(file, attrs, now);

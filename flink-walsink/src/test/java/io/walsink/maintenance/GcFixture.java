@@ -1,15 +1,14 @@
 package io.walsink.maintenance;
 
 import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.manifest.SsTablePaths;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
-import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
@@ -197,7 +196,7 @@ final class GcFixture implements AutoCloseable {
 
     List<Long> walPositions() {
         List<Long> positions = new ArrayList<>();
-        for (ObjectMeta meta : store.listAll(WalLog.walPrefix(SHARD))) {
+        for (ObjectMeta meta : store.listAll(TableLayout.walFolder(SHARD))) {
             BitReversedName.parseWalEntryPosition(
                             meta.key().substring(meta.key().lastIndexOf('/') + 1))
                     .ifPresent(positions::add);
@@ -220,12 +219,12 @@ final class GcFixture implements AutoCloseable {
 
     /** SSTable folders holding at least one file. */
     Set<String> ssTableFolders() {
-        String prefix = ManifestStore.shardFolder(SHARD);
+        String prefix = TableLayout.shardFolder(SHARD);
         Set<String> folders = new TreeSet<>();
         for (ObjectMeta meta : store.listAll(prefix)) {
             String rest = meta.key().substring(prefix.length());
             int slash = rest.indexOf('/');
-            if (slash > 0 && SsTablePaths.isFolderName(rest.substring(0, slash))) {
+            if (slash > 0 && TableLayout.isSsTableFolderName(rest.substring(0, slash))) {
                 folders.add(rest.substring(0, slash));
             }
         }

@@ -4,6 +4,7 @@ import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
@@ -154,7 +155,7 @@ final class ShardFixture implements AutoCloseable {
     /** WAL entry positions present in storage, ascending. */
     List<Long> walPositions() {
         List<Long> positions = new ArrayList<>();
-        for (ObjectMeta meta : store.delegate().listAll(WalLog.walPrefix(SHARD))) {
+        for (ObjectMeta meta : store.delegate().listAll(TableLayout.walFolder(SHARD))) {
             String name = meta.key().substring(meta.key().lastIndexOf('/') + 1);
             BitReversedName.parseWalEntryPosition(name).ifPresent(positions::add);
         }

@@ -3,8 +3,8 @@ package io.walsink.shard;
 import static io.walsink.shard.SyncShardDriver.appendAllPending;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.TemporaryFileNames;
 import java.io.IOException;
@@ -39,7 +39,7 @@ class ShardOpenerLeftoversTest {
             f.put(first, 1, "a");
             appendAllPending(first);
             first.close();
-            Path shardFolder = f.tablePath.resolve(ManifestStore.shardFolder(ShardFixture.SHARD));
+            Path shardFolder = f.tablePath.resolve(TableLayout.shardFolder(ShardFixture.SHARD));
             Instant now = Instant.now();
             Instant dayOld = now.minus(Duration.ofDays(1));
             Path staleManifest = temporary(shardFolder.resolve("manifest"), dayOld);
@@ -49,7 +49,7 @@ class ShardOpenerLeftoversTest {
             ManifestStore manifests = new ManifestStore(f.store.delegate(), ShardFixture.SHARD);
             assertThat(manifests.listVersions()).containsExactly(1L);
             assertThat(f.walPositions()).containsExactly(1L);
-            assertThat(f.store.delegate().listAll(WalLog.walPrefix(ShardFixture.SHARD)))
+            assertThat(f.store.delegate().listAll(TableLayout.walFolder(ShardFixture.SHARD)))
                     .hasSize(1);
 
             f.open().close();

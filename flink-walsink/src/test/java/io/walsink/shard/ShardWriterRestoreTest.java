@@ -7,6 +7,7 @@ import static io.walsink.shard.SyncShardDriver.publishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestInvariants;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
@@ -272,7 +273,7 @@ class ShardWriterRestoreTest {
             ShardDescriptor checkpoint = writer.snapshot();
             writer.close();
             String lost = latestManifest(f).sstables().get(1).path();
-            String folder = ManifestStore.shardFolder(ShardFixture.SHARD) + lost + "/";
+            String folder = TableLayout.shardFolder(ShardFixture.SHARD) + lost + "/";
             for (ObjectMeta object : f.store.delegate().listAll(folder)) {
                 f.store.delegate().delete(object.key());
             }

@@ -1,6 +1,6 @@
 package io.walsink.cli;
 
-import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardFieldEntry;
 import io.walsink.format.manifest.ShardManifest;
@@ -24,9 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -53,7 +52,7 @@ final class InspectCommand {
         }
         try (ObjectStore store = ObjectStores.open(path, s3)) {
             lease = CompactionLeaseHolder.read(store);
-            for (UUID shard : shardIds(store)) {
+            for (UUID shard : TableLayout.shards(store)) {
                 Map<String, Object> state = shardState(store, shard);
                 state.put("merged_through", merged.getOrDefault(shard, 0L));
                 shards.add(state);
@@ -155,17 +154,16 @@ final class InspectCommand {
         s.put(
                 "replay_after",
                 latest.map(ShardManifest::replayAfterWalEntryPosition).orElse(0L));
-        s.put("wal_tip", walTip(store, shard));
+        NavigableMap<Long, ObjectMeta> wal = WalLog.listEntries(store, shard);
+        s.put("wal_tip", WalLog.highestPosition(wal));
         long replayAfter =
                 latest.map(ShardManifest::replayAfterWalEntryPosition).orElse(0L);
         long pendingEntries = 0;
         long pendingBytes = 0;
-        String walPrefix = WalLog.walPrefix(shard);
-        for (ObjectMeta meta : store.listAll(walPrefix)) {
-            OptionalLong p = BitReversedName.parseWalEntryPosition(meta.key().substring(walPrefix.length()));
-            if (p.isPresent() && p.getAsLong() > replayAfter) {
+        for (Map.Entry<Long, ObjectMeta> e : wal.entrySet()) {
+            if (e.getKey() > replayAfter) {
                 pendingEntries++;
-                pendingBytes += meta.size();
+                pendingBytes += e.getValue().size();
             }
         }
         s.put("replay_entries", pendingEntries); // what a writer opening the shard replays
@@ -177,36 +175,12 @@ final class InspectCommand {
                 tables.stream().mapToLong(SsTable::generation).max().orElse(0));
         long ssTableBytes = 0;
         for (SsTable t : tables) {
-            for (ObjectMeta meta : store.listAll(ManifestStore.shardFolder(shard) + t.path() + "/")) {
+            for (ObjectMeta meta : store.listAll(TableLayout.ssTableFolder(shard, t.path()))) {
                 ssTableBytes += meta.size();
             }
         }
         s.put("sstable_bytes", ssTableBytes);
         s.put("status", latest.map(m -> m.isSealed() ? "sealed" : "active").orElse("unclaimed"));
         return s;
-    }
-
-    private static long walTip(ObjectStore store, UUID shard) {
-        String prefix = WalLog.walPrefix(shard);
-        long highest = 0;
-        for (ObjectMeta meta : store.listAll(prefix)) {
-            OptionalLong p = BitReversedName.parseWalEntryPosition(meta.key().substring(prefix.length()));
-            if (p.isPresent()) {
-                highest = Math.max(highest, p.getAsLong());
-            }
-        }
-        return highest;
-    }
-
-    /** The shards with at least one object under {@code _mem_wal/}. */
-    static TreeSet<UUID> shardIds(ObjectStore store) {
-        TreeSet<UUID> shards = new TreeSet<>();
-        for (ObjectMeta meta : store.listAll("_mem_wal/")) {
-            String[] parts = meta.key().split("/");
-            if (parts.length >= 3) {
-                ManifestStore.parseShardFolder(parts[1]).ifPresent(shards::add);
-            }
-        }
-        return shards;
     }
 }

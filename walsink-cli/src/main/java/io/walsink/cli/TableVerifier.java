@@ -1,8 +1,10 @@
 package io.walsink.cli;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.BitReversedName;
 import io.walsink.format.FormatException;
+import io.walsink.format.MemWalListing;
+import io.walsink.format.MemWalObject;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestInvariants;
 import io.walsink.format.manifest.ManifestStore;
@@ -15,7 +17,6 @@ import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.AnyProfileDecoder;
-import io.walsink.format.wal.WalLog;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
@@ -23,8 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -38,7 +37,9 @@ import org.apache.arrow.memory.RootAllocator;
  * <ul>
  *   <li>the base table opens with a primary key and a MemWAL index;
  *   <li>every object under {@code _mem_wal/} sits in a canonical shard folder, in {@code manifest/},
- *       {@code wal/} or an SSTable folder, with a manifest or WAL entry name;
+ *       {@code wal/} or an SSTable folder, with a manifest or WAL entry name ({@link
+ *       io.walsink.format.TableLayout#classify}), and every folder holding objects has a manifest
+ *       version (else it is no shard, and nothing in it is read);
  *   <li>manifest versions are contiguous from the shard's garbage-collection floor ({@link GcFloor})
  *       to the latest, each decodes, names its shard, and its SSTable paths stay in the shard folder;
  *       across versions writer epochs, generations and the replay cursor never go back
@@ -54,14 +55,12 @@ import org.apache.arrow.memory.RootAllocator;
  */
 @Internal
 final class TableVerifier {
-    private static final String MEM_WAL = "_mem_wal/";
-
     private final ObjectStore store;
     private final String tableUri;
     private final Map<String, String> storageOptions;
     private final List<String> problems = new ArrayList<>();
     private WalEntryCheck walEntries;
-    private Set<UUID> shardIds = Set.of();
+    private MemWalListing listing;
 
     TableVerifier(ObjectStore store, String tableUri, Map<String, String> storageOptions) {
         this.store = store;
@@ -90,24 +89,17 @@ final class TableVerifier {
 
     private void verifyShards() {
         for (ObjectMeta leftover : store.listLeftovers("")) {
-            problems.add(location(leftover.key()) + ": temporary file of an interrupted write left in the table"
-                    + " (garbage collection removes it once older than an hour)");
+            problems.add(location(leftover.key()) + ": " + MemWalObject.TEMPORARY_PROBLEM);
         }
-        Map<UUID, List<String>> shards = new TreeMap<>();
-        for (ObjectMeta meta : store.listAll(MEM_WAL)) {
-            String rest = meta.key().substring(MEM_WAL.length());
-            int slash = rest.indexOf('/');
-            var shard = slash > 0
-                    ? ManifestStore.parseShardFolder(rest.substring(0, slash))
-                    : java.util.Optional.<UUID>empty();
-            if (shard.isEmpty()) {
-                problems.add(location(meta.key()) + ": not inside a shard folder (_mem_wal/{shard uuid}/)");
-                continue;
-            }
-            shards.computeIfAbsent(shard.get(), s -> new ArrayList<>()).add(rest.substring(slash + 1));
+        listing = MemWalListing.of(store);
+        for (MemWalListing.Listed stray : listing.outsideShardFolders()) {
+            problems.add(location(stray.meta().key()) + ": "
+                    + stray.object().problem().orElseThrow());
         }
-        shards.forEach(this::verifyShard);
-        shardIds = shards.keySet();
+        // Every folder, shard or not: objects nobody reads are exactly what a check must name.
+        for (UUID folder : listing.folders()) {
+            verifyShard(folder, listing.objects(folder));
+        }
     }
 
     /**
@@ -120,7 +112,8 @@ final class TableVerifier {
             return; // identity shards are named by value; walsink writes none
         }
         Map<UUID, Optional<ShardManifest>> latest = new TreeMap<>();
-        for (UUID shard : shardIds) {
+        // The shards the writer's placement sees (TableLayout's rule), so verify names the overlaps it refuses.
+        for (UUID shard : listing.shards()) {
             try {
                 latest.put(shard, new ManifestStore(store, shard).readLatest());
             } catch (RuntimeException e) { // reported by the manifest checks
@@ -133,45 +126,29 @@ final class TableVerifier {
         TableShards owners = TableShards.of(
                 latest, table.sharding().specId(), buckets, !table.primaryKey().isEmpty());
         for (String overlap : owners.overlaps()) {
-            problems.add(location(MEM_WAL) + ": shards overlap: " + overlap);
+            problems.add(location(TableLayout.MEM_WAL) + ": shards overlap: " + overlap);
         }
         owners.legacy()
-                .forEach((bucket, shard) -> problems.add(location(ManifestStore.shardFolder(shard))
+                .forEach((bucket, shard) -> problems.add(location(TableLayout.shardFolder(shard))
                         + ": " + (buckets.isPresent() ? "shard of bucket " + bucket : "the unsharded table's shard")
                         + " under the id of flink-walsink releases before issue #18; Lance's writers use "
                         + owners.lanceId(bucket) + " and would open a second shard for its keys"
                         + " (stop the writers, then run `walsink migrate-shard-ids`)"));
     }
 
-    private void verifyShard(UUID shard, List<String> keys) {
-        String folder = ManifestStore.shardFolder(shard);
+    private void verifyShard(UUID shard, List<MemWalListing.Listed> objects) {
         TreeSet<Long> versions = new TreeSet<>();
         TreeSet<Long> positions = new TreeSet<>();
         TreeSet<String> ssTableFolders = new TreeSet<>();
-        for (String key : keys) {
-            int slash = key.indexOf('/');
-            String top = slash < 0 ? key : key.substring(0, slash);
-            String name = key.substring(key.lastIndexOf('/') + 1);
-            boolean nested = key.indexOf('/', slash + 1) >= 0;
-            if (top.equals("manifest") && slash > 0 && !nested) {
-                OptionalLong v = BitReversedName.parseManifestVersion(name);
-                if (v.isPresent()) {
-                    versions.add(v.getAsLong());
-                } else if (!(folder + key).equals(new ManifestStore(store, shard).hintKey())) {
-                    problems.add(location(folder + key) + ": not a manifest version name");
-                }
-            } else if (top.equals("wal") && slash > 0 && !nested) {
-                OptionalLong p = BitReversedName.parseWalEntryPosition(name);
-                if (p.isPresent()) {
-                    positions.add(p.getAsLong());
-                } else {
-                    problems.add(location(folder + key) + ": not a WAL entry name");
-                }
-            } else if (slash > 0 && SsTablePaths.isFolderName(top)) {
-                ssTableFolders.add(top);
-            } else {
-                problems.add(location(folder + key) + ": unexpected object in the shard folder "
-                        + "(only manifest/, wal/ and SSTable folders {random8}_gen_{g}/ belong there)");
+        for (MemWalListing.Listed listed : objects) {
+            MemWalObject object = listed.object();
+            switch (object.kind()) {
+                case MANIFEST_VERSION -> versions.add(object.number());
+                case WAL_ENTRY -> positions.add(object.number());
+                case SSTABLE_FILE -> ssTableFolders.add(object.ssTableFolder().orElseThrow());
+                case VERSION_HINT -> {}
+                default -> problems.add(
+                        location(object.key()) + ": " + object.problem().orElseThrow());
             }
         }
         GcFloor floor;
@@ -188,12 +165,17 @@ final class TableVerifier {
             ShardManifest latest = history.get(history.size() - 1);
             for (SsTable t : latest.sstables()) {
                 if (SsTablePaths.problem(t.generation(), t.path()).isEmpty() && !ssTableFolders.contains(t.path())) {
-                    problems.add(location(folder + t.path() + "/") + ": SSTable of generation " + t.generation()
-                            + " listed by manifest version " + latest.version() + " is missing");
+                    problems.add(location(TableLayout.ssTableFolder(shard, t.path())) + ": SSTable of generation "
+                            + t.generation() + " listed by manifest version " + latest.version() + " is missing");
                 }
             }
         } else if (versions.isEmpty() && !positions.isEmpty()) {
-            problems.add(location(folder + "manifest/") + ": shard has WAL entries but no manifest version");
+            problems.add(
+                    location(TableLayout.manifestFolder(shard)) + ": shard has WAL entries but no manifest version");
+        } else if (versions.isEmpty()
+                && objects.stream().anyMatch(o -> o.object().belongs())) {
+            problems.add(location(TableLayout.shardFolder(shard))
+                    + ": holds objects but no manifest version, so it is no shard and nothing in it is read");
         }
     }
 
@@ -222,7 +204,7 @@ final class TableVerifier {
                 problems.add(location(manifests.versionKey(v)) + ": cannot be read: " + e.getMessage());
             }
         }
-        String where = location(ManifestStore.shardFolder(shard) + "manifest/");
+        String where = location(TableLayout.manifestFolder(shard));
         for (String p : ManifestInvariants.contentViolations(history)) {
             problems.add(where + ": " + p);
         }
@@ -233,7 +215,6 @@ final class TableVerifier {
         if (positions.isEmpty()) {
             return;
         }
-        WalLogKeys keys = new WalLogKeys(shard);
         long last = positions.last();
         long missingFrom = -1;
         for (long p = floor.walFloor() + 1; p <= last + 1; p++) {
@@ -241,7 +222,7 @@ final class TableVerifier {
             if (missing && missingFrom < 0) {
                 missingFrom = p;
             } else if (!missing && missingFrom >= 0) {
-                problems.add(location(keys.key(missingFrom)) + ": WAL gap: "
+                problems.add(location(TableLayout.walEntryKey(shard, missingFrom)) + ": WAL gap: "
                         + (p - 1 == missingFrom
                                 ? "position " + missingFrom
                                 : "positions " + missingFrom + "-" + (p - 1))
@@ -276,12 +257,5 @@ final class TableVerifier {
             out.append(out.length() > 0 ? "," : "").append(start.equals(prev) ? start : start + "-" + prev);
         }
         return out.toString();
-    }
-
-    /** WAL keys for the gap check, which needs no codec. */
-    private record WalLogKeys(UUID shard) {
-        String key(long position) {
-            return WalLog.walPrefix(shard) + BitReversedName.walEntryName(position);
-        }
     }
 }

@@ -1,10 +1,9 @@
 package io.walsink.cli;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.BitReversedName;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.format.wal.AnyProfileDecoder;
-import io.walsink.format.wal.WalLog;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
@@ -38,10 +37,11 @@ final class WalEntryCheck {
         long maxEpoch = 0;
         long maxAt = 0;
         for (long p : positions) {
-            String where = location.apply(WalLog.walPrefix(shard) + BitReversedName.walEntryName(p));
+            String key = TableLayout.walEntryKey(shard, p);
+            String where = location.apply(key);
             byte[] bytes;
             try {
-                bytes = store.get(WalLog.walPrefix(shard) + BitReversedName.walEntryName(p));
+                bytes = store.get(key);
             } catch (ObjectNotFoundException collectedMeanwhile) {
                 continue; // garbage collection removed it after the listing; the gap check judges that
             }

@@ -1,7 +1,7 @@
 package io.walsink.cli;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceStorageOptions;
@@ -10,15 +10,12 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.wal.AnyProfileDecoder;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -38,7 +35,7 @@ final class WalProfileDetector {
         try (ObjectStore store = ObjectStores.open(path, s3);
                 BufferAllocator allocator = new RootAllocator()) {
             AnyProfileDecoder decoder = new AnyProfileDecoder(table, allocator);
-            for (UUID shard : InspectCommand.shardIds(store)) {
+            for (UUID shard : TableLayout.shards(store)) {
                 Optional<WalSchemaProfile> found = firstProfile(store, decoder, shard);
                 if (found.isPresent()) {
                     return found.get();
@@ -53,16 +50,11 @@ final class WalProfileDetector {
                 .readLatest()
                 .map(ShardManifest::replayAfterWalEntryPosition)
                 .orElse(0L);
-        String prefix = WalLog.walPrefix(shard);
-        TreeSet<Long> positions = new TreeSet<>();
-        for (ObjectMeta meta : store.listAll(prefix)) {
-            OptionalLong p = BitReversedName.parseWalEntryPosition(meta.key().substring(prefix.length()));
-            if (p.isPresent() && p.getAsLong() > replayAfter) {
-                positions.add(p.getAsLong());
+        for (long p : WalLog.listEntries(store, shard).keySet()) {
+            if (p <= replayAfter) {
+                continue; // never read again
             }
-        }
-        for (long p : positions) {
-            String key = prefix + BitReversedName.walEntryName(p);
+            String key = TableLayout.walEntryKey(shard, p);
             String root = store.describe();
             String where = root.endsWith("/") ? root + key : root + "/" + key;
             try (AnyProfileDecoder.Decoded d = decoder.decode(where, p, store.get(key))) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
@@ -142,7 +143,7 @@ class WalsinkCliTest {
 
     @Test
     void verifyNamesAWalGap() {
-        store.delete(WalLog.walPrefix(a.id()) + BitReversedName.walEntryName(2));
+        store.delete(TableLayout.walFolder(a.id()) + BitReversedName.walEntryName(2));
         Run r = run("verify", uri);
         assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
         assertThat(r.out())
@@ -163,7 +164,7 @@ class WalsinkCliTest {
     void verifyNamesAMissingSsTable() throws IOException {
         ShardManifest m = new ManifestStore(store, b.id()).readLatest().orElseThrow();
         String path = m.sstables().get(0).path();
-        deleteTree(Path.of(uri, ManifestStore.shardFolder(b.id()), path));
+        deleteTree(Path.of(uri, TableLayout.shardFolder(b.id()), path));
         Run r = run("verify", uri);
         assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
         assertThat(r.out())
@@ -186,7 +187,7 @@ class WalsinkCliTest {
 
     @Test
     void verifyNamesAStrayTemporaryFile() throws IOException {
-        Path tmp = Path.of(uri, WalLog.walPrefix(a.id()), TemporaryFileNames.next());
+        Path tmp = Path.of(uri, TableLayout.walFolder(a.id()), TemporaryFileNames.next());
         Files.write(tmp, new byte[] {1, 2, 3});
         Run r = run("verify", uri);
         assertThat(r.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
@@ -248,7 +249,7 @@ class WalsinkCliTest {
         Schema other = new Schema(List.of(Field.notNullable("x", new ArrowType.Int(32, true))));
         WalEntryCodec codec = new WalEntryCodec(
                 WalStorageSchema.derive(other, List.of(), Map.of(), WalSchemaProfile.LANCE_JAVA_7_0), allocator);
-        String key = WalLog.walPrefix(b.id()) + BitReversedName.walEntryName(2);
+        String key = TableLayout.walFolder(b.id()) + BitReversedName.walEntryName(2);
         try (VectorSchemaRoot batch = ArrowRows.batch(allocator, other, List.of(Map.<String, Object>of("x", 1)))) {
             store.putIfAbsent(key, codec.encode(1, 2, List.of(batch)));
         }
@@ -288,7 +289,7 @@ class WalsinkCliTest {
                 .contains(legacy + " (its field entries name bucket 1)")
                 .contains(ShardIds.bucket(1) + " (its id is Lance's id of bucket 1)");
         assertThat(r.out())
-                .contains(ManifestStore.shardFolder(legacy) + ": shard of bucket 1 under the id of flink-walsink "
+                .contains(TableLayout.shardFolder(legacy) + ": shard of bucket 1 under the id of flink-walsink "
                         + "releases before issue #18");
     }
 
@@ -317,13 +318,13 @@ class WalsinkCliTest {
 
         Run dry = run("migrate-shard-ids", old, "--dry-run");
         assertThat(dry.out()).contains("bucket 0: shard " + legacy + " would move to " + ShardIds.unsharded());
-        assertThat(oldStore.listAll(ManifestStore.shardFolder(ShardIds.unsharded())))
+        assertThat(oldStore.listAll(TableLayout.shardFolder(ShardIds.unsharded())))
                 .isEmpty();
 
         Run r = run("migrate-shard-ids", old);
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("bucket 0: shard " + legacy + " moved to " + ShardIds.unsharded());
-        assertThat(oldStore.listAll(ManifestStore.shardFolder(legacy))).isEmpty();
+        assertThat(oldStore.listAll(TableLayout.shardFolder(legacy))).isEmpty();
         assertThat(run("scan", old, "--format", "csv").out()).isEqualTo(committedBefore);
         assertThat(run("scan", old, "--mode", "latest", "--format", "csv").out())
                 .isEqualTo(latestBefore);

@@ -4,9 +4,9 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
-import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
@@ -87,7 +87,7 @@ class WalsinkMainTest {
                 .contains("Shard " + a.id() + ": merged generation 1 ")
                 .contains("Shard " + a.id() + ": merged generation 2 ");
 
-        store.delete(WalLog.walPrefix(a.id()) + BitReversedName.walEntryName(2));
+        store.delete(TableLayout.walFolder(a.id()) + BitReversedName.walEntryName(2));
         Run damaged = runMain("verify", uri);
         assertThat(damaged.code()).isEqualTo(WalsinkCli.PROBLEMS_FOUND);
         assertThat(damaged.out()).contains("WAL gap: position 2");

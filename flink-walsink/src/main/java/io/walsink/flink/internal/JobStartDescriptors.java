@@ -1,6 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
 import io.walsink.storage.ObjectAlreadyExistsException;
@@ -10,8 +11,7 @@ import io.walsink.storage.ObjectStore;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.OptionalInt;
 
 /**
  * The state of each shard when this job first opened it, kept in the table folder under
@@ -25,14 +25,14 @@ import java.util.regex.Pattern;
  * to empty would lose earlier jobs' data.
  */
 final class JobStartDescriptors {
-    private static final Pattern RECORD = Pattern.compile("bucket-(0|[1-9][0-9]{0,8})\\.bin");
-
     private final ObjectStore store;
+    private final String jobId;
     private final String prefix;
 
     JobStartDescriptors(ObjectStore store, String jobId) {
         this.store = store;
-        this.prefix = "_walsink/jobs/" + jobId + "/";
+        this.jobId = jobId;
+        this.prefix = TableLayout.jobStartFolder(jobId);
     }
 
     /**
@@ -44,12 +44,12 @@ final class JobStartDescriptors {
         Map<Integer, ShardDescriptor> all = new HashMap<>();
         for (ObjectMeta meta : store.listAll(prefix)) {
             String name = meta.key().substring(prefix.length());
-            if (name.startsWith("bucket-") && name.endsWith(".bin")) {
-                Matcher m = RECORD.matcher(name);
-                if (!m.matches()) {
+            if (TableLayout.looksLikeJobStartRecord(name)) {
+                OptionalInt named = TableLayout.jobStartRecordBucket(name);
+                if (named.isEmpty()) {
                     throw new FormatException(location(meta.key()), "not a job-start record name bucket-{b}.bin", null);
                 }
-                int bucket = Integer.parseInt(m.group(1));
+                int bucket = named.getAsInt();
                 read(bucket).ifPresent(d -> all.put(bucket, d));
             }
         }
@@ -98,6 +98,6 @@ final class JobStartDescriptors {
     }
 
     private String key(int bucket) {
-        return prefix + "bucket-" + bucket + ".bin";
+        return TableLayout.jobStartRecordKey(jobId, bucket);
     }
 }

@@ -2,6 +2,7 @@ package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.storage.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,7 +51,7 @@ public record GcFloor(long manifestFloor, long walFloor, Duration retention, Ins
 
     /** The single marker of earlier releases, relative to the table root (still read, and mirrored). */
     public static String key(UUID shardId) {
-        return "_walsink/gc/" + shardId + ".json";
+        return TableLayout.legacyGcFloorKey(shardId);
     }
 
     /** Whether manifest version {@code version} may be missing because it was collected. */

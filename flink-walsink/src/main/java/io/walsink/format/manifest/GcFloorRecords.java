@@ -2,6 +2,7 @@ package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.storage.AmbiguousWriteException;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class GcFloorRecords {
     private static final Logger LOG = LoggerFactory.getLogger(GcFloorRecords.class);
     private static final int READ_ATTEMPTS = 5;
+    private static final String JSON = ".json";
 
     private GcFloorRecords() {}
 
@@ -55,11 +58,11 @@ public final class GcFloorRecords {
     }
 
     static String prefix(UUID shardId) {
-        return "_walsink/gc/" + shardId + "/";
+        return TableLayout.gcFloorFolder(shardId);
     }
 
     static String key(UUID shardId, long sequence) {
-        return prefix(shardId) + String.format("%020d", sequence) + ".json";
+        return prefix(shardId) + TableLayout.sequenceName(sequence) + JSON;
     }
 
     /** The shard's floor and the record it is in. */
@@ -143,11 +146,11 @@ public final class GcFloorRecords {
         String prefix = prefix(shardId);
         return store.listAll(prefix).stream()
                 .map(ObjectMeta::key)
-                .map(k -> k.substring(k.lastIndexOf('/') + 1))
-                .filter(name -> name.length() == 25
-                        && name.endsWith(".json")
-                        && name.substring(0, 20).chars().allMatch(Character::isDigit))
-                .map(name -> Long.parseLong(name.substring(0, 20)))
+                .map(k -> k.substring(prefix.length()))
+                .filter(name -> name.endsWith(JSON))
+                .map(name -> TableLayout.parseSequenceName(name.substring(0, name.length() - JSON.length())))
+                .filter(OptionalLong::isPresent)
+                .map(OptionalLong::getAsLong)
                 .sorted()
                 .toList();
     }

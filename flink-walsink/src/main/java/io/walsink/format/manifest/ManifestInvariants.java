@@ -2,6 +2,7 @@ package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -40,7 +41,7 @@ public final class ManifestInvariants {
         List<String> problems = check(store);
         if (!problems.isEmpty()) {
             throw new FormatException(
-                    store.location(ManifestStore.shardFolder(store.shardId()) + "manifest/"),
+                    store.location(TableLayout.manifestFolder(store.shardId())),
                     "manifest invariants broken: " + String.join("; ", problems),
                     null);
         }

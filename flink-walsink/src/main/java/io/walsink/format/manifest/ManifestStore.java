@@ -1,9 +1,9 @@
 package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.BitReversedName;
+import io.walsink.format.MemWalObject;
+import io.walsink.format.TableLayout;
 import io.walsink.storage.ObjectAlreadyExistsException;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.StorageException;
@@ -39,26 +39,7 @@ public final class ManifestStore {
     public ManifestStore(ObjectStore store, UUID shardId) {
         this.store = Objects.requireNonNull(store, "store");
         this.shardId = Objects.requireNonNull(shardId, "shardId");
-        this.manifestDir = shardFolder(shardId) + "manifest/";
-    }
-
-    /** {@code _mem_wal/{lower-case hyphenated uuid}/}, relative to the table root. */
-    public static String shardFolder(UUID shardId) {
-        return "_mem_wal/" + shardId + "/";
-    }
-
-    /**
-     * The shard a folder name under {@code _mem_wal/} stands for; empty unless it is the canonical
-     * lower-case form {@link #shardFolder} writes ({@code UUID.fromString} also accepts sloppy
-     * forms such as {@code 1-1-1-1-1}, which would name another folder than the one listed).
-     */
-    public static Optional<UUID> parseShardFolder(String name) {
-        try {
-            UUID id = UUID.fromString(name);
-            return id.toString().equals(name) ? Optional.of(id) : Optional.empty();
-        } catch (IllegalArgumentException notAShard) {
-            return Optional.empty();
-        }
+        this.manifestDir = TableLayout.manifestFolder(shardId);
     }
 
     public UUID shardId() {
@@ -67,11 +48,11 @@ public final class ManifestStore {
 
     /** Key of a version's object, relative to the table root. */
     public String versionKey(long version) {
-        return manifestDir + BitReversedName.manifestName(version);
+        return TableLayout.manifestKey(shardId, version);
     }
 
     public String hintKey() {
-        return manifestDir + VersionHint.FILE_NAME;
+        return TableLayout.versionHintKey(shardId);
     }
 
     /**
@@ -121,7 +102,7 @@ public final class ManifestStore {
                 throw new ManifestGapException(
                         location(versionKey(start - 1)),
                         "manifest gap: version " + (start - 1) + " is missing below version " + start + " named by "
-                                + VersionHint.FILE_NAME + floorNote(floor));
+                                + TableLayout.VERSION_HINT + floorNote(floor));
             }
         }
         long latest = start;
@@ -151,7 +132,7 @@ public final class ManifestStore {
             return Optional.empty();
         }
         String why = fromHint
-                ? VersionHint.FILE_NAME + " names version " + start + " but it is missing"
+                ? TableLayout.VERSION_HINT + " names version " + start + " but it is missing"
                 : "version 1 is missing";
         throw new ManifestGapException(
                 location(versionKey(start)),
@@ -208,10 +189,9 @@ public final class ManifestStore {
     /** Every version number present, ascending (one LIST; for checks, not for the hot path). */
     public List<Long> listVersions() {
         return store.listAll(manifestDir).stream()
-                .map(ObjectMeta::key)
-                .map(key -> BitReversedName.parseManifestVersion(key.substring(key.lastIndexOf('/') + 1)))
-                .filter(OptionalLong::isPresent)
-                .map(OptionalLong::getAsLong)
+                .map(meta -> TableLayout.classify(meta.key()))
+                .filter(o -> o.kind() == MemWalObject.Kind.MANIFEST_VERSION)
+                .map(MemWalObject::number)
                 .sorted()
                 .toList();
     }

@@ -2,12 +2,14 @@ package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
@@ -22,8 +24,6 @@ import java.util.UUID;
  */
 @Internal
 public final class MergeJournal {
-    static final String PREFIX = "_walsink/merges/";
-
     private final ObjectStore store;
 
     public MergeJournal(ObjectStore store) {
@@ -51,11 +51,11 @@ public final class MergeJournal {
         List<Entry> entries = new ArrayList<>();
         String folder = folder(shard);
         for (ObjectMeta meta : store.listAll(folder)) {
-            String name = meta.key().substring(folder.length());
-            if (!name.matches("[0-9]{20}")) {
+            OptionalLong named = TableLayout.parseSequenceName(meta.key().substring(folder.length()));
+            if (named.isEmpty()) {
                 continue; // a temporary file of an interrupted put
             }
-            long generation = Long.parseLong(name);
+            long generation = named.getAsLong();
             try {
                 String path = new String(store.get(meta.key()), StandardCharsets.UTF_8);
                 SsTablePaths.require(meta.key(), generation, path);
@@ -81,13 +81,13 @@ public final class MergeJournal {
     }
 
     static String folder(UUID shard) {
-        return PREFIX + shard + "/";
+        return TableLayout.mergeJournalFolder(shard);
     }
 
     static String key(UUID shard, long generation) {
         if (generation < 1) {
             throw new FormatException(folder(shard), "generation " + generation + " must be >= 1", null);
         }
-        return folder(shard) + String.format("%020d", generation);
+        return folder(shard) + TableLayout.sequenceName(generation);
     }
 }

@@ -1,8 +1,8 @@
 package io.walsink.format.manifest;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.TableLayout;
 import io.walsink.format.sharding.ShardIds;
-import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,8 +31,6 @@ import java.util.UUID;
  */
 @Internal
 public final class TableShards {
-    private static final String MEM_WAL = "_mem_wal/";
-
     private final OptionalInt buckets;
     private final Map<Integer, List<Claim>> claims = new TreeMap<>();
     private final Map<Integer, UUID> legacy = new TreeMap<>();
@@ -77,22 +75,16 @@ public final class TableShards {
     }
 
     /**
-     * Lists {@code _mem_wal/} and reads each shard's latest manifest.
+     * Reads the latest manifest of each shard ({@link TableLayout#shards}: folders holding a
+     * manifest version).
      *
      * @param buckets the table's bucket count; empty for an unsharded table
      * @param keyed whether the table has a primary key (append-only tables have none)
      */
     public static TableShards read(ObjectStore store, int specId, OptionalInt buckets, boolean keyed) {
         Map<UUID, Optional<ShardManifest>> latest = new LinkedHashMap<>();
-        for (ObjectMeta meta : store.listAll(MEM_WAL)) {
-            String[] parts = meta.key().split("/");
-            if (parts.length < 3) {
-                continue;
-            }
-            Optional<UUID> id = ManifestStore.parseShardFolder(parts[1]);
-            if (id.isPresent() && !latest.containsKey(id.get())) {
-                latest.put(id.get(), new ManifestStore(store, id.get()).readLatest());
-            }
+        for (UUID shard : TableLayout.shards(store)) {
+            latest.put(shard, new ManifestStore(store, shard).readLatest());
         }
         return of(latest, specId, buckets, keyed);
     }
@@ -167,7 +159,7 @@ public final class TableShards {
         return Collections.unmodifiableMap(legacy);
     }
 
-    /** Every shard folder found, in id order. */
+    /** Every shard found, in id order. */
     public List<UUID> shards() {
         return shards;
     }

@@ -6,11 +6,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code manifest/version_hint.json}: exactly {@code {"version":N}}. Only a starting point for
- * finding the latest version; it may lag behind (a writer crashed before updating it).
+ * {@code manifest/version_hint.json} ({@link io.walsink.format.TableLayout#versionHintKey}): exactly
+ * {@code {"version":N}}. Only a starting point for finding the latest version; it may lag behind (a
+ * writer crashed before updating it).
  */
 final class VersionHint {
-    static final String FILE_NAME = "version_hint.json";
     // Lance writes no spaces; accept them anyway, a hint is advisory.
     private static final Pattern FORMAT = Pattern.compile("\\s*\\{\\s*\"version\"\\s*:\\s*(\\d{1,19})\\s*}\\s*");
 

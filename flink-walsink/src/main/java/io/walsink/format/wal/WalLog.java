@@ -1,14 +1,16 @@
 package io.walsink.format.wal;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.BitReversedName;
+import io.walsink.format.MemWalObject;
+import io.walsink.format.TableLayout;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -25,19 +27,12 @@ public final class WalLog {
 
     private final ObjectStore store;
     private final UUID shardId;
-    private final String prefix;
     private final WalEntryCodec codec;
 
     public WalLog(ObjectStore store, UUID shardId, WalEntryCodec codec) {
         this.store = Objects.requireNonNull(store, "store");
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.codec = Objects.requireNonNull(codec, "codec");
-        this.prefix = walPrefix(shardId);
-    }
-
-    /** Key prefix of a shard's WAL entries, relative to the table root. */
-    public static String walPrefix(UUID shardId) {
-        return "_mem_wal/" + shardId + "/wal/";
     }
 
     public UUID shardId() {
@@ -46,7 +41,7 @@ public final class WalLog {
 
     /** Key of the entry at {@code position}, relative to the table root. */
     public String key(long position) {
-        return prefix + BitReversedName.walEntryName(position);
+        return TableLayout.walEntryKey(shardId, position);
     }
 
     /**
@@ -68,15 +63,24 @@ public final class WalLog {
     }
 
     private long highestListedPosition() {
-        long highest = 0;
-        for (ObjectMeta meta : store.listAll(prefix)) {
-            String name = meta.key().substring(prefix.length());
-            OptionalLong position = BitReversedName.parseWalEntryPosition(name);
-            if (position.isPresent()) {
-                highest = Math.max(highest, position.getAsLong());
+        return highestPosition(listEntries(store, shardId));
+    }
+
+    /** The highest position of {@code entries} ({@link #listEntries}), 0 for none. */
+    public static long highestPosition(NavigableMap<Long, ObjectMeta> entries) {
+        return entries.isEmpty() ? 0 : Math.max(0, entries.lastKey());
+    }
+
+    /** The WAL entries of {@code shard} present in {@code store}, by position (one LIST). */
+    public static NavigableMap<Long, ObjectMeta> listEntries(ObjectStore store, UUID shard) {
+        NavigableMap<Long, ObjectMeta> entries = new TreeMap<>();
+        for (ObjectMeta meta : store.listAll(TableLayout.walFolder(shard))) {
+            MemWalObject object = TableLayout.classify(meta.key());
+            if (object.kind() == MemWalObject.Kind.WAL_ENTRY) {
+                entries.put(object.number(), meta);
             }
         }
-        return highest;
+        return entries;
     }
 
     /**

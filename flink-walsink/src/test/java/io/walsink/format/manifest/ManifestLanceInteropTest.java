@@ -2,6 +2,7 @@ package io.walsink.format.manifest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.TableLayout;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import java.io.ByteArrayInputStream;
@@ -111,7 +112,7 @@ class ManifestLanceInteropTest {
         SsTable sstable = latest.sstables().get(0);
         assertThat(sstable.generation()).isEqualTo(1);
         assertThat(sstable.path()).matches("[0-9a-f]{8}_gen_1");
-        assertThat(tablePath.resolve(ManifestStore.shardFolder(shard) + sstable.path()))
+        assertThat(tablePath.resolve(TableLayout.shardFolder(shard) + sstable.path()))
                 .isDirectory();
         assertThat(Files.readString(tablePath.resolve(store.hintKey()), StandardCharsets.UTF_8))
                 .isEqualTo("{\"version\":2}");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceTables;
@@ -167,7 +168,8 @@ class WalLanceInteropTest {
         }
         new LocalObjectStore(table)
                 .putIfAbsent(
-                        WalLog.walPrefix(shard) + BitReversedName.walEntryName(claim.walEntryPositionLastSeen() + 1),
+                        TableLayout.walFolder(shard)
+                                + BitReversedName.walEntryName(claim.walEntryPositionLastSeen() + 1),
                         entry);
 
         if (departure == Departure.NONE) {

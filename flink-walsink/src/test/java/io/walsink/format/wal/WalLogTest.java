@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.BitReversedName;
+import io.walsink.format.TableLayout;
 import io.walsink.storage.InMemoryObjectStore;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.testing.AllocatorExtension;
@@ -62,7 +63,7 @@ class WalLogTest {
         for (long p = 1; p <= 3; p++) {
             log.append(p, entry(p, 1));
         }
-        String folder = WalLog.walPrefix(SHARD);
+        String folder = TableLayout.walFolder(SHARD);
         store.put(folder + BitReversedName.walEntryName(9) + ".tmp", new byte[] {1});
         store.put(folder + ".tmp-" + BitReversedName.walEntryName(9), new byte[] {1});
         store.put(folder + "junk.arrow", new byte[] {1});

@@ -16,9 +16,9 @@ import org.lance.schema.LanceField;
  * Columns, key and field ids of a base table as a reader needs them. Unlike {@code TableInfo} a
  * table without a primary key is accepted: it is append-only and every row is read.
  */
-record TableLayout(Schema schema, List<String> columns, List<String> primaryKey, Map<String, Integer> fieldIds) {
+record TableColumns(Schema schema, List<String> columns, List<String> primaryKey, Map<String, Integer> fieldIds) {
 
-    static TableLayout of(Dataset ds) {
+    static TableColumns of(Dataset ds) {
         List<LanceField> key = new ArrayList<>();
         Map<String, Integer> fieldIds = new LinkedHashMap<>();
         for (LanceField f : ds.getLanceSchema().fields()) {
@@ -30,7 +30,7 @@ record TableLayout(Schema schema, List<String> columns, List<String> primaryKey,
         key.sort(
                 Comparator.comparingInt(f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
         Schema schema = ds.getSchema();
-        return new TableLayout(
+        return new TableColumns(
                 schema,
                 schema.getFields().stream().map(Field::getName).toList(),
                 key.stream().map(LanceField::getName).toList(),
