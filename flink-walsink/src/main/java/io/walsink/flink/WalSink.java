@@ -11,11 +11,13 @@ import io.walsink.flink.internal.NoRecordsWriter;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -127,7 +129,20 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         // The key selector places buckets by key group (BucketRouting), so the writer's max
         // parallelism is fixed here rather than left to Flink's default at run time.
         written.setMaxParallelism(maxParallelism);
+        // The writer's memtables come out of the slot's managed memory (docs/configuration.md#memory).
+        written.getTransformation()
+                .declareManagedMemoryUseCaseAtOperatorScope(
+                        ManagedMemoryUseCase.OPERATOR, managedMemoryWeight(options.shardWriterConfig()));
         return written;
+    }
+
+    /**
+     * The writer's weight among the operators of a slot that use managed memory: its memory cap in
+     * MiB as the settings give it (1168 with the defaults), as Flink SQL's batch operators weigh
+     * theirs by the MiB they ask for.
+     */
+    static int managedMemoryWeight(ShardWriterConfig config) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.offHeapBytesPerSubtask() >> 20));
     }
 
     BucketKeySelector<IN> keySelector(int maxParallelism) {
