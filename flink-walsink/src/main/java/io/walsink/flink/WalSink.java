@@ -13,10 +13,13 @@ import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
@@ -132,7 +135,10 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         // The writer's memtables come out of the slot's managed memory (docs/configuration.md#memory).
         written.getTransformation()
                 .declareManagedMemoryUseCaseAtOperatorScope(
-                        ManagedMemoryUseCase.OPERATOR, managedMemoryWeight(options.shardWriterConfig()));
+                        ManagedMemoryUseCase.OPERATOR,
+                        managedMemoryWeight(
+                                options.shardWriterConfig(),
+                                input.getExecutionEnvironment().getConfiguration()));
         return written;
     }
 
@@ -141,7 +147,13 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
      * MiB as the settings give it (1168 with the defaults), as Flink SQL's batch operators weigh
      * theirs by the MiB they ask for.
      */
-    static int managedMemoryWeight(ShardWriterConfig config) {
+    static int managedMemoryWeight(ShardWriterConfig config, ReadableConfig job) {
+        if (job.get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.STREAMING) {
+            // In batch execution Flink sorts the keyed input and gives the operator's managed memory
+            // to the sorter, declaring the weight of execution.sorted-inputs.memory; a different
+            // weight here would conflict with it. The writer then has no managed memory.
+            return Math.max(1, job.get(ExecutionOptions.SORTED_INPUTS_MEMORY).getMebiBytes());
+        }
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.offHeapBytesPerSubtask() >> 20));
     }
 
