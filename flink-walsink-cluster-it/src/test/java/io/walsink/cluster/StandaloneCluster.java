@@ -24,12 +24,26 @@ import java.util.concurrent.TimeUnit;
  */
 final class StandaloneCluster implements AutoCloseable {
     /**
-     * Task off-heap memory per TaskManager. Flink's default is 0, but Arrow memtables and WAL
-     * buffers are off-heap, and every writer checks at open that its cap fits its slot's share:
-     * at the defaults a writer's cap is 1168 MiB, so two slots need 2336 MiB (the budget is an
-     * upper bound the writer enforces, not memory taken up front).
+     * The memory settings of Flink 2.x's distribution config.yaml, and nothing else: no task
+     * off-heap memory (Flink's default, 0), managed memory at Flink's default fraction (0.4 of the
+     * 1280 MiB of Flink memory a 1728m process has: 512 MiB, 256 MiB per slot). The writers size
+     * themselves from their slot's managed memory (docs/configuration.md#memory).
      */
-    static final String TASK_OFF_HEAP = "2400m";
+    static final String JOB_MANAGER_PROCESS = "1600m";
+
+    static final String TASK_MANAGER_PROCESS = "1728m";
+
+    /**
+     * Two slots rather than the distribution's one: each writer's share of managed memory is then
+     * half of it, a harder case than the default.
+     */
+    static final int SLOTS = 2;
+
+    /**
+     * Managed memory per slot with these settings, about 0.4 x (1728 - 256 metaspace - 192 overhead)
+     * MiB / 2 (Flink's arithmetic gives a few bytes more).
+     */
+    static final long SLOT_MANAGED = 256L << 20;
 
     /**
      * The {@code env.java.opts.all} of Flink 2.x's distribution config.yaml (Flink itself needs
@@ -300,11 +314,10 @@ final class StandaloneCluster implements AutoCloseable {
                 "rest.port: " + restPort,
                 "taskmanager.host: localhost",
                 "taskmanager.bind-host: localhost",
-                "jobmanager.memory.process.size: 1024m",
-                "taskmanager.memory.process.size: 4096m",
-                "taskmanager.memory.managed.size: 64m",
-                "taskmanager.memory.task.off-heap.size: " + TASK_OFF_HEAP,
-                "taskmanager.numberOfTaskSlots: 2",
+                // Flink's default memory configuration: only the distribution's process sizes
+                "jobmanager.memory.process.size: " + JOB_MANAGER_PROCESS,
+                "taskmanager.memory.process.size: " + TASK_MANAGER_PROCESS,
+                "taskmanager.numberOfTaskSlots: " + SLOTS,
                 "parallelism.default: 1",
                 // what bin/*.sh pass to every JVM; the test starts the JVMs with the same flags
                 "env.java.opts.all: " + FLINK_JVM_FLAGS,

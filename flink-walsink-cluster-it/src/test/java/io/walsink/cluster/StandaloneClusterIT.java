@@ -91,6 +91,13 @@ class StandaloneClusterIT {
         assertThat(baselineDirectMemory).as("the baseline measured after job 1").isNotNull();
         for (String job : List.of("job-2", "job-3")) {
             runDemo(job, 100_000, 5_000);
+            // the writer gave its managed memory back when it closed
+            String taskManagerId = cluster.onlyTaskManager();
+            Poll.until(
+                    Duration.ofSeconds(30),
+                    "the TaskManager's Status.Flink.Memory.Managed.Used to be 0 after " + job,
+                    () -> cluster.rest().taskManagerMetric(taskManagerId, "Status.Flink.Memory.Managed.Used"),
+                    used -> used != null && used == 0);
             long limit = baselineDirectMemory + DIRECT_MEMORY_TOLERANCE;
             long used = directMemoryAfterGc();
             System.out.printf("direct memory of the TaskManager after %s and a GC: %,d bytes%n", job, used);
@@ -117,6 +124,15 @@ class StandaloneClusterIT {
         // 5,000 changes/s: the job runs about 8 s, long enough for checkpoints before the kill
         Process client = submitDemo(name, table.toString(), rows, keys, List.of("--rate", "5000"));
         String jobId = Poll.until(JOB_TIMEOUT, "the job to run", StandaloneClusterIT::runningJob, id -> true);
+        // The writer's memory is the slot's managed memory, reserved from Flink's memory manager:
+        // Flink's own metric counts it while the job runs (0 before the job, and 0 without the reservation).
+        String tm = cluster.onlyTaskManager();
+        Poll.until(
+                JOB_TIMEOUT,
+                "the TaskManager's Status.Flink.Memory.Managed.Used to show the writer's reservation (at least"
+                        + " 99% of its slot's " + StandaloneCluster.SLOT_MANAGED + " bytes)",
+                () -> cluster.rest().taskManagerMetric(tm, "Status.Flink.Memory.Managed.Used"),
+                used -> used != null && used >= StandaloneCluster.SLOT_MANAGED * 99 / 100);
         long completed = Poll.until(
                 JOB_TIMEOUT,
                 "a completed checkpoint of job " + jobId,

@@ -11,11 +11,16 @@ import io.walsink.flink.internal.NoRecordsWriter;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -127,7 +132,29 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         // The key selector places buckets by key group (BucketRouting), so the writer's max
         // parallelism is fixed here rather than left to Flink's default at run time.
         written.setMaxParallelism(maxParallelism);
+        // The writer's memtables come out of the slot's managed memory (docs/configuration.md#memory).
+        written.getTransformation()
+                .declareManagedMemoryUseCaseAtOperatorScope(
+                        ManagedMemoryUseCase.OPERATOR,
+                        managedMemoryWeight(
+                                options.shardWriterConfig(),
+                                input.getExecutionEnvironment().getConfiguration()));
         return written;
+    }
+
+    /**
+     * The writer's weight among the operators of a slot that use managed memory: its memory cap in
+     * MiB as the settings give it (1168 with the defaults), as Flink SQL's batch operators weigh
+     * theirs by the MiB they ask for.
+     */
+    static int managedMemoryWeight(ShardWriterConfig config, ReadableConfig job) {
+        if (job.get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.STREAMING) {
+            // In batch execution Flink sorts the keyed input and gives the operator's managed memory
+            // to the sorter, declaring the weight of execution.sorted-inputs.memory; a different
+            // weight here would conflict with it. The writer then has no managed memory.
+            return Math.max(1, job.get(ExecutionOptions.SORTED_INPUTS_MEMORY).getMebiBytes());
+        }
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.offHeapBytesPerSubtask() >> 20));
     }
 
     BucketKeySelector<IN> keySelector(int maxParallelism) {

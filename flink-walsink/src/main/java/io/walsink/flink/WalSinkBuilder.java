@@ -114,9 +114,12 @@ public final class WalSinkBuilder<IN> {
     }
 
     /**
-     * {@code sink.max-off-heap-bytes-per-subtask}: the cap of a writer subtask's Arrow memory, checked
-     * when the writer starts against its slot's share of {@code taskmanager.memory.task.off-heap.size}
-     * (default: the per-subtask unflushed budget plus one memtable plus two WAL buffers).
+     * {@code sink.max-off-heap-bytes-per-subtask}: the cap of a writer subtask's Arrow memory, taken
+     * from its slot's managed memory (plus task off-heap memory, if the cluster gives any) and checked
+     * against it when the writer starts. Unset: what the slot gives, less headroom for lance-core's
+     * native memory, with the memtable, WAL buffer and unflushed budgets derived from it (see
+     * docs/configuration.md#memory); in local execution the per-subtask unflushed budget plus one
+     * memtable plus two WAL buffers (1168 MiB).
      */
     public WalSinkBuilder<IN> maxOffHeapBytesPerSubtask(long bytes) {
         writer.maxOffHeapBytesPerSubtask(bytes);

@@ -4,7 +4,9 @@ import io.walsink.annotation.Internal;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The writer settings: limits and timings of each shard writer and the memory budget of a writer
@@ -42,6 +44,30 @@ public final class ShardWriterConfig implements Serializable {
      */
     public static final Duration DEFAULT_GC_RETENTION = Duration.ofHours(1);
 
+    /**
+     * The settings that size a writer subtask's memory. Those a user did not set are derived, when
+     * the writer starts, from the memory its slot gives it (docs/configuration.md#memory); those set
+     * are checked against it.
+     */
+    public enum MemorySetting {
+        WAL_BUFFER("sink.wal.max-buffer-size"),
+        MEMTABLE("sink.memtable.max-size"),
+        UNFLUSHED("sink.max-unflushed-bytes"),
+        UNFLUSHED_PER_SUBTASK("sink.max-unflushed-bytes-per-subtask"),
+        OFF_HEAP("sink.max-off-heap-bytes-per-subtask");
+
+        private final String key;
+
+        MemorySetting(String key) {
+            this.key = key;
+        }
+
+        /** The SQL option's name. */
+        public String key() {
+            return key;
+        }
+    }
+
     private final Duration flushInterval;
     private final long walMaxBufferBytes;
     private final long memtableMaxBytes;
@@ -58,6 +84,8 @@ public final class ShardWriterConfig implements Serializable {
     private final Duration maintenanceInterval;
     private final boolean garbageCollection;
     private final Duration gcRetention;
+    /** The memory settings given explicitly (builder calls, SQL options present in the table's WITH). */
+    private final EnumSet<MemorySetting> explicitMemory;
 
     private ShardWriterConfig(Builder b) {
         this.flushInterval = b.flushInterval;
@@ -74,11 +102,12 @@ public final class ShardWriterConfig implements Serializable {
         this.maintenanceInterval = b.maintenanceInterval;
         this.garbageCollection = b.garbageCollection;
         this.gcRetention = b.gcRetention;
+        this.explicitMemory = EnumSet.copyOf(b.explicitMemory);
     }
 
     /** A builder holding these settings, to change some of them. */
     public Builder toBuilder() {
-        return builder()
+        Builder b = builder()
                 .flushInterval(flushInterval)
                 .walMaxBufferBytes(walMaxBufferBytes)
                 .memtableMaxBytes(memtableMaxBytes)
@@ -93,6 +122,36 @@ public final class ShardWriterConfig implements Serializable {
                 .maintenanceInterval(maintenanceInterval)
                 .garbageCollection(garbageCollection)
                 .gcRetention(gcRetention);
+        b.explicitMemory = EnumSet.copyOf(explicitMemory);
+        return b;
+    }
+
+    /** Whether {@code setting} was given rather than left to its default. */
+    public boolean isExplicit(MemorySetting setting) {
+        return explicitMemory.contains(setting);
+    }
+
+    /** The memory settings given explicitly. */
+    public Set<MemorySetting> explicitMemorySettings() {
+        return EnumSet.copyOf(explicitMemory);
+    }
+
+    /**
+     * These settings with the memory sizes a writer subtask runs with (derived from its slot's
+     * memory, or the ones given); which settings were explicit stays as it was.
+     *
+     * @throws IllegalArgumentException if they do not fit together, naming the settings
+     */
+    public ShardWriterConfig withMemory(
+            long walBuffer, long memtable, long unflushed, long unflushedPerSubtask, long offHeapCap) {
+        Builder b = toBuilder()
+                .walMaxBufferBytes(walBuffer)
+                .memtableMaxBytes(memtable)
+                .maxUnflushedBytes(unflushed)
+                .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
+                .maxOffHeapBytesPerSubtask(offHeapCap);
+        b.explicitMemory = EnumSet.copyOf(explicitMemory);
+        return b.build();
     }
 
     public static Builder builder() {
@@ -218,7 +277,8 @@ public final class ShardWriterConfig implements Serializable {
                 + ", compaction=" + compaction
                 + ", maintenanceInterval=" + maintenanceInterval
                 + ", garbageCollection=" + garbageCollection
-                + ", gcRetention=" + gcRetention + "}";
+                + ", gcRetention=" + gcRetention
+                + ", explicitMemory=" + explicitMemory + "}";
     }
 
     public static final class Builder {
@@ -236,6 +296,7 @@ public final class ShardWriterConfig implements Serializable {
         private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
         private boolean garbageCollection = DEFAULT_GARBAGE_COLLECTION;
         private Duration gcRetention = DEFAULT_GC_RETENTION;
+        private EnumSet<MemorySetting> explicitMemory = EnumSet.noneOf(MemorySetting.class);
 
         public Builder flushInterval(Duration v) {
             this.flushInterval = v;
@@ -244,11 +305,13 @@ public final class ShardWriterConfig implements Serializable {
 
         public Builder walMaxBufferBytes(long v) {
             this.walMaxBufferBytes = v;
+            explicitMemory.add(MemorySetting.WAL_BUFFER);
             return this;
         }
 
         public Builder memtableMaxBytes(long v) {
             this.memtableMaxBytes = v;
+            explicitMemory.add(MemorySetting.MEMTABLE);
             return this;
         }
 
@@ -269,17 +332,24 @@ public final class ShardWriterConfig implements Serializable {
 
         public Builder maxUnflushedBytes(long v) {
             this.maxUnflushedBytes = v;
+            explicitMemory.add(MemorySetting.UNFLUSHED);
             return this;
         }
 
         public Builder maxUnflushedBytesPerSubtask(long v) {
             this.maxUnflushedBytesPerSubtask = v;
+            explicitMemory.add(MemorySetting.UNFLUSHED_PER_SUBTASK);
             return this;
         }
 
         /** 0 derives it from the other budgets. */
         public Builder maxOffHeapBytesPerSubtask(long v) {
             this.maxOffHeapBytesPerSubtask = v;
+            if (v == 0) {
+                explicitMemory.remove(MemorySetting.OFF_HEAP);
+            } else {
+                explicitMemory.add(MemorySetting.OFF_HEAP);
+            }
             return this;
         }
 

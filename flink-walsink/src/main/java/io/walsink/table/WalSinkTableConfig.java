@@ -99,15 +99,25 @@ record WalSinkTableConfig(
         ShardWriterConfig writer;
         try {
             // The budgets as a whole; its messages name the options involved.
-            writer = ShardWriterConfig.builder()
+            ShardWriterConfig.Builder builder = ShardWriterConfig.builder()
                     .flushInterval(flush)
-                    .walMaxBufferBytes(walBuffer)
-                    .memtableMaxBytes(memtableBytes)
                     .memtableMaxRows(memtableRows)
-                    .maxUnflushedBytes(unflushed)
-                    .maxUnflushedBytesPerSubtask(unflushedPerSubtask)
-                    .maxOffHeapBytesPerSubtask(offHeapPerSubtask)
-                    .memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
+                    .maxOffHeapBytesPerSubtask(offHeapPerSubtask);
+            // Memory sizes left out of the WITH clause are derived from the slot's memory when the
+            // writer starts (docs/configuration.md#memory): only the ones given count as explicit.
+            if (options.getOptional(SINK_WAL_MAX_BUFFER_SIZE).isPresent()) {
+                builder.walMaxBufferBytes(walBuffer);
+            }
+            if (options.getOptional(SINK_MEMTABLE_MAX_SIZE).isPresent()) {
+                builder.memtableMaxBytes(memtableBytes);
+            }
+            if (options.getOptional(SINK_MAX_UNFLUSHED_BYTES).isPresent()) {
+                builder.maxUnflushedBytes(unflushed);
+            }
+            if (options.getOptional(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK).isPresent()) {
+                builder.maxUnflushedBytesPerSubtask(unflushedPerSubtask);
+            }
+            writer = builder.memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
                     .compaction(options.get(SINK_COMPACTION_ENABLED))
                     .garbageCollection(options.get(SINK_GC_ENABLED))
                     .gcRetention(options.get(SINK_GC_RETENTION))

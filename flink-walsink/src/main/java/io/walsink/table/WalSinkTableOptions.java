@@ -27,6 +27,9 @@ public final class WalSinkTableOptions {
             .withDescription("Bucket count, in [1, 1024], used only when the sink creates the table (bucket sharding"
                     + " on the first primary-key column). Required when 'path' holds no table yet.");
 
+    private static final String UNSET_DERIVED = " Unset: derived from the memory the writer's slot gives it"
+            + " (docs/configuration.md#memory); the default applies in local execution.";
+
     public static final ConfigOption<Duration> SINK_FLUSH_INTERVAL = ConfigOptions.key("sink.flush-interval")
             .durationType()
             .defaultValue(ShardWriterConfig.DEFAULT_FLUSH_INTERVAL)
@@ -37,12 +40,12 @@ public final class WalSinkTableOptions {
             .memoryType()
             .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES))
             .withDescription("Pending bytes of a shard that trigger a WAL append before the next tick; at most"
-                    + " 'sink.memtable.max-size'.");
+                    + " 'sink.memtable.max-size'." + UNSET_DERIVED);
 
     public static final ConfigOption<MemorySize> SINK_MEMTABLE_MAX_SIZE = ConfigOptions.key("sink.memtable.max-size")
             .memoryType()
             .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES))
-            .withDescription("Memtable size at which it is frozen and written as an SSTable.");
+            .withDescription("Memtable size at which it is frozen and written as an SSTable." + UNSET_DERIVED);
 
     public static final ConfigOption<Long> SINK_MEMTABLE_MAX_ROWS = ConfigOptions.key("sink.memtable.max-rows")
             .longType()
@@ -54,7 +57,7 @@ public final class WalSinkTableOptions {
             .memoryType()
             .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES))
             .withDescription("Memory per shard held in memtables not yet in SSTables above which the writer"
-                    + " backpressures; at least 'sink.memtable.max-size'.");
+                    + " backpressures; at least 'sink.memtable.max-size'." + UNSET_DERIVED);
 
     public static final ConfigOption<Duration> SINK_MEMTABLE_MAX_AGE = ConfigOptions.key("sink.memtable.max-age")
             .durationType()
@@ -96,17 +99,18 @@ public final class WalSinkTableOptions {
             .memoryType()
             .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK))
             .withDescription("The same summed over the shards of one writer subtask; above it the writer freezes"
-                    + " and flushes its largest shards first. At least 'sink.memtable.max-size'.");
+                    + " and flushes its largest shards first. At least 'sink.memtable.max-size'." + UNSET_DERIVED);
 
     public static final ConfigOption<MemorySize> SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK = ConfigOptions.key(
                     "sink.max-off-heap-bytes-per-subtask")
             .memoryType()
             .noDefaultValue()
-            .withDescription("Cap of a writer subtask's Arrow memory (memtables, SSTable writes, replay), checked"
-                    + " at start against the slot's share of 'taskmanager.memory.task.off-heap.size'. Default:"
-                    + " 'sink.max-unflushed-bytes-per-subtask' + 'sink.memtable.max-size' + 2 ×"
-                    + " 'sink.wal.max-buffer-size' (1168 MiB with the defaults). Must exceed"
-                    + " 'sink.max-unflushed-bytes-per-subtask'.");
+            .withDescription("Cap of a writer subtask's Arrow memory (memtables, SSTable writes, replay), taken"
+                    + " from the slot's managed memory (and task off-heap memory, if any) and checked at start"
+                    + " against what the slot gives. Unset: what the slot gives less headroom for lance-core's"
+                    + " native memory, or 'sink.max-unflushed-bytes-per-subtask' + 'sink.memtable.max-size' + 2 ×"
+                    + " 'sink.wal.max-buffer-size' when the unflushed budget is set or in local execution (1168"
+                    + " MiB with the defaults). Must exceed 'sink.max-unflushed-bytes-per-subtask'.");
 
     public static final ConfigOption<Integer> SINK_PARALLELISM = ConfigOptions.key("sink.parallelism")
             .intType()

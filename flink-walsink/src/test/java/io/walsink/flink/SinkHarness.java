@@ -73,6 +73,15 @@ final class SinkHarness extends OneInputStreamOperatorTestHarness<RowData, RowDa
         }
         try {
             super.close();
+        } catch (Exception finishFailed) {
+            // A task whose finish() fails still closes its operators (as Flink's StreamTask does):
+            // the writer frees its memory and gives its managed memory back.
+            try {
+                getOperator().close();
+            } catch (Exception closeFailed) {
+                finishFailed.addSuppressed(closeFailed);
+            }
+            throw finishFailed;
         } finally {
             environment.close();
         }

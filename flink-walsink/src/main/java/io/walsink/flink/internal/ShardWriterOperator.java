@@ -21,14 +21,20 @@ import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.memory.MemoryReservationException;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -38,6 +44,7 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.FlinkRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +91,10 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient ShardDescriptorState descriptors;
     private transient BucketTicker ticker;
     private transient BufferAllocator allocator;
+    /** The slot's memory manager, and what this writer reserved from it (released at close). */
+    private transient MemoryManager memoryManager;
+
+    private transient long reservedManaged;
     private transient ObjectStore store;
     private transient TableInfo table;
     private transient TableContext tableContext;
@@ -136,21 +147,24 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         checkpointing =
                 CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
         owner = getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
-        ShardWriterConfig config = options.shardWriterConfig();
-        OffHeapBudget.check(
-                config,
-                getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration(),
-                owner);
-        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask());
+        Configuration taskManager =
+                getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration();
+        memoryManager = getContainingTask().getEnvironment().getMemoryManager();
+        WriterMemory.Slot slot = slot(taskManager);
+        WriterMemory.Plan plan;
+        try {
+            plan = WriterMemory.plan(options.shardWriterConfig(), slot, owner);
+        } catch (IllegalConfigurationException e) {
+            // Every attempt would be sized the same way: fail once, before anything is written.
+            throw new SuppressRestartsException(e);
+        }
+        ShardWriterConfig config = plan.config();
+        reserveManaged(plan.reserve());
+        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask(), reservedManaged);
         store = options.openStore();
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         tableContext = new TableContext(
-                store,
-                table,
-                options.lanceStorageOptions(),
-                options.schemaProfile(),
-                options.shardWriterConfig(),
-                allocator);
+                store, table, options.lanceStorageOptions(), options.schemaProfile(), config, allocator);
         io = new IoDriver(
                 mailbox,
                 options.ioThreads(),
@@ -195,7 +209,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         ledger = new PublicationLedger();
         metrics = new ShardWriterMetrics(getMetricGroup());
         tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
-        maxAgeMillis = options.shardWriterConfig().memtableMaxAge().toMillis();
+        maxAgeMillis = config.memtableMaxAge().toMillis();
         maintenance = SinkMaintenance.forSubtask(
                 options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
         memory = new SubtaskMemory(
@@ -210,12 +224,63 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             throw e;
         }
         LOG.info(
-                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, off-heap cap {})",
+                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, off-heap cap {}:"
+                        + " memtable {}, unflushed per subtask {}, WAL buffer {}, {}; managed memory reserved {} of"
+                        + " its share {}, task off-heap per slot {})",
                 owner,
                 options.path(),
                 buckets.size(),
                 checkpointing,
-                OffHeapBudget.human(allocator.getLimit()));
+                WriterMemory.human(allocator.getLimit()),
+                WriterMemory.human(config.memtableMaxBytes()),
+                WriterMemory.human(config.maxUnflushedBytesPerSubtask()),
+                WriterMemory.human(config.walMaxBufferBytes()),
+                plan.derived() ? "derived from the slot" : "as set or defaulted",
+                WriterMemory.human(reservedManaged),
+                WriterMemory.human(slot.managed()),
+                slot.unlimited()
+                        ? "unlimited"
+                        : WriterMemory.human(slot.offHeap().getAsLong()));
+    }
+
+    /**
+     * What the slot gives this writer: its fraction of the slot's managed memory for operators
+     * (declared by {@code WalSink}), and the slot's share of the task off-heap memory. In batch
+     * execution with sorted inputs, Flink's input sorter takes the operator's fraction: the writer
+     * then has none of it.
+     */
+    private WriterMemory.Slot slot(Configuration taskManager) {
+        ClassLoader classLoader = getRuntimeContext().getUserCodeClassLoader();
+        StreamConfig streamConfig = getOperatorConfig();
+        StreamConfig.InputConfig[] inputs = streamConfig.getInputs(classLoader);
+        boolean sorted = false;
+        for (StreamConfig.InputConfig input : inputs == null ? new StreamConfig.InputConfig[0] : inputs) {
+            sorted |= StreamConfig.requiresSorting(input);
+        }
+        long managed = 0;
+        if (!sorted) {
+            double fraction = streamConfig.getManagedMemoryFractionOperatorUseCaseOfSlot(
+                    ManagedMemoryUseCase.OPERATOR, getRuntimeContext().getJobConfiguration(), taskManager, classLoader);
+            managed = fraction > 0 ? memoryManager.computeMemorySize(fraction) : 0;
+        }
+        return new WriterMemory.Slot(
+                managed, WriterMemory.offHeapPerSlot(taskManager), WriterMemory.slots(taskManager), sorted);
+    }
+
+    /** Takes {@code bytes} from the slot's managed memory (bookkeeping: Arrow allocates the memory itself). */
+    private void reserveManaged(long bytes) {
+        if (bytes <= 0) {
+            return;
+        }
+        try {
+            memoryManager.reserveMemory(this, bytes);
+        } catch (MemoryReservationException e) {
+            throw new FlinkRuntimeException(
+                    "walsink writer of task " + owner + " could not reserve its " + WriterMemory.human(bytes)
+                            + " of managed memory: another consumer in the slot holds more than its share",
+                    e);
+        }
+        reservedManaged = bytes;
     }
 
     /**
@@ -437,7 +502,14 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             try {
                 new ShardResources(owner, io, buckets, staging, store, allocator).release(CLOSE_WAIT_SECONDS);
             } finally {
-                super.close();
+                try {
+                    if (reservedManaged > 0 && !memoryManager.isShutdown()) { // a shut-down one freed it all
+                        memoryManager.releaseMemory(this, reservedManaged);
+                    }
+                    reservedManaged = 0;
+                } finally {
+                    super.close();
+                }
             }
         }
     }

@@ -1,6 +1,10 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.OffHeapAllocators;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Arrow allocators of the writer subtasks: one per subtask, capped by
- * {@code sink.max-off-heap-bytes-per-subtask}, and unpooled (Arrow's unsafe allocation manager:
+ * {@code sink.max-off-heap-bytes-per-subtask} as {@link WriterMemory} sizes it, and unpooled (Arrow's unsafe allocation manager:
  * a released buffer is freed at once, where Netty's pool would keep it for the classloader's
  * lifetime). Keeps count of the open ones so that tests and operators can see what is still held.
  */
@@ -22,13 +26,35 @@ final class SinkAllocators {
 
     private static final Set<BufferAllocator> OPEN = ConcurrentHashMap.newKeySet();
     private static final AtomicLong LEAKED = new AtomicLong();
+    /** Managed memory each open allocator's writer reserved, for {@link #closed()}. */
+    private static final Map<BufferAllocator, Long> RESERVED = new ConcurrentHashMap<>();
+    /** The last allocators closed, newest last: what tests check a writer's budget against. */
+    private static final Deque<Usage> CLOSED = new ArrayDeque<>();
+
+    private static final int CLOSED_KEPT = 64;
+
+    /**
+     * A closed allocator's figures.
+     *
+     * @param reservedManaged bytes its writer reserved from the slot's managed memory
+     * @param peak the most it held at once
+     */
+    record Usage(String owner, long cap, long reservedManaged, long peak) {}
 
     private SinkAllocators() {}
 
-    static BufferAllocator open(long cap) {
+    static BufferAllocator open(long cap, long reservedManaged) {
         BufferAllocator root = OffHeapAllocators.root(cap);
         OPEN.add(root);
+        RESERVED.put(root, reservedManaged);
         return root;
+    }
+
+    /** The last allocators closed (at most 64), oldest first. */
+    static List<Usage> closed() {
+        synchronized (CLOSED) {
+            return List.copyOf(CLOSED);
+        }
     }
 
     /**
@@ -38,8 +64,17 @@ final class SinkAllocators {
     static void close(BufferAllocator allocator, String owner) {
         long held = allocator.getAllocatedMemory();
         if (held == 0) {
+            Long reserved = RESERVED.remove(allocator);
+            Usage usage = new Usage(
+                    owner, allocator.getLimit(), reserved == null ? 0 : reserved, allocator.getPeakMemoryAllocation());
             allocator.close();
             OPEN.remove(allocator);
+            synchronized (CLOSED) {
+                CLOSED.addLast(usage);
+                while (CLOSED.size() > CLOSED_KEPT) {
+                    CLOSED.removeFirst();
+                }
+            }
             return;
         }
         LEAKED.addAndGet(held);
@@ -86,8 +121,8 @@ final class SinkAllocators {
         return new FlinkRuntimeException(
                 "walsink writer of task " + owner + " reached its off-heap memory cap " + SETTING + " ("
                         + allocator.getLimit() + " bytes, " + allocator.getAllocatedMemory()
-                        + " allocated): raise it (and taskmanager.memory.task.off-heap.size with it), or lower"
-                        + " sink.max-unflushed-bytes-per-subtask so that the writer flushes earlier",
+                        + " allocated): lower sink.max-unflushed-bytes-per-subtask so that the writer flushes"
+                        + " earlier, or raise the cap within what the slot gives (docs/operations.md#memory-sizing)",
                 failure);
     }
 }

@@ -41,7 +41,7 @@ final class SinkMaintenance implements AutoCloseable {
     static final Duration MIN_RUN_TIME = Duration.ofSeconds(10);
 
     private final String path;
-    private final BufferAllocator allocator = SinkAllocators.open(Long.MAX_VALUE);
+    private final BufferAllocator allocator = SinkAllocators.open(Long.MAX_VALUE, 0);
     private final ObjectStore store;
     private final String lanceUri;
     private final Map<String, String> lanceStorageOptions;

@@ -29,6 +29,22 @@ public final class LanceNativeLibrary {
     private static final Pattern COPY = Pattern.compile("liblance_jni\\d*\\.so");
     private static final Path MAPS = Paths.get("/proc/self/maps");
     private static volatile boolean done;
+    private static final String ASYNC_SCANNER = "org.lance.ipc.AsyncScanner";
+    /** The one-line explanation of what lance-core prints when it loads from a user-code classloader. */
+    static final String DISPATCHER_PANIC = "lance-core is loaded from a classloader the JVM's system classloader"
+            + " cannot see (a job jar, or the SQL client's -j): its 'lance-jni-dispatcher' thread will print"
+            + " 'AsyncScanner class not found' and NoClassDefFoundError: org/lance/ipc/AsyncScanner on stderr. Harmless:"
+            + " that thread serves only lance-core's asynchronous scanner, which walsink does not use"
+            + " (lance-format/lance#6577); with the walsink jar in Flink's lib/ it does not happen";
+
+    private static boolean visibleToTheSystemClassLoader(String name) {
+        try {
+            Class.forName(name, false, ClassLoader.getSystemClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
 
     private LanceNativeLibrary() {}
 
@@ -40,6 +56,9 @@ public final class LanceNativeLibrary {
         synchronized (LanceNativeLibrary.class) {
             if (done) {
                 return;
+            }
+            if (!visibleToTheSystemClassLoader(ASYNC_SCANNER)) {
+                LOG.warn(DISPATCHER_PANIC);
             }
             org.lance.JniLoader.ensureLoaded();
             removeLoadedCopies();

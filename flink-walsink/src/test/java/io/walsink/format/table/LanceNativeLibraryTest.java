@@ -43,16 +43,20 @@ class LanceNativeLibraryTest {
      * lance-core 7.0.0's dispatcher thread looks its class up through the system classloader and
      * panics when lance-core is only in a user-code classloader (lance-format/lance#6577, fixed
      * after 7.0.0). walsink never uses what the dispatcher serves (AsyncScanner), and the library
-     * works on; from the class path (lib/) there is no panic.
+     * works on; walsink logs a one-line explanation first. From the class path (lib/) there is no
+     * panic and no explanation.
      */
     @Test
     void theDispatcherPanicsOnlyWhenLanceCoreIsNotOnTheClassPath() throws Exception {
         Result userCode = probe("walsink", 1, false);
         assertThat(userCode.stderr).contains(PANIC);
         assertThat(userCode.stdout).contains("native call: bound");
+        // walsink explains it in one line before lance-core prints it (its WARN, on the probe's console)
+        assertThat(userCode.stdout).contains(LanceNativeLibrary.DISPATCHER_PANIC);
 
         Result lib = probe("walsink", 0, true);
         assertThat(lib.stderr).doesNotContain(PANIC);
+        assertThat(lib.stdout).doesNotContain(LanceNativeLibrary.DISPATCHER_PANIC);
         assertThat(lib.stdout).contains("copies in tmpdir: 0").contains("native call: bound");
     }
 

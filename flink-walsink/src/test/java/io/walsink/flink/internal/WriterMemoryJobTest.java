@@ -8,6 +8,8 @@ import io.walsink.flink.MiniClusters;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.StreamSupport;
 import org.apache.flink.api.common.JobID;
@@ -19,6 +21,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.logging.log4j.Level;
@@ -32,29 +35,80 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A cluster whose TaskManager gives each of its two slots 32 MiB of task off-heap memory: a writer
- * whose cap does not fit fails the job once, naming the option and the amount, although the
- * restart strategy would retry five times; a writer whose cap fits runs.
+ * A cluster configured as Flink's defaults configure a TaskManager, in small: no task off-heap
+ * memory (0, stated, as Flink's scripts pass it) and 64 MiB of managed memory over two slots, 32 MiB
+ * per slot. A writer with the default options takes its memory from its slot's managed memory and
+ * stays within it; settings that cannot fit fail the job once, naming them, although the restart
+ * strategy would retry five times; settings that fit run.
  */
-class OffHeapBudgetJobTest {
+class WriterMemoryJobTest {
+    private static final long MIB = 1L << 20;
+    /** What each slot's memory manager holds: the managed memory over the two slots. */
+    private static final long SLOT_MANAGED = 32 * MIB;
+
     @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2, limitedOffHeap());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2, stockMemory());
 
     @TempDir
     Path dir;
 
+    /**
+     * 100,000 changes of about 520 bytes (52 MB) through two writer subtasks of 32 MiB each: the
+     * writers' caps are what their managed share gives (not the 1168 MiB of the defaults in local
+     * execution), they reserved it from Flink's memory manager, used more than one memtable of it,
+     * never more than the cap, and the table is the model.
+     */
     @Test
-    void aCapOverTheSlotsShareFailsTheJobOnceWithTheOptionsName(@InjectMiniCluster MiniCluster cluster)
-            throws Exception {
+    void theDefaultsTakeTheSlotsManagedMemoryAndStayWithinIt() throws Exception {
+        ChangeGenerator changes = new ChangeGenerator(20_000, 9);
+        long n = 100_000;
+        Path table = dir.resolve("defaults");
+        StreamExecutionEnvironment env = retryingFiveTimes();
+        env.enableCheckpointing(60_000); // the final checkpoint publishes; memtables fill up to their size
+        MemoryJobs.changes(env, changes, n)
+                .map(MemoryJobs::padded)
+                .returns(InternalTypeInfo.of(MemoryJobs.ROW))
+                .setParallelism(1)
+                .sinkTo(MemoryJobs.sink(table).build()); // no memory setting
+        env.execute("walsink on managed memory");
+
+        Map<Long, String> model = new TreeMap<>(changes.model(n));
+        model.replaceAll((k, v) -> v + MemoryJobs.PADDING);
+        assertThat(MemoryJobs.read(table)).isEqualTo(model);
+
+        long cap = SLOT_MANAGED / 9 * 8; // an eighth of the cap is left for lance-core's native memory
+        List<SinkAllocators.Usage> writers = SinkAllocators.closed().stream()
+                .filter(u -> u.owner().contains(table.toString()) && !u.owner().startsWith("maintenance of"))
+                .toList();
+        System.out.println("writers' memory: " + writers);
+        assertThat(writers).hasSize(2).allSatisfy(u -> {
+            assertThat(u.cap()).as("Arrow cap of %s", u.owner()).isEqualTo(cap);
+            assertThat(u.reservedManaged())
+                    .as("managed memory %s reserved", u.owner())
+                    .isEqualTo(cap + cap / 8)
+                    .isLessThanOrEqualTo(SLOT_MANAGED);
+            assertThat(u.peak())
+                    .as("most Arrow memory %s held at once", u.owner())
+                    .isGreaterThan(WriterMemory.MIN_MEMTABLE)
+                    .isLessThanOrEqualTo(cap);
+        });
+    }
+
+    @Test
+    void settingsThatCannotFitFailTheJobOnceNamingThem(@InjectMiniCluster MiniCluster cluster) throws Exception {
         StreamExecutionEnvironment env = retryingFiveTimes();
         MemoryJobs.changes(env, new ChangeGenerator(100, 7), 1_000)
-                .sinkTo(MemoryJobs.sink(dir.resolve("t")).build()); // default cap: 1168 MiB
-        JobClient job = env.executeAsync("walsink over its off-heap budget");
+                .sinkTo(MemoryJobs.sink(dir.resolve("t"))
+                        .maxUnflushedBytesPerSubtask(256 * MIB)
+                        .build());
+        JobClient job = env.executeAsync("walsink over its memory budget");
 
+        // 256 + 128 + 2 x 8 MiB of Arrow cap, + 50 MiB for lance-core, against 32 MiB per slot
         assertThatThrownBy(() -> job.getJobExecutionResult().get())
-                .hasStackTraceContaining("needs 1224736768 bytes (1168m) of off-heap memory")
-                .hasStackTraceContaining("taskmanager.memory.task.off-heap.size is 33554432 bytes (32m)")
-                .hasStackTraceContaining("set taskmanager.memory.task.off-heap.size to at least 2449473536 bytes");
+                .hasStackTraceContaining(
+                        "needs 471859200 bytes (450m) with sink.max-unflushed-bytes-per-subtask as set")
+                .hasStackTraceContaining("its slot gives it 33554432 bytes (32m)")
+                .hasStackTraceContaining("taskmanager.memory.managed.size");
         assertThat(highestAttempt(cluster, job.getJobID())).isZero();
     }
 
@@ -83,7 +137,7 @@ class OffHeapBudgetJobTest {
 
     /** Also: the writer's open and finish lines come from its own io.walsink logger, with the cap. */
     @Test
-    void aCapWithinTheSlotsShareRuns() throws Exception {
+    void settingsWithinTheSlotsShareRun() throws Exception {
         List<LogEvent> events = new CopyOnWriteArrayList<>();
         AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
             @Override
@@ -120,7 +174,11 @@ class OffHeapBudgetJobTest {
         assertThat(events.stream()
                         .filter(e -> e.getLoggerName().equals("io.walsink.flink.internal.ShardWriterOperator"))
                         .map(e -> e.getMessage().getFormattedMessage()))
-                .anySatisfy(m -> assertThat(m).contains("opened on").contains("off-heap cap 16777216 bytes (16m)"))
+                .anySatisfy(m -> assertThat(m)
+                        .contains("opened on")
+                        .contains("off-heap cap 16777216 bytes (16m)")
+                        .contains("as set or defaulted")
+                        .contains("managed memory reserved 18874368 bytes (18m) of its share 33554432 bytes (32m)"))
                 .anySatisfy(m -> assertThat(m).contains("finished:"));
     }
 
@@ -147,9 +205,10 @@ class OffHeapBudgetJobTest {
                 .orElseThrow();
     }
 
-    private static Configuration limitedOffHeap() {
+    private static Configuration stockMemory() {
         Configuration conf = new Configuration();
-        conf.set(TaskManagerOptions.TASK_OFF_HEAP_MEMORY, MemorySize.ofMebiBytes(64));
+        conf.set(TaskManagerOptions.TASK_OFF_HEAP_MEMORY, MemorySize.ZERO);
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(64));
         return conf;
     }
 }
