@@ -89,7 +89,11 @@ class ExamplesOnS3Test {
         Console.Run compact = Console.walsink(command("compact", path));
         assertThat(compact.code()).as(compact.err()).isZero();
         assertThat(compact.out()).contains("Compacted " + path);
-        assertThat(compact.out()).doesNotContain(": 0 generations merged");
+        // The demo's sink compacts too (on by default), so the tool may find little or nothing left;
+        // what must hold is that after it nothing published is left unmerged.
+        Console.Run again = Console.walsink(command("compact", path));
+        assertThat(again.code()).as(again.err()).isZero();
+        assertThat(again.out()).contains(": 0 generations merged");
         assertVerifies(path, s3Flags());
         Console.Run after = Console.walsink(command("scan", path, "--format", "csv"));
         assertThat(after.out()).as("compaction keeps the rows").isEqualTo(before.out());
