@@ -23,18 +23,14 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
-import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
-import org.apache.flink.runtime.memory.MemoryManager;
-import org.apache.flink.runtime.memory.MemoryReservationException;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -44,7 +40,6 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.util.FlinkRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,10 +86,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient ShardDescriptorState descriptors;
     private transient BucketTicker ticker;
     private transient BufferAllocator allocator;
-    /** The slot's memory manager, and what this writer reserved from it (released at close). */
-    private transient MemoryManager memoryManager;
+    /** What this writer reserved of its slot's managed memory (released at close). */
+    private transient ManagedMemoryShare managedMemory;
 
-    private transient long reservedManaged;
     private transient ObjectStore store;
     private transient TableInfo table;
     private transient TableContext tableContext;
@@ -149,8 +143,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         owner = getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
         Configuration taskManager =
                 getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration();
-        memoryManager = getContainingTask().getEnvironment().getMemoryManager();
-        WriterMemory.Slot slot = slot(taskManager);
+        managedMemory =
+                new ManagedMemoryShare(getContainingTask().getEnvironment().getMemoryManager(), this, owner);
+        WriterMemory.Slot slot = managedMemory.slot(getOperatorConfig(), getRuntimeContext(), taskManager);
         WriterMemory.Plan plan;
         try {
             plan = WriterMemory.plan(options.shardWriterConfig(), slot, owner);
@@ -159,8 +154,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             throw new SuppressRestartsException(e);
         }
         ShardWriterConfig config = plan.config();
-        reserveManaged(plan.reserve());
-        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask(), reservedManaged);
+        managedMemory.reserve(plan.reserve());
+        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask(), managedMemory.reserved());
         store = options.openStore();
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         tableContext = new TableContext(
@@ -236,51 +231,11 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 WriterMemory.human(config.maxUnflushedBytesPerSubtask()),
                 WriterMemory.human(config.walMaxBufferBytes()),
                 plan.derived() ? "derived from the slot" : "as set or defaulted",
-                WriterMemory.human(reservedManaged),
+                WriterMemory.human(managedMemory.reserved()),
                 WriterMemory.human(slot.managed()),
                 slot.unlimited()
                         ? "unlimited"
                         : WriterMemory.human(slot.offHeap().getAsLong()));
-    }
-
-    /**
-     * What the slot gives this writer: its fraction of the slot's managed memory for operators
-     * (declared by {@code WalSink}), and the slot's share of the task off-heap memory. In batch
-     * execution with sorted inputs, Flink's input sorter takes the operator's fraction: the writer
-     * then has none of it.
-     */
-    private WriterMemory.Slot slot(Configuration taskManager) {
-        ClassLoader classLoader = getRuntimeContext().getUserCodeClassLoader();
-        StreamConfig streamConfig = getOperatorConfig();
-        StreamConfig.InputConfig[] inputs = streamConfig.getInputs(classLoader);
-        boolean sorted = false;
-        for (StreamConfig.InputConfig input : inputs == null ? new StreamConfig.InputConfig[0] : inputs) {
-            sorted |= StreamConfig.requiresSorting(input);
-        }
-        long managed = 0;
-        if (!sorted) {
-            double fraction = streamConfig.getManagedMemoryFractionOperatorUseCaseOfSlot(
-                    ManagedMemoryUseCase.OPERATOR, getRuntimeContext().getJobConfiguration(), taskManager, classLoader);
-            managed = fraction > 0 ? memoryManager.computeMemorySize(fraction) : 0;
-        }
-        return new WriterMemory.Slot(
-                managed, WriterMemory.offHeapPerSlot(taskManager), WriterMemory.slots(taskManager), sorted);
-    }
-
-    /** Takes {@code bytes} from the slot's managed memory (bookkeeping: Arrow allocates the memory itself). */
-    private void reserveManaged(long bytes) {
-        if (bytes <= 0) {
-            return;
-        }
-        try {
-            memoryManager.reserveMemory(this, bytes);
-        } catch (MemoryReservationException e) {
-            throw new FlinkRuntimeException(
-                    "walsink writer of task " + owner + " could not reserve its " + WriterMemory.human(bytes)
-                            + " of managed memory: another consumer in the slot holds more than its share",
-                    e);
-        }
-        reservedManaged = bytes;
     }
 
     /**
@@ -503,10 +458,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 new ShardResources(owner, io, buckets, staging, store, allocator).release(CLOSE_WAIT_SECONDS);
             } finally {
                 try {
-                    if (reservedManaged > 0 && !memoryManager.isShutdown()) { // a shut-down one freed it all
-                        memoryManager.releaseMemory(this, reservedManaged);
+                    if (managedMemory != null) {
+                        managedMemory.release();
                     }
-                    reservedManaged = 0;
                 } finally {
                     super.close();
                 }
