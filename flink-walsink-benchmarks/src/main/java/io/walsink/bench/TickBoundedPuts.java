@@ -1,9 +1,11 @@
 package io.walsink.bench;
 
+import io.walsink.shard.QueuedShardIo;
+import io.walsink.shard.ShardDriver;
+import io.walsink.shard.ShardDrivers;
+import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.WalAppend;
-import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
@@ -38,14 +40,32 @@ final class TickBoundedPuts {
                 LocalShardTable table = LocalShardTable.create(allocator, config);
                 VectorSchemaRoot input = KeyValueRows.randomBatch(allocator, rows, 1_000_000, new SplittableRandom(5));
                 ShardWriter writer = table.openShard()) {
+            // The production driver, its I/O inline, its timer the simulated clock's.
+            QueuedShardIo io = new QueuedShardIo(Runnable::run);
+            long[] timerDue = {Long.MAX_VALUE};
+            ShardDrivers drivers = new ShardDrivers(
+                    io,
+                    (bucket, due) -> timerDue[0] = due,
+                    ShardEvents.NONE,
+                    clock::get,
+                    false,
+                    Long.MAX_VALUE,
+                    () -> 0L,
+                    Long.MAX_VALUE);
+            ShardDriver shard = drivers.add(0, writer);
+            BatchRowWriter row = new BatchRowWriter(input);
             long start = clock.get();
             for (int i = 0; i < rows; i++) {
                 long now = start + i * SIMULATED_MILLIS / rows;
                 clock.set(now);
-                writer.write(input, i, false);
-                // The owner's processing-time timer: fire the tick once it is due.
-                if (now >= writer.nextTickAt(now)) {
-                    tick(writer, now);
+                row.at = i;
+                drivers.write(shard, row, false);
+                io.runCompleted();
+                if (now >= timerDue[0]) { // the owner's processing-time timer fires once due
+                    long due = timerDue[0];
+                    timerDue[0] = Long.MAX_VALUE;
+                    drivers.tick(0, due);
+                    io.runCompleted();
                 }
             }
             return new Outcome(
@@ -55,16 +75,9 @@ final class TickBoundedPuts {
                     writer.stats().walAppends(),
                     writer.stats().walBytes(),
                     writer.pendingRows());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
-    }
-
-    /** What the owner does when its timer fires, inline: record the tick, append the oldest pending rows once. */
-    private static void tick(ShardWriter writer, long now) {
-        Optional<WalAppend> append = writer.beginAppend();
-        writer.recordTick(now);
-        append.ifPresent(a -> {
-            a.run();
-            writer.completeAppend(a);
-        });
     }
 }

@@ -1,100 +1,97 @@
 package io.walsink.bench;
 
+import io.walsink.shard.QueuedShardIo;
+import io.walsink.shard.ShardDriver;
+import io.walsink.shard.ShardDrivers;
+import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
-import io.walsink.shard.WalAppend;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * Puts batches into one of our shard writers the way the Flink operator drives it: puts on the
- * owner thread, a WAL append whenever the flush ticker is due (or a memtable asks for one early),
- * run on an I/O thread and handed back on the owner thread between puts. At the end every row
- * is appended, so the run ends with all rows durable in the WAL.
+ * Writes batches into one of our shard writers through the same {@link ShardDrivers} the Flink
+ * operator uses: rows on the owner thread, WAL appends and SSTable writes on an I/O thread, their
+ * completions run on the owner thread between batches, the ticker's timer read from the wall
+ * clock between batches. At the end every row is appended, so the run ends with all rows durable.
  */
 final class TickedShardWrites implements AutoCloseable {
+    /** How rows reach the writer. */
+    enum Path {
+        /** {@code put} of each Arrow batch: tools and bulk loads. */
+        BATCH,
+        /** One {@code RowWriter} call per row, as the Flink operator writes: the production path. */
+        ROW_BY_ROW
+    }
+
     /**
-     * Nanoseconds until the last put returned, and until every row was durable; the process's CPU
-     * nanoseconds until the last put (the I/O thread's WAL appends included).
+     * Nanoseconds until the last row was written, and until every row was durable; the process's
+     * CPU nanoseconds until the last row (the I/O thread's WAL appends included).
      */
     record Timing(long putNanos, long durableNanos, long putCpuNanos, long walAppends, long walBytes) {}
 
-    private final ExecutorService io = Executors.newSingleThreadExecutor(r -> {
+    private final ExecutorService ioThread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "walsink-bench-io");
         t.setDaemon(true);
         return t;
     });
 
-    private WalAppend inFlight;
-    private Future<?> running;
-
     Timing run(ShardWriter writer, List<VectorSchemaRoot> batches) {
-        long cpuStart = ProcessCpu.nanos();
-        long start = System.nanoTime();
-        for (VectorSchemaRoot batch : batches) {
-            writer.put(batch);
-            handBackIfDone(writer);
-            long now = System.currentTimeMillis();
-            boolean tick = now >= writer.nextTickAt(now);
-            if (inFlight == null && (tick || writer.wantsEarlyAppend())) {
-                if (tick) {
-                    writer.recordTick(now);
-                }
-                startAppend(writer);
-            }
-        }
-        long putsDone = System.nanoTime();
-        long putCpu = ProcessCpu.nanos() - cpuStart;
-        while (inFlight != null || writer.hasPendingRows()) {
-            if (inFlight != null) {
-                waitFor(running);
-                handBackIfDone(writer);
-            } else {
-                startAppend(writer);
-            }
-        }
-        long durable = System.nanoTime();
-        return new Timing(
-                putsDone - start,
-                durable - start,
-                putCpu,
-                writer.stats().walAppends(),
-                writer.stats().walBytes());
+        return run(writer, batches, Path.BATCH);
     }
 
-    private void startAppend(ShardWriter writer) {
-        Optional<WalAppend> append = writer.beginAppend();
-        if (append.isPresent()) {
-            inFlight = append.get();
-            running = io.submit(inFlight);
-        }
-    }
-
-    private void handBackIfDone(ShardWriter writer) {
-        if (inFlight != null && running.isDone()) {
-            WalAppend done = inFlight;
-            inFlight = null;
-            writer.completeAppend(done);
-        }
-    }
-
-    private static void waitFor(Future<?> future) {
+    Timing run(ShardWriter writer, List<VectorSchemaRoot> batches, Path path) {
+        QueuedShardIo io = new QueuedShardIo(ioThread);
+        long[] timerDue = {Long.MAX_VALUE};
+        ShardDrivers drivers = new ShardDrivers(
+                io,
+                (bucket, due) -> timerDue[0] = due,
+                ShardEvents.NONE,
+                System::currentTimeMillis,
+                false,
+                Long.MAX_VALUE,
+                () -> 0L,
+                Long.MAX_VALUE);
         try {
-            future.get();
+            ShardDriver shard = drivers.add(0, writer);
+            long cpuStart = ProcessCpu.nanos();
+            long start = System.nanoTime();
+            for (VectorSchemaRoot batch : batches) {
+                if (path == Path.BATCH) {
+                    drivers.put(shard, batch);
+                } else {
+                    BatchRowWriter row = new BatchRowWriter(batch);
+                    for (int i = 0, n = batch.getRowCount(); i < n; i++) {
+                        row.at = i;
+                        drivers.write(shard, row, false);
+                    }
+                }
+                io.runCompleted();
+                if (System.currentTimeMillis() >= timerDue[0]) {
+                    long due = timerDue[0];
+                    timerDue[0] = Long.MAX_VALUE;
+                    drivers.tick(0, due);
+                }
+            }
+            long putsDone = System.nanoTime();
+            long putCpu = ProcessCpu.nanos() - cpuStart;
+            drivers.drainAppends();
+            long durable = System.nanoTime();
+            return new Timing(
+                    putsDone - start,
+                    durable - start,
+                    putCpu,
+                    writer.stats().walAppends(),
+                    writer.stats().walBytes());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause()); // run() keeps failures; this is not expected
         }
     }
 
     @Override
     public void close() {
-        io.shutdownNow();
+        ioThread.shutdownNow();
     }
 }

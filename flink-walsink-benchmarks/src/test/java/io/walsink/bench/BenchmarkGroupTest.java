@@ -14,7 +14,7 @@ class BenchmarkGroupTest {
         assertThat(groups)
                 .extracting(BenchmarkGroup::params)
                 .containsExactly(Map.of("keySpace", "1000000"), Map.of("keySpace", "10000"));
-        assertThat(groups.get(0).methods()).containsExactly("baseline", "shardPutBatch", "shardWriteRow");
+        assertThat(groups.get(0).methods()).containsExactly("baseline", "driverWriteRow", "shardPutBatch");
         assertThat(groups.get(0).paramsText()).isEqualTo("keySpace=1000000");
     }
 

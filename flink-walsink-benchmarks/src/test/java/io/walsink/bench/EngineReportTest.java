@@ -16,12 +16,16 @@ class EngineReportTest {
                 EngineReport.flags("--rows", "20480", "--keys", "1000", "--rounds", "2", "--entry-rows", "2048"));
 
         assertThat(text)
-                .contains("lance-core non-durable", "walsink, durable every tick", "lance-core durable")
+                .contains(
+                        "lance-core non-durable",
+                        "walsink row by row, durable every tick",
+                        "walsink batch puts, durable every tick",
+                        "lance-core durable")
                 .contains("puts vs lance-core non-durable: median (min-max)", "durable vs lance-core durable")
                 .contains("cores busy (puts)", "per CPU s: median (min-max)")
                 .contains("WAL: 20,480 rows in 10 entries")
                 .contains("replay MB/s median", "Arrow peak / payload");
         assertThat(text.lines().filter(l -> l.matches("\\s+[12]  (lance-core|walsink).*")))
-                .hasSize(6);
+                .hasSize(8);
     }
 }

@@ -175,8 +175,10 @@ public final class ShardWriter implements AutoCloseable {
      * Upserts or deletes one row that {@code row} writes straight into the active memtable: the
      * per-record path of a streaming owner, one copy from the source record. The owner checks
      * the writer's schema once ({@link TableContext#checkRowSchema}).
+     *
+     * @return whether the active memtable froze after this row (it was full)
      */
-    public void write(RowWriter row, boolean delete) {
+    public boolean write(RowWriter row, boolean delete) {
         health.check();
         if (delete) {
             ctx.checkDeletes();
@@ -184,7 +186,7 @@ public final class ShardWriter implements AutoCloseable {
         Memtable active = memtables.active();
         active.appendRow(row, delete, ctx.validator());
         rowsTaken(1, delete);
-        freezeIfFull(active);
+        return freezeIfFull(active);
     }
 
     private void writeAll(VectorSchemaRoot rows, boolean delete) {
@@ -215,10 +217,12 @@ public final class ShardWriter implements AutoCloseable {
      * Size checks cost a pass over the open batch's vectors, so they run after every 256th row;
      * rows are counted on every call. Bulk puts look at the same rows ({@link #rangeFor}).
      */
-    private void freezeIfFull(Memtable active) {
+    private boolean freezeIfFull(Memtable active) {
         if (active.rows() >= ctx.config().memtableMaxRows() || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
+            return true;
         }
+        return false;
     }
 
     private void rowsTaken(int count, boolean delete) {

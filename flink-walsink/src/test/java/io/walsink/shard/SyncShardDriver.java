@@ -3,10 +3,13 @@ package io.walsink.shard;
 import java.util.Optional;
 
 /**
- * Runs a {@link ShardWriter}'s tasks inline on the caller's thread: what the operator does with
- * its executor and mailbox, for tests that want the engine's outcome without either. Each call
- * is a {@code begin...}, {@code run()}, {@code complete...} sequence, so it fails exactly as the
- * writer's own calls do (a poisoned writer throws its poison).
+ * Runs a {@link ShardWriter}'s I/O inline on the caller's thread, for tests that want the
+ * engine's outcome without threads. {@link #tick} and {@link #flushAndPublishAll} go through the
+ * production {@link ShardDrivers} with a direct executor; the single steps ({@link #appendOnce},
+ * {@link #appendAllPending}, {@link #flushFrozen}, {@link #publishAll}) run the writer's
+ * {@code begin...}, {@code run()}, {@code complete...} protocol one piece at a time, for tests
+ * that fix an interleaving the driver would not choose. Each fails exactly as the writer's own
+ * calls do (a poisoned writer throws its poison).
  */
 public final class SyncShardDriver {
     private SyncShardDriver() {}
@@ -14,16 +17,24 @@ public final class SyncShardDriver {
     /** Runs one append (if anything is pending), as the ticker would; whether one ran. */
     public static boolean appendOnce(ShardWriter writer) {
         Optional<WalAppend> append = writer.beginAppend();
-        append.ifPresent(a -> run(writer, a));
+        append.ifPresent(a -> {
+            a.run();
+            writer.completeAppend(a);
+        });
         return append.isPresent();
     }
 
-    /** The owner's timer fired at {@code nowMillis}: record the tick and append the oldest pending memtable once. */
+    /**
+     * The owner's timer fired at {@code nowMillis}: the driver records the tick and appends the
+     * oldest pending memtable, and whatever that append's completion starts runs too.
+     */
     public static void tick(ShardWriter writer, long nowMillis) {
-        // beginAppend first: a poisoned or closed writer throws before the tick is recorded.
-        Optional<WalAppend> append = writer.beginAppend();
-        writer.recordTick(nowMillis);
-        append.ifPresent(a -> run(writer, a));
+        QueuedShardIo io = inline();
+        ShardDrivers drivers = drivers(io, () -> nowMillis);
+        drivers.add(0, writer);
+        io.runCompleted(); // what opening started
+        drivers.tick(0, nowMillis);
+        while (io.runCompleted() > 0) {}
     }
 
     /** Appends until nothing is pending (barrier, freeze, close). */
@@ -49,19 +60,29 @@ public final class SyncShardDriver {
     }
 
     /**
-     * Leaves a complete table: appends everything, freezes the active memtable, writes its
-     * SSTable and publishes all written SSTables, as the operator does at end of input.
+     * Leaves a complete table: appends everything, writes every memtable (the active one too) as
+     * an SSTable and publishes them, as the operator does at end of input without checkpoints.
      */
     public static void flushAndPublishAll(ShardWriter writer) {
-        appendAllPending(writer);
-        writer.freezeActive();
-        appendAllPending(writer);
-        flushFrozen(writer);
-        publishAll(writer);
+        QueuedShardIo io = inline();
+        ShardDrivers drivers = drivers(io, () -> 0L);
+        drivers.add(0, writer);
+        try {
+            drivers.writeEverything();
+            drivers.requestPublicationOfAll();
+            drivers.awaitPublications();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
-    private static void run(ShardWriter writer, WalAppend append) {
-        append.run();
-        writer.completeAppend(append);
+    private static QueuedShardIo inline() {
+        return new QueuedShardIo(Runnable::run);
+    }
+
+    private static ShardDrivers drivers(QueuedShardIo io, java.util.function.LongSupplier clock) {
+        return new ShardDrivers(
+                io, (bucket, due) -> {}, ShardEvents.NONE, clock, false, Long.MAX_VALUE, () -> 0L, Long.MAX_VALUE);
     }
 }

@@ -9,6 +9,7 @@ import io.walsink.shard.ShardDescriptor;
 import io.walsink.storage.ObjectStore;
 import java.util.OptionalInt;
 import java.util.UUID;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +34,10 @@ final class BucketShards {
     /**
      * Lists {@code _mem_wal/} and reads each shard's latest manifest once.
      *
-     * @throws LegacyShardIdsException if shards carry the previous release's ids (run {@code walsink
-     *     migrate-shard-ids} first)
-     * @throws OverlappingShardsException if two shards claim one bucket
+     * @throws SuppressRestartsException over a {@link LegacyShardIdsException} if shards carry the
+     *     previous release's ids (run {@code walsink migrate-shard-ids} first), or over an
+     *     {@link OverlappingShardsException} if two shards claim one bucket: the table needs an
+     *     operator's hand, which restarts cannot give
      */
     static BucketShards discover(ObjectStore store, TableInfo table) {
         int specId = table.sharding().specId();
@@ -45,10 +47,10 @@ final class BucketShards {
         TableShards shards =
                 TableShards.read(store, specId, buckets, !table.primaryKey().isEmpty());
         if (!shards.legacy().isEmpty()) {
-            throw new LegacyShardIdsException(store.describe(), shards);
+            throw new SuppressRestartsException(new LegacyShardIdsException(store.describe(), shards));
         }
         if (!shards.overlaps().isEmpty()) {
-            throw new OverlappingShardsException(store.describe(), shards.overlaps());
+            throw new SuppressRestartsException(new OverlappingShardsException(store.describe(), shards.overlaps()));
         }
         LOG.info("Found {} existing shards in {}", shards.shards().size(), store.describe());
         return new BucketShards(shards, specId);

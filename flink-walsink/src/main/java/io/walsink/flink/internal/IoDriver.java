@@ -1,21 +1,21 @@
 package io.walsink.flink.internal;
 
+import io.walsink.shard.ShardIo;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the writer's object-store work off the task thread and hands each result back through the
- * task's mailbox, so shard state is only ever touched on the task thread and no store call blocks it.
+ * The shards' {@link ShardIo} in a Flink task: object-store work runs on a pool of I/O threads and
+ * each result comes back through the task's mailbox, so shard state is only ever touched on the
+ * task thread and no store call blocks it.
  */
-final class IoDriver {
+final class IoDriver implements ShardIo {
     private static final Logger LOG = LoggerFactory.getLogger(IoDriver.class);
 
     private final MailboxExecutor mailbox;
@@ -49,7 +49,8 @@ final class IoDriver {
      * Runs {@code task} on an I/O thread and {@code completion} on the task thread after it. The
      * completion is what rethrows a poisoned shard's error, failing the task so Flink restarts it.
      */
-    void submit(Runnable task, ThrowingRunnable<Exception> completion, String name) {
+    @Override
+    public void submit(Runnable task, Runnable completion, String name) {
         inFlight.incrementAndGet();
         io.execute(() -> {
             try {
@@ -61,7 +62,7 @@ final class IoDriver {
                                 inFlight.decrementAndGet();
                                 try {
                                     completion.run();
-                                } catch (Exception e) {
+                                } catch (RuntimeException e) {
                                     throw explainFailure.apply(e);
                                 } finally {
                                     afterEachCompletion.run();
@@ -77,18 +78,14 @@ final class IoDriver {
     }
 
     /** Runs mails (completions, timers) until one arrives; the caller re-checks its condition. */
-    void yieldOnce() throws InterruptedException {
+    @Override
+    public void yieldOnce() throws InterruptedException {
         mailbox.yield();
     }
 
-    /** Runs mails until {@code done}; fails rather than wait forever when no I/O could make it true. */
-    void yieldUntil(BooleanSupplier done) throws InterruptedException {
-        while (!done.getAsBoolean()) {
-            if (inFlight.get() == 0) {
-                throw new IllegalStateException("waiting for walsink I/O with none in flight");
-            }
-            mailbox.yield();
-        }
+    @Override
+    public boolean idle() {
+        return inFlight.get() == 0;
     }
 
     /**

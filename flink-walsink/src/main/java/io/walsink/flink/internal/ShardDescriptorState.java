@@ -2,6 +2,7 @@ package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
+import io.walsink.shard.ShardDriver;
 import io.walsink.shard.WrittenSsTable;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,7 +10,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -30,6 +34,13 @@ final class ShardDescriptorState {
         this.state = state;
         this.routing = routing;
         this.setCurrentKey = setCurrentKey;
+    }
+
+    /** The operator's state of this name (bytes: {@link ShardDescriptorSerializer}'s format). */
+    static ShardDescriptorState open(RuntimeContext context, BucketRouting routing, IntConsumer setCurrentKey) {
+        ValueState<byte[]> state = context.getState(
+                new ValueStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        return new ShardDescriptorState(state, routing, setCurrentKey);
     }
 
     /**
@@ -61,15 +72,15 @@ final class ShardDescriptorState {
      * Writes every open shard's descriptor; returns, per bucket with SSTables not yet published,
      * the newest generation this checkpoint covers.
      */
-    Map<Integer, Long> snapshot(Collection<Bucket> buckets) throws Exception {
+    Map<Integer, Long> snapshot(Collection<ShardDriver> shards) throws Exception {
         Map<Integer, Long> covered = new HashMap<>();
-        for (Bucket b : buckets) {
-            setCurrentKey.accept(routing.keyOf(b.id));
-            ShardDescriptor descriptor = b.shard.snapshot();
+        for (ShardDriver d : shards) {
+            setCurrentKey.accept(routing.keyOf(d.bucket()));
+            ShardDescriptor descriptor = d.writer().snapshot();
             state.update(ShardDescriptorSerializer.serialize(descriptor));
             List<WrittenSsTable> unpublished = descriptor.unpublished();
             if (!unpublished.isEmpty()) {
-                covered.put(b.id, unpublished.get(unpublished.size() - 1).generation());
+                covered.put(d.bucket(), unpublished.get(unpublished.size() - 1).generation());
             }
         }
         return covered;

@@ -1,33 +1,41 @@
 package io.walsink.flink.internal;
 
+import io.walsink.shard.ShardDrivers;
 import io.walsink.storage.ObjectStore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a writer subtask holds until it closes: I/O threads, shards (memtables), the staging batch,
- * the object store and the Arrow allocator, released in that order whichever way the task ends.
- * Any of them may be null (open() failed part-way).
+ * What a writer subtask holds until it closes: its maintenance thread, I/O threads, shards
+ * (memtables), the staging batch, the object store, the Arrow allocator and its managed-memory
+ * reservation, released in that order whichever way the task ends. Any of them may be null
+ * (open() failed part-way).
  */
 final class ShardResources {
     private static final Logger LOG = LoggerFactory.getLogger(ShardResources.class);
 
     private final String owner;
+    private final SinkMaintenance maintenance;
+    private final WriterBudget budget;
     private final IoDriver io;
-    private final Buckets buckets;
-    private final RowStaging staging;
+    private final ShardDrivers buckets;
+    private final RecordInput<?> staging;
     private final ObjectStore store;
     private final BufferAllocator allocator;
 
     ShardResources(
             String owner,
+            SinkMaintenance maintenance,
+            WriterBudget budget,
             IoDriver io,
-            Buckets buckets,
-            RowStaging staging,
+            ShardDrivers buckets,
+            RecordInput<?> staging,
             ObjectStore store,
             BufferAllocator allocator) {
         this.owner = owner;
+        this.maintenance = maintenance;
+        this.budget = budget;
         this.io = io;
         this.buckets = buckets;
         this.staging = staging;
@@ -36,11 +44,32 @@ final class ShardResources {
     }
 
     /**
+     * Stops maintenance (after the end of input a last run may finish, {@code finished}; a failing
+     * or cancelled task's is fenced at once: either way its thread changes nothing in the table
+     * once this returns), frees the memory (below) and gives the managed memory back.
+     */
+    void release(boolean finished, long waitSeconds) throws InterruptedException {
+        try {
+            if (maintenance != null) {
+                maintenance.close(finished);
+            }
+        } finally {
+            try {
+                release(waitSeconds);
+            } finally {
+                if (budget != null) {
+                    budget.release();
+                }
+            }
+        }
+    }
+
+    /**
      * Frees everything once the I/O threads have ended: now if they end within {@code waitSeconds},
      * else from a thread of its own when they do. A cancelled task's interrupt cuts the wait short
      * (and is kept); the memory is then freed by that thread too.
      */
-    void release(long waitSeconds) {
+    private void release(long waitSeconds) {
         boolean interrupted = false;
         boolean ended;
         try {

@@ -1,5 +1,7 @@
 package io.walsink.flink.internal;
 
+import io.walsink.shard.ShardDriver;
+import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
 import java.util.Collection;
 import org.apache.flink.metrics.Counter;
@@ -17,7 +19,7 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * task thread; so the task thread copies the gauge values into volatile fields ({@link #refresh})
  * at every tick and I/O completion, and the gauges read those.
  */
-final class ShardWriterMetrics {
+final class ShardWriterMetrics implements ShardEvents {
     private final Counter rowsIn;
     private final Counter deletesIn;
     private final Counter walAppends;
@@ -64,15 +66,15 @@ final class ShardWriterMetrics {
     }
 
     /** Copies the shards' state for the gauges; call on the task thread only. */
-    void refresh(Collection<Bucket> buckets) {
+    void refresh(Collection<ShardDriver> shards) {
         long rows = 0;
         long bytes = 0;
         long unflushed = 0;
         long epoch = 0;
         int anyPoisoned = 0;
         int ssTables = 0;
-        for (Bucket b : buckets) {
-            ShardWriter s = b.shard;
+        for (ShardDriver d : shards) {
+            ShardWriter s = d.writer();
             rows += s.pendingRows();
             bytes += s.pendingBytes();
             unflushed += s.unflushedBytes();
@@ -80,7 +82,7 @@ final class ShardWriterMetrics {
             anyPoisoned |= s.poison().isPresent() ? 1 : 0;
             ssTables = Math.max(ssTables, s.manifest().sstables().size());
         }
-        openShards = buckets.size();
+        openShards = shards.size();
         pendingRows = rows;
         pendingBytes = bytes;
         unflushedBytes = unflushed;
@@ -111,25 +113,30 @@ final class ShardWriterMetrics {
     }
 
     /** An SSTable was published; its first row had waited {@code waitedMillis} since it arrived. */
-    void published(long waitedMillis) {
+    @Override
+    public void published(long waitedMillis) {
         visibilityLag.update(waitedMillis);
     }
 
-    void appended(long bytes, long lagMillis) {
+    @Override
+    public void appended(long bytes, long lagMillis) {
         walAppends.inc();
         walBytes.inc(bytes);
         durableLag.update(lagMillis);
     }
 
-    void sstableWritten() {
+    @Override
+    public void sstableWritten() {
         sstablesWritten.inc();
     }
 
-    void sstablesPublished(int count) {
+    @Override
+    public void sstablesPublished(int count) {
         sstablesPublished.inc(count);
     }
 
-    void backpressured(long millis) {
+    @Override
+    public void backpressured(long millis) {
         backpressureMillis.inc(millis);
     }
 }

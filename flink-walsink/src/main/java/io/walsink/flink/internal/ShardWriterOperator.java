@@ -2,30 +2,21 @@ package io.walsink.flink.internal;
 
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.convert.ChangeAction;
-import io.walsink.flink.convert.RowDataArrowWriter;
-import io.walsink.format.manifest.LegacyShardIdsException;
-import io.walsink.format.manifest.OverlappingShardsException;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.maintenance.RestoreExclusion;
-import io.walsink.shard.BaseVersionRefresh;
-import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardDriver;
+import io.walsink.shard.ShardDrivers;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.ObjectStore;
-import java.util.function.Function;
+import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SavepointType;
-import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -38,32 +29,20 @@ import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keyed operator that owns one shard writer per bucket it receives; a shell over named parts.
- *
- * <ul>
- *   <li>{@link Bucket}: one bucket's writer and bookkeeping; {@link ShardDescriptorState}, the
- *       keyed state (per bucket) holding the shard's {@link ShardDescriptor}: WAL positions, not
- *       rows, so a checkpoint is a few dozen bytes per shard.
- *   <li>{@link BucketTicker}: a processing-time timer per shard with pending rows.
- *   <li>{@link BucketTasks} over an {@link IoDriver}: appends, SSTable writes and manifest updates
- *       run on I/O threads, one of
- *       each in flight per shard; completions come back through the mailbox.
- *   <li>{@link SubtaskMemory} and each shard's budget: Flink backpressure instead of an OOM.
- *   <li>{@link PublicationLedger}: SSTables a checkpoint covers are published when it completes.
- *       {@link #prepareSnapshotPreBarrier} makes every row durable first.
- *   <li>Restore: every owned shard is reopened as of its descriptor; with checkpointing on, shards
- *       this job's {@link JobLineage} opened that no checkpoint covers are reopened as of the job's
- *       start ({@link JobStartDescriptors}). Without checkpointing nothing is rolled back: a
- *       restart replays the WAL and keeps what is published (at-least-once).
- *   <li>Whether checkpointing is on is read from the running job's configuration, not decided
- *       while the graph was built.
- * </ul>
+ * The keyed writer operator: one shard per bucket it receives, over named parts. {@link
+ * ShardDrivers} (the shard engine's scheduling) decides every append, SSTable write and
+ * publication and keeps the memory budgets; its I/O runs on {@link IoDriver}'s threads, its timers
+ * are Flink processing-time timers ({@link BucketTicker}). {@link CheckpointAlignment} keeps the
+ * shards in step with checkpoints; {@link ShardDescriptorState} is the keyed state (WAL positions,
+ * not rows). On restore ({@link Buckets#restoreOwned}) owned shards reopen as of their checkpoint,
+ * or as of the job's start ({@link JobLineage}, {@link JobStartDescriptors}); without
+ * checkpointing nothing is rolled back (at-least-once). Whether checkpointing is on is read from
+ * the running job's configuration, not decided while the graph was built.
  */
 final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
@@ -83,31 +62,22 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient boolean checkpointing;
     private transient boolean restored;
     private transient JobLineage lineage;
-    private transient ShardDescriptorState descriptors;
     private transient BucketTicker ticker;
     private transient BufferAllocator allocator;
-    /** What this writer reserved of its slot's managed memory (released at close). */
-    private transient ManagedMemoryShare managedMemory;
+    /** The writer's memory: sizes, managed-memory reservation, allocator (released at close). */
+    private transient WriterBudget budget;
 
     private transient ObjectStore store;
-    private transient TableInfo table;
-    private transient TableContext tableContext;
     private transient IoDriver io;
-    private transient BucketTasks tasks;
-    private transient Function<IN, RowData> converter;
-    private transient RowStaging staging;
-    private transient RowDataInput input;
+    private transient ShardDrivers drivers;
+    private transient RecordInput<IN> records;
     private transient BucketRouting routing;
     private transient Buckets buckets;
-    private transient PublicationLedger ledger;
+    private transient CheckpointAlignment checkpoints;
     private transient ShardWriterMetrics metrics;
-    private transient SubtaskMemory memory;
     private transient boolean finished;
-    private transient long maxAgeMillis;
     /** Compaction and garbage collection, on subtask 0 only; null when both are off. */
     private transient SinkMaintenance maintenance;
-    /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
-    private transient long stoppingAtCheckpoint = -1;
 
     /** Emits nothing: its output only exists because a pre-write topology must return a stream. */
     public ShardWriterOperator(
@@ -121,8 +91,6 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         this.conversion = conversion;
         this.mailbox = parameters.getMailboxExecutor();
     }
-
-    // ------------------------------------------------------------------ lifecycle
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
@@ -141,24 +109,18 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         checkpointing =
                 CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
         owner = getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
-        Configuration taskManager =
-                getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration();
-        managedMemory =
-                new ManagedMemoryShare(getContainingTask().getEnvironment().getMemoryManager(), this, owner);
-        WriterMemory.Slot slot = managedMemory.slot(getOperatorConfig(), getRuntimeContext(), taskManager);
-        WriterMemory.Plan plan;
-        try {
-            plan = WriterMemory.plan(options.shardWriterConfig(), slot, owner);
-        } catch (IllegalConfigurationException e) {
-            // Every attempt would be sized the same way: fail once, before anything is written.
-            throw new SuppressRestartsException(e);
-        }
-        ShardWriterConfig config = plan.config();
-        managedMemory.reserve(plan.reserve());
-        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask(), managedMemory.reserved());
+        budget = WriterBudget.open(
+                options.shardWriterConfig(),
+                getContainingTask().getEnvironment(),
+                getOperatorConfig(),
+                getRuntimeContext(),
+                this,
+                owner);
+        ShardWriterConfig config = budget.config();
+        allocator = budget.allocator();
         store = options.openStore();
-        table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
-        tableContext = new TableContext(
+        TableInfo table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
+        TableContext tableContext = new TableContext(
                 store, table, options.lanceStorageOptions(), options.schemaProfile(), config, allocator);
         io = new IoDriver(
                 mailbox,
@@ -166,190 +128,85 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                 this::refreshMetrics,
                 failure -> SinkAllocators.explain(failure, allocator, owner));
-        converter = conversion.open(rowType);
         routing = new BucketRouting(
                 table.sharding().sharding().numBuckets().orElse(1),
                 getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
-        descriptors = new ShardDescriptorState(
-                getRuntimeContext()
-                        .getState(new ValueStateDescriptor<>(
-                                ShardDescriptorState.STATE_NAME,
-                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)),
-                routing,
-                this::setCurrentKey);
+        ShardDescriptorState descriptors = ShardDescriptorState.open(getRuntimeContext(), routing, this::setCurrentKey);
         ticker = new BucketTicker(
                 getInternalTimerService("walsink-ticker", VoidNamespaceSerializer.INSTANCE, this),
                 routing,
-                this::setCurrentKey,
-                this::now);
-        RowDataArrowWriter rowWriter = RowDataArrowWriter.create(rowType, table.schema());
-        tableContext.checkRowSchema(rowWriter.schema());
-        input = new RowDataInput(rowWriter);
-        staging = new RowStaging(rowWriter, tableContext, allocator);
-        BucketShards shardIds;
-        try {
-            shardIds = BucketShards.discover(store, table);
-        } catch (LegacyShardIdsException | OverlappingShardsException e) {
-            // The table needs an operator's hand (a migration, or removing a shard); restarts cannot help.
-            throw new SuppressRestartsException(e);
-        }
+                this::setCurrentKey);
+        records = RecordInput.open(conversion, rowType, tableContext, allocator);
+        BucketShards shardIds = BucketShards.discover(store, table);
         // The job and its lineage, not the attempt: a restarted attempt takes back the maintenance
         // lease its dead predecessor left instead of waiting for it to expire.
         LeaseClaimant claimant = LeaseClaimant.job(lineage.current(), lineage.oldestFirst());
+        metrics = new ShardWriterMetrics(getMetricGroup());
+        drivers = new ShardDrivers(
+                io,
+                ticker,
+                metrics,
+                this::now,
+                !checkpointing,
+                config.maxUnflushedBytesPerSubtask(),
+                allocator::getAllocatedMemory,
+                budget.pressureBytes());
         buckets = new Buckets(
                 tableContext,
                 shardIds,
                 checkpointing ? new JobStartDescriptors(store, lineage.current()) : null,
-                new RestoreExclusion(store, options.lanceUri(), claimant));
-        ledger = new PublicationLedger();
-        metrics = new ShardWriterMetrics(getMetricGroup());
-        tasks = new BucketTasks(io, metrics, this::now, !checkpointing);
-        maxAgeMillis = config.memtableMaxAge().toMillis();
+                new RestoreExclusion(store, options.lanceUri(), claimant),
+                drivers);
+        checkpoints = new CheckpointAlignment(
+                drivers,
+                descriptors,
+                lineage,
+                tableContext,
+                config.memtableMaxAge().toMillis());
         maintenance = SinkMaintenance.forSubtask(
                 options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
-        memory = new SubtaskMemory(
-                config.maxUnflushedBytesPerSubtask(), allocator, pressureAt(config), tasks, io, this::now);
         try {
-            restoreShards();
-        } catch (RuntimeException e) {
-            if (SinkAllocators.capReached(e)) {
-                // Replaying the same WAL into the same cap would run out again on every restart.
-                throw new SuppressRestartsException(SinkAllocators.explain(e, allocator, owner));
-            }
-            throw e;
-        }
-        LOG.info(
-                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, off-heap cap {}:"
-                        + " memtable {}, unflushed per subtask {}, WAL buffer {}, {}; managed memory reserved {} of"
-                        + " its share {}, task off-heap per slot {})",
-                owner,
-                options.path(),
-                buckets.size(),
-                checkpointing,
-                WriterMemory.human(allocator.getLimit()),
-                WriterMemory.human(config.memtableMaxBytes()),
-                WriterMemory.human(config.maxUnflushedBytesPerSubtask()),
-                WriterMemory.human(config.walMaxBufferBytes()),
-                plan.derived() ? "derived from the slot" : "as set or defaulted",
-                WriterMemory.human(managedMemory.reserved()),
-                WriterMemory.human(slot.managed()),
-                slot.unlimited()
-                        ? "unlimited"
-                        : WriterMemory.human(slot.offHeap().getAsLong()));
-    }
-
-    /**
-     * Allocated bytes above which the writer flushes as if over its unflushed budget: halfway
-     * between that budget and the cap, so that SSTable writes in flight and replays keep headroom.
-     */
-    private static long pressureAt(ShardWriterConfig config) {
-        long cap = config.offHeapBytesPerSubtask();
-        return cap - (cap - config.maxUnflushedBytesPerSubtask()) / 2;
-    }
-
-    /**
-     * Reopens the shards this subtask owns: as of the checkpoint for those it covers, as of the
-     * job's start for those this job opened without a checkpoint covering them (a restart before
-     * the first checkpoint, or a shard first opened after it). Shards this job never opened are
-     * left alone, and so is everything without checkpointing: there is no checkpoint to roll
-     * back to, and the promise is at-least-once.
-     */
-    private void restoreShards() throws Exception {
-        if (restored) {
-            for (ShardDescriptor descriptor : descriptors.restored(getKeyedStateBackend())) {
-                buckets.restore(descriptor.bucket(), descriptor);
-            }
-        }
-        if (checkpointing) {
-            buckets.restoreToJobStarts(
-                    lineage.oldestFirst(),
+            buckets.restoreOwned(
+                    restored ? descriptors.restored(getKeyedStateBackend()) : List.of(),
+                    checkpointing ? lineage.oldestFirst() : List.of(),
                     store,
                     Buckets.ownedBy(getRuntimeContext().getTaskInfo(), routing));
+        } catch (RuntimeException e) {
+            throw budget.restoreFailure(e, owner);
         }
-        // Restored shards may hold frozen memtables and rows re-appended by a rollback.
-        for (Bucket b : buckets.all()) {
-            tasks.startFlush(b);
-            ticker.arm(b, now());
-            b.ages.restored(b.shard, now());
-        }
+        LOG.info(
+                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, {})",
+                owner,
+                options.path(),
+                drivers.size(),
+                checkpointing,
+                budget.describe());
     }
-
-    private Bucket bucket(int id) {
-        Bucket b = buckets.get(id);
-        if (b == null) {
-            b = buckets.open(id);
-            tasks.startFlush(b); // replay may have rebuilt frozen memtables
-            b.ages.restored(b.shard, now());
-        }
-        return b;
-    }
-
-    // ------------------------------------------------------------------ rows
 
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
+        ChangeAction action = records.next(element.getValue());
+        if (action == ChangeAction.SKIP) {
+            return;
+        }
         try {
-            write(element);
+            int id = routing.bucketOf((Integer) getCurrentKey());
+            ShardDriver shard = drivers.get(id);
+            if (shard == null) {
+                records.check(); // the first row of a bucket is checked before its shard is claimed
+                shard = buckets.open(id);
+            }
+            boolean delete = action == ChangeAction.DELETE;
+            drivers.write(shard, records.row(), delete);
+            metrics.rowIn(delete);
         } catch (RuntimeException e) {
             throw SinkAllocators.explain(e, allocator, owner);
         }
     }
 
-    private void write(StreamRecord<IN> element) throws Exception {
-        RowData row = converter.apply(element.getValue());
-        ChangeAction action = ChangeAction.of(row);
-        if (action == ChangeAction.SKIP) {
-            return;
-        }
-        int id = routing.bucketOf((Integer) getCurrentKey());
-        Bucket b = buckets.get(id);
-        if (b == null) {
-            staging.stage(row); // the first row of a bucket is checked before its shard is claimed
-            b = bucket(id);
-        }
-        ShardWriter shard = b.shard;
-        // Size checks walk the memtables' buffers: every 64th row of each shard is often enough.
-        boolean checkSizes = b.budgetCheckDue();
-        if (checkSizes) {
-            long started = now();
-            if (memory.awaitRoom(b, buckets.all())) {
-                setCurrentKey(routing.keyOf(b.id)); // a timer that fired in the yield left its own key current
-                metrics.backpressured(now() - started);
-            }
-        }
-        int frozenBefore = shard.frozenMemtables();
-        shard.write(input.of(row), action == ChangeAction.DELETE);
-        metrics.rowIn(action == ChangeAction.DELETE);
-        // The clock only for a first row or an unarmed ticker: a read per row was 5% of the thread.
-        boolean clockNeeded = b.oldestPendingSince == null || !b.ages.activeStarted() || b.armedTimer == null;
-        long now = clockNeeded ? now() : BucketTicker.CLOCK_UNREAD;
-        if (b.oldestPendingSince == null) {
-            b.oldestPendingSince = now;
-        }
-        b.ages.rowWritten(now, frozenBefore, shard.frozenMemtables());
-        if (checkSizes || shard.frozenMemtables() > 0) {
-            if (shard.wantsEarlyAppend()) {
-                tasks.startAppend(b);
-            }
-            if (shard.hasFlushableMemtable()) {
-                tasks.startFlush(b);
-            }
-        }
-        ticker.arm(b, now);
-    }
-
-    // ------------------------------------------------------------------ ticker
-
     @Override
     public void onProcessingTime(InternalTimer<Integer, VoidNamespace> timer) {
-        Bucket b = ticker.fired(timer, buckets);
-        if (b == null) {
-            return;
-        }
-        long now = now();
-        b.shard.recordTick(now);
-        tasks.startAppend(b);
-        ticker.arm(b, now);
+        drivers.tick(ticker.bucketOf(timer), timer.getTimestamp());
         refreshMetrics();
     }
 
@@ -357,16 +214,13 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     public void onEventTime(InternalTimer<Integer, VoidNamespace> timer) {}
 
     private void refreshMetrics() {
-        metrics.refresh(buckets.all());
+        metrics.refresh(drivers.all());
     }
-
-    // ------------------------------------------------------------------ checkpoints
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        tasks.drainAppends(buckets.all());
-        tasks.flushAged(buckets.all(), now(), maxAgeMillis); // so this checkpoint publishes them
+        checkpoints.beforeBarrier();
     }
 
     @Override
@@ -374,11 +228,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             long checkpointId, long timestamp, CheckpointOptions options, CheckpointStreamFactory storageLocation)
             throws Exception {
         if (options.getCheckpointType() instanceof SavepointType savepoint && savepoint.isSynchronous()) {
-            // A stop-with-savepoint: no later checkpoint will publish what sink.memtable.max-age
-            // would leave in young memtables, so this one must cover every row as an SSTable.
-            // Rows are durable already (prepareSnapshotPreBarrier) and no record arrives after the barrier.
-            stoppingAtCheckpoint = checkpointId;
-            tasks.writeEverything(buckets.all(), now());
+            checkpoints.stopping(checkpointId); // stop-with-savepoint
         }
         return super.snapshotState(checkpointId, timestamp, options, storageLocation);
     }
@@ -386,38 +236,23 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        lineage.snapshot();
-        BaseVersionRefresh.refreshStale(
-                tableContext, buckets.all().stream().map(b -> b.shard).toList());
-        ledger.covered(context.getCheckpointId(), descriptors.snapshot(buckets.all()));
+        checkpoints.snapshot(context.getCheckpointId());
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        ledger.completed(checkpointId).forEach((id, upTo) -> {
-            Bucket b = buckets.get(id);
-            if (b != null) {
-                tasks.requestPublication(b, upTo);
-            }
-        });
         if (maintenance != null) {
             maintenance.checkpointCompleted(now());
         }
-        if (finished || checkpointId == stoppingAtCheckpoint) {
-            // The task closes right after its final checkpoint or a stop-with-savepoint (which
-            // closes without finish()): publish before letting it go.
-            tasks.awaitPublications(buckets.all());
-        }
+        checkpoints.completed(checkpointId, finished);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) throws Exception {
         super.notifyCheckpointAborted(checkpointId);
-        ledger.aborted(checkpointId);
+        checkpoints.aborted(checkpointId);
     }
-
-    // ------------------------------------------------------------------ end of input and shutdown
 
     /**
      * End of input: make every row durable and write every memtable as an SSTable. Without
@@ -427,15 +262,13 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
      */
     @Override
     public void finish() throws Exception {
-        tasks.writeEverything(buckets.all(), now());
+        drivers.writeEverything();
         finished = true;
         if (!checkpointing) {
-            for (Bucket b : buckets.all()) {
-                tasks.requestPublication(b, Long.MAX_VALUE);
-            }
-            tasks.awaitPublications(buckets.all());
+            drivers.requestPublicationOfAll();
+            drivers.awaitPublications();
         }
-        LOG.info("walsink writer {} finished: {}", owner, buckets.summary());
+        LOG.info("walsink writer {} finished: {}", owner, drivers.summary());
         super.finish();
     }
 
@@ -448,23 +281,10 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void close() throws Exception {
         try {
-            if (maintenance != null) {
-                // After the end of input a last run may finish; a failing or cancelled task's is
-                // fenced at once. Either way the thread changes nothing in the table once this returns.
-                maintenance.close(finished);
-            }
+            new ShardResources(owner, maintenance, budget, io, drivers, records, store, allocator)
+                    .release(finished, CLOSE_WAIT_SECONDS);
         } finally {
-            try {
-                new ShardResources(owner, io, buckets, staging, store, allocator).release(CLOSE_WAIT_SECONDS);
-            } finally {
-                try {
-                    if (managedMemory != null) {
-                        managedMemory.release();
-                    }
-                } finally {
-                    super.close();
-                }
-            }
+            super.close();
         }
     }
 

@@ -1,6 +1,5 @@
-package io.walsink.flink.internal;
+package io.walsink.shard;
 
-import io.walsink.shard.ShardWriter;
 import java.util.ArrayDeque;
 import java.util.function.LongConsumer;
 
@@ -27,11 +26,11 @@ final class MemtableAges {
     }
 
     /** A row went into the active memtable, which may have frozen after it (full). */
-    void rowWritten(long now, int frozenBefore, int frozenAfter) {
+    void rowWritten(long now, boolean froze) {
         if (activeSince == null) {
             activeSince = now;
         }
-        if (frozenAfter > frozenBefore) {
+        if (froze) {
             frozenSince.add(activeSince);
             activeSince = null;
         }

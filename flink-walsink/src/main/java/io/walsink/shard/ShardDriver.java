@@ -1,0 +1,233 @@
+package io.walsink.shard;
+
+import io.walsink.annotation.Internal;
+import java.util.function.LongSupplier;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Decides when one shard's I/O happens, so that its owner only hands it rows, ticks and
+ * checkpoint events: WAL appends (on its ticker, or early when a memtable froze or its pending
+ * bytes passed the WAL buffer size), SSTable writes (once a frozen memtable is durable) and
+ * publications (once asked for). At most one of each is in flight; each completion starts what
+ * follows from it, so nothing is polled per row.
+ *
+ * <p>Everything runs on the owner's thread; I/O runs through the {@link ShardIo} and comes back
+ * there. Obtain drivers from {@link ShardDrivers}, which also keeps the owner's memory budget.
+ */
+@Internal
+public final class ShardDriver {
+    /** Rows of one shard between two looks at its sizes; a look walks the memtables' buffers. */
+    static final int ROWS_PER_SIZE_CHECK = 64;
+
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final int bucket;
+    private final ShardWriter writer;
+    private final ShardIo io;
+    private final ShardTimer timer;
+    private final ShardEvents events;
+    private final LongSupplier clock;
+    private final boolean publishWhenWritten;
+    private final MemtableAges ages = new MemtableAges();
+
+    /** Due time of the timer this driver asked for, or NONE. */
+    private long armedAt = NONE;
+    /** Highest generation the owner asked to publish, or NONE. */
+    private long publishUpTo = NONE;
+    /** When the oldest row not yet in an append arrived (durable-lag metric), or NONE. */
+    private long oldestPendingSince = NONE;
+    /** {@link ShardWriter#heldBytes()} when {@link ShardDrivers} last measured it. */
+    long measuredBytes;
+
+    private int rowsSinceSizeCheck;
+
+    ShardDriver(
+            int bucket,
+            ShardWriter writer,
+            ShardIo io,
+            ShardTimer timer,
+            ShardEvents events,
+            LongSupplier clock,
+            boolean publishWhenWritten) {
+        this.bucket = bucket;
+        this.writer = writer;
+        this.io = io;
+        this.timer = timer;
+        this.events = events;
+        this.clock = clock;
+        this.publishWhenWritten = publishWhenWritten;
+    }
+
+    public int bucket() {
+        return bucket;
+    }
+
+    public ShardWriter writer() {
+        return writer;
+    }
+
+    /** A freshly opened or restored writer may hold frozen memtables and re-appended rows. */
+    void opened() {
+        long now = clock.getAsLong();
+        startFlush();
+        arm(now);
+        ages.restored(writer, now);
+    }
+
+    // ---------------------------------------------------------------- rows
+
+    /** Counts a row; true every {@link #ROWS_PER_SIZE_CHECK}th row of this shard. */
+    boolean sizeCheckDue() {
+        if (++rowsSinceSizeCheck < ROWS_PER_SIZE_CHECK) {
+            return false;
+        }
+        rowsSinceSizeCheck = 0;
+        return true;
+    }
+
+    /** The production path: one row written straight into the active memtable. */
+    void write(RowWriter row, boolean delete, boolean checkSizes) {
+        rowsTaken(writer.write(row, delete), checkSizes);
+    }
+
+    /** A batch of upserts (tools and benchmarks). */
+    void put(VectorSchemaRoot rows) {
+        int frozenBefore = writer.frozenMemtables();
+        writer.put(rows);
+        rowsTaken(writer.frozenMemtables() > frozenBefore, true);
+    }
+
+    private void rowsTaken(boolean froze, boolean checkSizes) {
+        // An append in flight asks for the next tick when it completes.
+        boolean wantsTimer = armedAt == NONE && !writer.appendInFlight();
+        // The clock only for a first row or an unarmed ticker: a read per row was 5% of the thread.
+        long now = oldestPendingSince == NONE || !ages.activeStarted() || wantsTimer ? clock.getAsLong() : NONE;
+        if (oldestPendingSince == NONE) {
+            oldestPendingSince = now;
+        }
+        ages.rowWritten(now, froze);
+        // A frozen memtable owes its tail to the WAL now; a full WAL buffer is found by the size check.
+        if (froze || checkSizes && writer.wantsEarlyAppend()) {
+            startAppend();
+        }
+        if (wantsTimer) {
+            arm(now);
+        }
+    }
+
+    // ---------------------------------------------------------------- the ticker
+
+    /** The owner's timer fired (at {@code dueMillis}, the time it was asked for): append once. */
+    void tick(long dueMillis) {
+        if (armedAt == dueMillis) {
+            armedAt = NONE;
+        } // else a timer restored from a checkpoint, or one this driver no longer waits for
+        long now = clock.getAsLong();
+        writer.recordTick(now);
+        startAppend();
+        arm(now);
+    }
+
+    /** Asks for a tick if rows are pending and no append in flight will ask when it completes. */
+    private void arm(long now) {
+        if (armedAt != NONE || writer.appendInFlight() || !writer.hasPendingRows()) {
+            return;
+        }
+        armedAt = writer.nextTickAt(now == NONE ? clock.getAsLong() : now);
+        timer.wakeAt(bucket, armedAt);
+    }
+
+    // ---------------------------------------------------------------- I/O
+
+    void startAppend() {
+        writer.beginAppend().ifPresent(append -> {
+            long since = oldestPendingSince;
+            oldestPendingSince = NONE;
+            io.submit(
+                    append,
+                    () -> {
+                        writer.completeAppend(append);
+                        long now = clock.getAsLong();
+                        events.appended(append.bytes(), since == NONE ? 0 : now - since);
+                        if (writer.hasPendingRows() && oldestPendingSince == NONE) {
+                            oldestPendingSince = now;
+                        }
+                        if (writer.wantsEarlyAppend()) {
+                            startAppend();
+                        }
+                        startFlush();
+                        arm(now);
+                    },
+                    "walsink WAL append");
+        });
+    }
+
+    void startFlush() {
+        if (!writer.hasFlushableMemtable()) {
+            return;
+        }
+        writer.beginFlush()
+                .ifPresent(flush -> io.submit(
+                        flush,
+                        () -> {
+                            writer.completeFlush(flush);
+                            events.sstableWritten();
+                            if (publishWhenWritten) {
+                                requestPublication(Long.MAX_VALUE);
+                            }
+                            startFlush();
+                        },
+                        "walsink SSTable write"));
+    }
+
+    /** Publishes the written SSTables of generations up to {@code upToGeneration}, now or after the update in flight. */
+    void requestPublication(long upToGeneration) {
+        publishUpTo = publishUpTo == NONE ? upToGeneration : Math.max(publishUpTo, upToGeneration);
+        startPublication();
+    }
+
+    private void startPublication() {
+        long upTo = publishUpTo;
+        if (upTo == NONE || writer.manifestUpdateInFlight()) {
+            return; // an update in flight starts the next one when it completes
+        }
+        if (writer.unpublished().stream().noneMatch(t -> t.generation() <= upTo)) {
+            publishUpTo = NONE;
+            return;
+        }
+        writer.beginPublish(upTo)
+                .ifPresent(update -> io.submit(
+                        update,
+                        () -> {
+                            writer.completeManifestUpdate(update);
+                            int count = update.publishing().size();
+                            events.sstablesPublished(count);
+                            ages.published(count, clock.getAsLong(), events::published);
+                            startPublication();
+                        },
+                        "walsink manifest update"));
+    }
+
+    /** Freezes the active memtable (a no-op without rows); its SSTable follows once it is durable. */
+    void freeze(long now) {
+        ages.freeze(writer, now);
+    }
+
+    boolean activeOlderThan(long now, long maxAgeMillis) {
+        return ages.activeOlderThan(now, maxAgeMillis);
+    }
+
+    // ---------------------------------------------------------------- what the owner waits for
+
+    boolean appending() {
+        return writer.appendInFlight() || writer.hasPendingRows();
+    }
+
+    boolean flushing() {
+        return writer.frozenMemtables() > 0 || writer.flushInFlight();
+    }
+
+    boolean publishing() {
+        return publishUpTo != NONE || writer.manifestUpdateInFlight();
+    }
+}

@@ -1,0 +1,182 @@
+package io.walsink.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.ReadMode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The driver decides every append, SSTable write and publication from the rows it is handed, the
+ * ticks it asked for and the publications requested, with no polling by its owner: I/O runs
+ * inline and completions when the test runs them, time is simulated.
+ */
+class ShardDriversTest {
+    private static final long INTERVAL = 100;
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final List<Long> wakeUps = new ArrayList<>();
+    private final Counts counts = new Counts();
+    private final QueuedShardIo io = new QueuedShardIo(Runnable::run);
+
+    private static final class Counts implements ShardEvents {
+        int appends;
+        int sstables;
+        int published;
+
+        @Override
+        public void appended(long bytes, long lagMillis) {
+            appends++;
+        }
+
+        @Override
+        public void sstableWritten() {
+            sstables++;
+        }
+
+        @Override
+        public void sstablesPublished(int count) {
+            published += count;
+        }
+    }
+
+    private ShardFixture fixture(long memtableMaxRows) {
+        ShardWriterConfig config = ShardWriterConfig.builder()
+                .flushInterval(Duration.ofMillis(INTERVAL))
+                .memtableMaxRows(memtableMaxRows)
+                .build();
+        return new ShardFixture(dir, WalSchemaProfile.SPEC, config);
+    }
+
+    private ShardDrivers drivers() {
+        return new ShardDrivers(
+                io,
+                (bucket, due) -> wakeUps.add(due),
+                counts,
+                clock::get,
+                false,
+                Long.MAX_VALUE,
+                () -> 0L,
+                Long.MAX_VALUE);
+    }
+
+    /** The production row path: the values go straight into the memtable's vectors. */
+    private static void write(ShardDrivers drivers, ShardDriver d, Map<Long, String> model, long id, String name)
+            throws InterruptedException {
+        drivers.write(
+                d,
+                (columns, at) -> {
+                    ((BigIntVector) columns[0]).set(at, id);
+                    ((VarCharVector) columns[1]).setSafe(at, name.getBytes(StandardCharsets.UTF_8));
+                },
+                false);
+        model.put(id, name);
+    }
+
+    private void runCompletions() {
+        while (io.runCompleted() > 0) {}
+    }
+
+    @Test
+    void aFullMemtableIsAppendedAndWrittenAsAnSsTableWithoutATick() throws Exception {
+        try (ShardFixture f = fixture(10)) {
+            ShardDrivers drivers = drivers();
+            ShardDriver d = drivers.add(0, f.open());
+            Map<Long, String> model = new TreeMap<>();
+            for (long id = 0; id < 10; id++) {
+                write(drivers, d, model, id, "v" + id);
+            }
+            runCompletions();
+
+            assertThat(counts.appends)
+                    .as("the frozen memtable's rows appended at once")
+                    .isEqualTo(1);
+            assertThat(counts.sstables).as("and written once durable").isEqualTo(1);
+            assertThat(d.writer().frozenMemtables()).isZero();
+            assertThat(wakeUps)
+                    .as("the ticker was asked once, for the first row")
+                    .hasSize(1);
+            assertThat(counts.published).as("nothing published until asked").isZero();
+            assertThat(f.read(ReadMode.COMMITTED)).isEmpty();
+
+            drivers.requestPublication(0, d.writer().unpublished().get(0).generation());
+            runCompletions();
+            assertThat(counts.published).isEqualTo(1);
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(model);
+            drivers.closeAll();
+        }
+    }
+
+    @Test
+    void rowsBelowTheWalBufferWaitForTheTickTheyAskedFor() throws Exception {
+        try (ShardFixture f = fixture(1_000)) {
+            ShardDrivers drivers = drivers();
+            ShardDriver d = drivers.add(0, f.open());
+            Map<Long, String> model = new TreeMap<>();
+            for (long id = 0; id < 200; id++) {
+                write(drivers, d, model, id, "v" + id);
+            }
+            runCompletions();
+            assertThat(counts.appends).isZero();
+            assertThat(wakeUps).as("one timer for all pending rows").hasSize(1);
+
+            long due = wakeUps.get(0);
+            clock.set(due);
+            drivers.tick(0, due);
+            runCompletions();
+            assertThat(counts.appends).isEqualTo(1);
+            assertThat(d.writer().hasPendingRows()).isFalse();
+            assertThat(wakeUps).as("nothing pending, no timer").hasSize(1);
+
+            write(drivers, d, model, 500, "after the tick");
+            assertThat(wakeUps).hasSize(2);
+            assertThat(wakeUps.get(1)).as("one interval after the tick ran").isEqualTo(due + INTERVAL);
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(withoutLast(model));
+            drivers.closeAll();
+        }
+    }
+
+    /** LATEST reads the WAL: the last row is not in it until the next tick. */
+    private static Map<Long, String> withoutLast(Map<Long, String> model) {
+        Map<Long, String> copy = new TreeMap<>(model);
+        copy.remove(500L);
+        return copy;
+    }
+
+    @Test
+    void endOfInputLeavesEveryRowInAPublishedSsTable() throws Exception {
+        try (ShardFixture f = fixture(64)) {
+            ShardDrivers drivers = drivers();
+            ShardDriver d = drivers.add(0, f.open());
+            Map<Long, String> model = new TreeMap<>();
+            for (long id = 0; id < 150; id++) {
+                write(drivers, d, model, id % 90, "v" + id);
+            }
+            drivers.writeEverything();
+            drivers.requestPublicationOfAll();
+            drivers.awaitPublications();
+
+            assertThat(counts.sstables)
+                    .as("two full memtables and the active one")
+                    .isEqualTo(3);
+            assertThat(counts.published).isEqualTo(3);
+            assertThat(d.writer().hasPendingRows()).isFalse();
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(model);
+            drivers.closeAll();
+        }
+    }
+}
