@@ -63,6 +63,7 @@ class WriterMemoryJobTest {
         ChangeGenerator changes = new ChangeGenerator(20_000, 9);
         long n = 100_000;
         Path table = dir.resolve("defaults");
+        List<AllocatorLog.Closed> closed;
         StreamExecutionEnvironment env = retryingFiveTimes();
         env.enableCheckpointing(60_000); // the final checkpoint publishes; memtables fill up to their size
         MemoryJobs.changes(env, changes, n)
@@ -70,23 +71,43 @@ class WriterMemoryJobTest {
                 .returns(InternalTypeInfo.of(MemoryJobs.ROW))
                 .setParallelism(1)
                 .sinkTo(MemoryJobs.sink(table).build()); // no memory setting
-        env.execute("walsink on managed memory");
+        List<String> opened = new CopyOnWriteArrayList<>();
+        AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                opened.add(event.getMessage().getFormattedMessage());
+            }
+        };
+        capture.start();
+        Logger writerLog = (Logger) LogManager.getLogger(ShardWriterOperator.class);
+        Level level = writerLog.getLevel();
+        writerLog.addAppender(capture);
+        writerLog.setLevel(Level.INFO);
+        try (AllocatorLog allocators = AllocatorLog.capture()) {
+            env.execute("walsink on managed memory");
+            closed = allocators.closed();
+        } finally {
+            writerLog.removeAppender(capture);
+            writerLog.setLevel(level);
+        }
 
         Map<Long, String> model = new TreeMap<>(changes.model(n));
         model.replaceAll((k, v) -> v + MemoryJobs.PADDING);
         assertThat(MemoryJobs.read(table)).isEqualTo(model);
 
         long cap = SLOT_MANAGED / 9 * 8; // an eighth of the cap is left for lance-core's native memory
-        List<SinkAllocators.Usage> writers = SinkAllocators.closed().stream()
+        List<AllocatorLog.Closed> writers = closed.stream()
                 .filter(u -> u.owner().contains(table.toString()) && !u.owner().startsWith("maintenance of"))
                 .toList();
         System.out.println("writers' memory: " + writers);
+        assertThat(cap + cap / 8).as("managed memory a writer reserves").isLessThanOrEqualTo(SLOT_MANAGED);
+        assertThat(opened.stream().filter(m -> m.contains("opened on " + table)))
+                .as("writers opened")
+                .hasSize(2)
+                .allSatisfy(m ->
+                        assertThat(m).contains("managed memory reserved " + WriterMemory.human(cap + cap / 8) + " of"));
         assertThat(writers).hasSize(2).allSatisfy(u -> {
             assertThat(u.cap()).as("Arrow cap of %s", u.owner()).isEqualTo(cap);
-            assertThat(u.reservedManaged())
-                    .as("managed memory %s reserved", u.owner())
-                    .isEqualTo(cap + cap / 8)
-                    .isLessThanOrEqualTo(SLOT_MANAGED);
             assertThat(u.peak())
                     .as("most Arrow memory %s held at once", u.owner())
                     .isGreaterThan(WriterMemory.MIN_MEMTABLE)
