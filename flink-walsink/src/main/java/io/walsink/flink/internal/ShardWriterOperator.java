@@ -155,7 +155,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         }
         ShardWriterConfig config = plan.config();
         managedMemory.reserve(plan.reserve());
-        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask(), managedMemory.reserved());
+        allocator = SinkAllocators.open(config.offHeapBytesPerSubtask(), owner);
         store = options.openStore();
         table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
         tableContext = new TableContext(
