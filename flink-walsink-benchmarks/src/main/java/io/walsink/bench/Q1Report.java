@@ -13,10 +13,15 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The q1-shaped job through walsink beside the same job into a discarding sink, for the
- * DataStream API and for SQL, measured in the same process: each pair runs alternately (A B, B
- * A, A B, ...) for several rounds; the report gives rows/s per run, the per-round ratios, their
- * median and their range. Every walsink run's table is read back and compared with the model.
+ * The q1-shaped job through walsink beside discarding references, for the DataStream API and for
+ * SQL, measured in the same process. A group is a walsink pipeline and its references: for
+ * DataStream the same source into a discarding sink behind the same keyBy and into one with no
+ * shuffle at all, for SQL the same INSERT into blackhole. Every round runs each member of a
+ * group once, in an order that rotates between rounds (W K U, K U W, U W K, ...), so drift of the
+ * machine's load does not always favour one side. The report gives rows/s and CPU per run, and
+ * per (walsink pipeline, reference) the per-round ratios, their median and range, the goal, and
+ * the sink's extra CPU per row. Every walsink run's table is read back and compared with the
+ * model.
  *
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
@@ -29,15 +34,16 @@ public final class Q1Report {
             "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp benchmarks.jar io.walsink.bench.Q1Report [options]",
             "  --rows N               upserts per run, a multiple of the parallelism (default 3000000)",
             "  --keys N               distinct keys, a multiple of the parallelism (default 1000000)",
-            "  --rounds N             rounds per pair, alternating which side runs first (default 3)",
+            "  --rounds N             rounds per group; each round runs walsink and every reference once,",
+            "                         rotating which runs first (default 3)",
             "  --warmup-rows N        rows of one unreported run of each pipeline first; 0: none (default 300000)",
-            "  --pipelines LIST       datastream, sql or both (default datastream,sql)",
+            "  --pipelines LIST       datastream, sql or both (default datastream,sql); datastream runs walsink,",
+            "                         the discarding sink behind the same keyBy and the one with no shuffle",
             "  --parallelism N        source and sink parallelism (default 2)",
             "  --buckets N            buckets of the walsink table (default 4)",
             "  --checkpoint-ms N      checkpoint interval (default 10000)",
             "  --flush-ms N           walsink flush interval (default 100)",
             "  --seed N               seed of the key order and values (default 42)",
-            "  --discard-without-keyby  the discarding DataStream pipeline skips the bucket keyBy",
             "  --final-checkpoint     keep Flink's checkpoint after tasks finish: every job then idles up to",
             "                         one checkpoint interval at its end; walsink tables are read COMMITTED",
             "                         (without it: LATEST, since the last SSTables are not published)",
@@ -57,7 +63,6 @@ public final class Q1Report {
         DEFAULTS.put("--checkpoint-ms", "10000");
         DEFAULTS.put("--flush-ms", "100");
         DEFAULTS.put("--seed", "42");
-        DEFAULTS.put("--discard-without-keyby", "false");
         DEFAULTS.put("--final-checkpoint", "false");
         DEFAULTS.put("--no-verify", "false");
     }
@@ -88,7 +93,7 @@ public final class Q1Report {
         System.exit(allMatch ? 0 : 1);
     }
 
-    /** Runs every round of every selected pair, printing as it goes; returns the timed runs. */
+    /** Runs every round of every selected group, printing as it goes; returns the timed runs. */
     static List<Run> run(Flags f, Consumer<String> out) throws Exception {
         int parallelism = f.positiveInt("--parallelism");
         Q1Rows rows =
@@ -98,12 +103,11 @@ public final class Q1Report {
                 f.positiveInt("--buckets"),
                 Duration.ofMillis(f.positive("--checkpoint-ms")),
                 Duration.ofMillis(f.positive("--flush-ms")),
-                !f.on("--discard-without-keyby"),
                 f.on("--final-checkpoint"));
         boolean verify = !f.on("--no-verify");
         int rounds = f.positiveInt("--rounds");
-        List<Pipeline[]> pairs = pairs(f.get("--pipelines"));
-        out.accept(header(settings, rounds));
+        List<List<Pipeline>> groups = groups(f.get("--pipelines"));
+        out.accept(header(settings, rounds, groups));
 
         long warmupRows = Long.parseLong(f.get("--warmup-rows"));
         warmupRows -= warmupRows % parallelism;
@@ -114,10 +118,9 @@ public final class Q1Report {
                     settings.buckets(),
                     settings.checkpointInterval(),
                     settings.flushInterval(),
-                    settings.discardKeyBy(),
                     settings.finalCheckpoint());
-            for (Pipeline[] pair : pairs) {
-                for (Pipeline p : pair) {
+            for (List<Pipeline> group : groups) {
+                for (Pipeline p : group) {
                     runOnce(0, p, warm, false);
                 }
             }
@@ -130,18 +133,16 @@ public final class Q1Report {
                 "sink",
                 ">rows/s",
                 ">s from first row",
-                ">CPU s from first row",
                 ">s net runtime",
+                ">process CPU s",
                 "table = model");
-        for (Pipeline[] pair : pairs) {
+        for (List<Pipeline> group : groups) {
             for (int round = 1; round <= rounds; round++) {
-                Pipeline first = round % 2 == 1 ? pair[0] : pair[1];
-                Pipeline second = first == pair[0] ? pair[1] : pair[0];
-                for (Pipeline p : List.of(first, second)) {
+                for (Pipeline p : order(group, round)) {
                     Run r = runOnce(round, p, settings, verify);
                     runs.add(r);
                     out.accept(String.format(
-                            "round %d %-10s %-24s %,12.0f rows/s%s%n",
+                            "round %d %-10s %-38s %,12.0f rows/s%s%n",
                             round,
                             p.api,
                             p.sink,
@@ -157,18 +158,29 @@ public final class Q1Report {
                             r.timing().fromFirstRowNanos() > 0
                                     ? Figures.number(r.timing().fromFirstRowNanos() / 1e9)
                                     : "-",
-                            r.timing().cpuFromFirstRowNanos() > 0
-                                    ? Figures.number(r.timing().cpuFromFirstRowNanos() / 1e9)
-                                    : "-",
                             Figures.number(r.timing().netNanos() / 1e9),
+                            r.timing().cpuNanos() > 0
+                                    ? Figures.number(r.timing().cpuNanos() / 1e9)
+                                    : "-",
                             r.check() == null
                                     ? (p.walsink() ? "not checked" : "-")
                                     : r.check().text());
                 }
             }
         }
-        out.accept("\n" + table.render() + "\n" + summary(runs, pairs));
+        out.accept("\n" + table.render() + "\n" + summary(runs, groups));
         return runs;
+    }
+
+    /**
+     * The order of a group's runs in {@code round} (from 1): the group rotated by one place per
+     * round, so over as many rounds as it has members each runs first once (for a pair: A B, B A).
+     */
+    static List<Pipeline> order(List<Pipeline> group, int round) {
+        int start = (round - 1) % group.size();
+        List<Pipeline> order = new ArrayList<>(group.subList(start, group.size()));
+        order.addAll(group.subList(0, start));
+        return order;
     }
 
     private static Run runOnce(int round, Pipeline p, Q1Pipelines.Settings s, boolean verify) throws Exception {
@@ -185,67 +197,95 @@ public final class Q1Report {
         }
     }
 
-    /** Per pair: walsink's rows/s over the reference's in the same round, median and range. */
-    static String summary(List<Run> runs, List<Pipeline[]> pairs) {
+    /**
+     * One row per (walsink pipeline, reference): medians of both rates, the per-round ratio's
+     * median and range against the goal, and what walsink's process CPU costs beside the
+     * reference's in the same round, as a ratio and as extra nanoseconds per row.
+     */
+    static String summary(List<Run> runs, List<List<Pipeline>> groups) {
         TextTable table = new TextTable(
                 "api",
+                "reference",
                 ">walsink rows/s (median)",
                 ">reference rows/s (median)",
                 ">walsink / reference: median (min-max)",
+                ">goal",
+                "met",
                 ">reference CPU / walsink CPU: median (min-max)",
+                ">extra CPU ns/row: median (min..max)",
                 ">rounds");
-        for (Pipeline[] pair : pairs) {
-            List<Double> ratios = new ArrayList<>();
-            List<Double> ours = new ArrayList<>();
-            List<Double> theirs = new ArrayList<>();
-            List<Double> cpuRatios = new ArrayList<>();
-            for (Run a : runs) {
-                if (a.pipeline() != pair[0]) {
-                    continue;
-                }
-                for (Run b : runs) {
-                    if (b.pipeline() == pair[1] && b.round() == a.round()) {
+        for (List<Pipeline> group : groups) {
+            Pipeline walsink = group.get(0);
+            for (Pipeline reference : group.subList(1, group.size())) {
+                List<Double> ratios = new ArrayList<>();
+                List<Double> ours = new ArrayList<>();
+                List<Double> theirs = new ArrayList<>();
+                List<Double> cpuRatios = new ArrayList<>();
+                List<Double> extraCpu = new ArrayList<>();
+                for (Run a : runs) {
+                    if (a.pipeline() != walsink) {
+                        continue;
+                    }
+                    for (Run b : runs) {
+                        if (b.pipeline() != reference || b.round() != a.round()) {
+                            continue;
+                        }
                         ratios.add(a.rowsPerSecond() / b.rowsPerSecond());
                         ours.add(a.rowsPerSecond());
                         theirs.add(b.rowsPerSecond());
-                        long ourCpu = a.timing().cpuFromFirstRowNanos();
-                        long theirCpu = b.timing().cpuFromFirstRowNanos();
+                        long ourCpu = a.timing().cpuNanos();
+                        long theirCpu = b.timing().cpuNanos();
                         if (ourCpu > 0 && theirCpu > 0) {
                             cpuRatios.add((double) theirCpu / ourCpu);
+                            // Both runs write the same rows, so the difference is what the sink adds.
+                            extraCpu.add((double) (ourCpu - theirCpu) / a.rows());
                         }
                     }
                 }
+                Spread ratio = Spread.of(ratios);
+                table.row(
+                        walsink.api,
+                        reference.sink,
+                        Figures.number(Spread.of(ours).median()),
+                        Figures.number(Spread.of(theirs).median()),
+                        ratio.text(),
+                        ">= " + Figures.ratio(reference.goal),
+                        Double.isNaN(ratio.median()) ? "-" : ratio.median() >= reference.goal ? "yes" : "no",
+                        cpuRatios.isEmpty() ? "-" : Spread.of(cpuRatios).text(),
+                        extraCpu.isEmpty() ? "-" : range(Spread.of(extraCpu)),
+                        ratios.size());
             }
-            table.row(
-                    pair[0].api + " (" + pair[1].sink + ")",
-                    Figures.number(Spread.of(ours).median()),
-                    Figures.number(Spread.of(theirs).median()),
-                    Spread.of(ratios).text(),
-                    cpuRatios.isEmpty() ? "-" : Spread.of(cpuRatios).text(),
-                    ratios.size());
         }
         return table.render();
     }
 
-    static List<Pipeline[]> pairs(String list) {
-        List<Pipeline[]> pairs = new ArrayList<>();
+    /** "1,234 (1,100..1,400)": ".." since a value may be negative. */
+    private static String range(Spread s) {
+        return Figures.number(s.median()) + " (" + Figures.number(s.min()) + ".." + Figures.number(s.max()) + ")";
+    }
+
+    /** The selected groups, each a walsink pipeline followed by its references. */
+    static List<List<Pipeline>> groups(String list) {
+        List<List<Pipeline>> groups = new ArrayList<>();
         for (String name : list.split(",")) {
             switch (name.trim()) {
-                case "datastream" -> pairs.add(
-                        new Pipeline[] {Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD});
-                case "sql" -> pairs.add(new Pipeline[] {Pipeline.SQL_WALSINK, Pipeline.SQL_BLACKHOLE});
+                case "datastream" -> groups.add(List.of(
+                        Pipeline.DATASTREAM_WALSINK,
+                        Pipeline.DATASTREAM_DISCARD_KEYED,
+                        Pipeline.DATASTREAM_DISCARD_UNSHUFFLED));
+                case "sql" -> groups.add(List.of(Pipeline.SQL_WALSINK, Pipeline.SQL_BLACKHOLE));
                 default -> throw new IllegalArgumentException(
                         "--pipelines takes datastream and/or sql, got '" + name + "'");
             }
         }
-        return pairs;
+        return groups;
     }
 
-    private static String header(Q1Pipelines.Settings s, int rounds) {
+    private static String header(Q1Pipelines.Settings s, int rounds, List<List<Pipeline>> groups) {
         Q1Rows r = s.rows();
-        return String.format(
+        StringBuilder out = new StringBuilder(String.format(
                 "%n== q1-shaped job: %,d upserts over %,d keys (1 STRING + 11 BIGINT, seed %d), %d buckets, parallelism %d,"
-                        + " checkpoint every %d ms (%s), flush every %d ms; %d rounds; discarding DataStream pipeline %s ==%n"
+                        + " checkpoint every %d ms (%s), flush every %d ms; %d rounds ==%n"
                         + "machine: %d processors, Java %s%n",
                 r.rows,
                 r.keys,
@@ -256,8 +296,29 @@ public final class Q1Report {
                 s.finalCheckpoint() ? "with the final checkpoint" : "no final checkpoint",
                 s.flushInterval().toMillis(),
                 rounds,
-                s.discardKeyBy() ? "keyed by bucket like walsink" : "without keyBy",
                 Runtime.getRuntime().availableProcessors(),
-                System.getProperty("java.runtime.version"));
+                System.getProperty("java.runtime.version")));
+        out.append("pipelines (each round runs every one of a group once, the order rotating between rounds):\n");
+        for (List<Pipeline> group : groups) {
+            for (Pipeline p : group) {
+                out.append(String.format(
+                        "  %-10s %-40s %s%s%n",
+                        p.api,
+                        p.walsink() ? p.sink : "\"" + p.sink + "\"",
+                        p.definition,
+                        p.walsink() ? "" : "; goal: walsink >= " + Figures.ratio(p.goal) + " of it"));
+            }
+        }
+        out.append(String.join(
+                "\n",
+                "rows/s: DataStream from the first generated row to the job's end; SQL over Flink's net runtime",
+                "  (submission to end: task start-up is in it, for both sides).",
+                "process CPU (all threads of this JVM): DataStream from the first generated row to the job's end;",
+                "  SQL from the INSERT's submission to the job's end, so planning and job start-up are in it, for both sides.",
+                "ratio: walsink rows/s / reference rows/s in the same round; goal met when the median ratio reaches it.",
+                "extra CPU ns/row: (walsink CPU - reference CPU) / rows, per round: what the sink costs per row beyond",
+                "  that reference; CPU ratio: reference CPU / walsink CPU.",
+                ""));
+        return out.toString();
     }
 }

@@ -34,7 +34,7 @@ record ReportArgs(
             "  -h, --help      this text",
             "Whole-writer and whole-job runs (issue #11), each with its own --help:",
             "  java ... -cp benchmarks.jar io.walsink.bench.EngineReport   our shard writer beside lance-core's; WAL replay",
-            "  java ... -cp benchmarks.jar io.walsink.bench.Q1Report       the q1 job through walsink beside a discarding sink");
+            "  java ... -cp benchmarks.jar io.walsink.bench.Q1Report       the q1 job through walsink beside discarding references");
 
     static ReportArgs defaults() {
         return parse(new String[0]);

@@ -72,7 +72,7 @@ public final class LeaseClaimant {
         return new LeaseClaimant("walsink job " + job + " (" + process() + ")", job, Set.copyOf(lineage));
     }
 
-    /** For tests: a claimant with a fixed name. */
+    /** A claimant with a fixed name: a standalone holder (the shard-id migration), and tests. */
     static LeaseClaimant named(String name, String job, Collection<String> lineage) {
         return new LeaseClaimant(name, job, Set.copyOf(lineage));
     }

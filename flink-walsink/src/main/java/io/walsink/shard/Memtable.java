@@ -39,7 +39,7 @@ public final class Memtable implements AutoCloseable {
     private final int batchMaxRows;
     private final int tombstoneColumn;
     private final KeyIndex index; // null for append-only tables
-    private final PrimaryKeyEncoder keys; // reads keys from columns; null when built without one
+    private final PrimaryKeyEncoder keys; // reads keys from columns; null for append-only tables
 
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
@@ -48,22 +48,10 @@ public final class Memtable implements AutoCloseable {
     private boolean frozen;
 
     /**
-     * @param tombstoneColumn index of the {@code _tombstone} column, or -1 for a profile without
-     * @param keyed whether rows carry a primary key (append-only tables have none)
-     */
-    public Memtable(
-            BufferAllocator allocator,
-            Schema schema,
-            long generation,
-            int batchMaxRows,
-            int tombstoneColumn,
-            boolean keyed) {
-        this(allocator, schema, generation, batchMaxRows, tombstoneColumn, null, keyed ? new ByteKeyIndex() : null);
-    }
-
-    /**
      * A memtable whose rows are indexed by the key {@code keys} reads (null for an append-only
      * table), with the index that suits the key's shape.
+     *
+     * @param tombstoneColumn index of the {@code _tombstone} column, or -1 for a profile without
      */
     public Memtable(
             BufferAllocator allocator,
@@ -72,24 +60,6 @@ public final class Memtable implements AutoCloseable {
             int batchMaxRows,
             int tombstoneColumn,
             PrimaryKeyEncoder keys) {
-        this(
-                allocator,
-                schema,
-                generation,
-                batchMaxRows,
-                tombstoneColumn,
-                keys,
-                keys == null ? null : KeyIndex.forKey(keys));
-    }
-
-    private Memtable(
-            BufferAllocator allocator,
-            Schema schema,
-            long generation,
-            int batchMaxRows,
-            int tombstoneColumn,
-            PrimaryKeyEncoder keys,
-            KeyIndex index) {
         if (generation < 1) {
             throw new IllegalArgumentException("memtable generation must be >= 1, was " + generation);
         }
@@ -99,7 +69,7 @@ public final class Memtable implements AutoCloseable {
         this.batchMaxRows = batchMaxRows;
         this.tombstoneColumn = tombstoneColumn;
         this.keys = keys;
-        this.index = index;
+        this.index = keys == null ? null : KeyIndex.forKey(keys);
         this.sizing = new BatchSizing(schema, batchMaxRows);
     }
 
@@ -195,9 +165,9 @@ public final class Memtable implements AutoCloseable {
     }
 
     private void checkKeyColumns(FieldVector[] keyColumns) {
-        if (index != null && (keys == null || keyColumns == null)) {
+        if (index != null && keyColumns == null) {
             throw new IllegalStateException(
-                    "memtable generation " + generation + " needs key bytes: it was built without a key encoder");
+                    "memtable generation " + generation + " indexes a primary key: rows need their key columns");
         }
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.testing.AllocatorExtension;
-import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -26,13 +25,13 @@ class MemtableSetTest {
     private final BufferAllocator allocator = allocators.allocator();
 
     private Memtable memtable(long generation) {
-        return new Memtable(allocator, SCHEMA, generation, 100, -1, true);
+        return KeyedMemtables.create(allocator, SCHEMA, generation, 100, -1);
     }
 
     private static void put(Memtable m, VectorSchemaRoot in, long id) {
         ((BigIntVector) in.getVector(0)).setSafe(0, id);
         in.setRowCount(1);
-        m.append(in, 0, false, ByteBuffer.allocate(8).putLong(id).array(), 8);
+        m.append(in, 0, false, KeyedMemtables.key(id), KeyedMemtables.KEY_LENGTH);
     }
 
     @Test

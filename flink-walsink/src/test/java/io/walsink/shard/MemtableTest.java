@@ -1,10 +1,11 @@
 package io.walsink.shard;
 
+import static io.walsink.shard.KeyedMemtables.KEY_LENGTH;
+import static io.walsink.shard.KeyedMemtables.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.testing.AllocatorExtension;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -51,23 +52,19 @@ class MemtableTest {
         return root;
     }
 
-    private static byte[] key(long id) {
-        return ByteBuffer.allocate(8).putLong(id ^ Long.MIN_VALUE).array();
-    }
-
     private static void appendAll(Memtable m, VectorSchemaRoot in, boolean tombstone) {
         BigIntVector id = (BigIntVector) in.getVector(0);
         for (int r = 0; r < in.getRowCount(); r++) {
-            m.append(in, r, tombstone, key(id.get(r)), 8);
+            m.append(in, r, tombstone, key(id.get(r)), KEY_LENGTH);
         }
     }
 
     @Test
     void rowsAreCopiedIntoSealedBatchesWithTheTombstoneFlag() {
-        try (Memtable m = new Memtable(allocator, STORAGE, 1, 2, 2, true);
+        try (Memtable m = KeyedMemtables.create(allocator, STORAGE, 1, 2, 2);
                 VectorSchemaRoot in = input(new long[] {1, 2, 3}, new String[] {"a", null, "c"})) {
             appendAll(m, in, false);
-            m.append(in, 1, true, key(2), 8);
+            m.append(in, 1, true, key(2), KEY_LENGTH);
             m.sealOpenBatch();
             assertThat(m.sealedBatches()).hasSize(2);
             VectorSchemaRoot second = m.sealedBatches().get(1);
@@ -82,19 +79,19 @@ class MemtableTest {
 
     @Test
     void newestRowPerKeyIsTracked() {
-        try (Memtable m = new Memtable(allocator, STORAGE, 1, 100, 2, true);
+        try (Memtable m = KeyedMemtables.create(allocator, STORAGE, 1, 100, 2);
                 VectorSchemaRoot in = input(new long[] {7, 8, 7}, new String[] {"old", "x", "new"})) {
             appendAll(m, in, false);
-            assertThat(m.isNewest(0, key(7), 8)).isFalse();
-            assertThat(m.isNewest(2, key(7), 8)).isTrue();
-            assertThat(m.isNewest(1, key(8), 8)).isTrue();
+            assertThat(m.isNewest(0, key(7), KEY_LENGTH)).isFalse();
+            assertThat(m.isNewest(2, key(7), KEY_LENGTH)).isTrue();
+            assertThat(m.isNewest(1, key(8), KEY_LENGTH)).isTrue();
             assertThat(m.distinctKeys()).isEqualTo(2);
         }
     }
 
     @Test
     void visibleRowsFollowTheSlowerOfTheTwoCursors() {
-        try (Memtable m = new Memtable(allocator, STORAGE, 1, 2, 2, true);
+        try (Memtable m = KeyedMemtables.create(allocator, STORAGE, 1, 2, 2);
                 VectorSchemaRoot in = input(new long[] {1, 2, 3}, new String[] {"a", "b", "c"})) {
             appendAll(m, in, false);
             assertThat(m.indexedRows()).isEqualTo(3);
@@ -114,12 +111,12 @@ class MemtableTest {
 
     @Test
     void pendingBytesCountTheOpenBatch() {
-        try (Memtable m = new Memtable(allocator, STORAGE, 1, 1000, 2, true);
+        try (Memtable m = KeyedMemtables.create(allocator, STORAGE, 1, 1000, 2);
                 VectorSchemaRoot in = input(new long[] {1, 2}, new String[] {"aaaa", "bbbb"})) {
             assertThat(m.pendingBytes()).isZero();
             appendAll(m, in, false);
             assertThat(m.pendingBytes()).isPositive();
-            m.append(in, 0, false, key(1), 8); // appending after a size query keeps working
+            m.append(in, 0, false, key(1), KEY_LENGTH); // appending after a size query keeps working
             m.sealOpenBatch();
             assertThat(m.sealedBatches().get(0).getRowCount()).isEqualTo(3);
             assertThat(((VarCharVector) m.sealedBatches().get(0).getVector(1))
@@ -132,14 +129,14 @@ class MemtableTest {
     @Test
     void frozenMemtableRefusesRowsAndProfileWithoutTombstoneRefusesDeletes() {
         Schema noTombstone = TABLE;
-        try (Memtable m = new Memtable(allocator, noTombstone, 1, 10, -1, true);
+        try (Memtable m = KeyedMemtables.create(allocator, noTombstone, 1, 10, -1);
                 VectorSchemaRoot in = input(new long[] {1}, new String[] {"a"})) {
-            assertThatThrownBy(() -> m.append(in, 0, true, key(1), 8))
+            assertThatThrownBy(() -> m.append(in, 0, true, key(1), KEY_LENGTH))
                     .hasMessageContaining("deletes are not supported");
-            m.append(in, 0, false, key(1), 8);
+            m.append(in, 0, false, key(1), KEY_LENGTH);
             m.freeze();
             assertThat(m.isFrozen()).isTrue();
-            assertThatThrownBy(() -> m.append(in, 0, false, key(1), 8)).hasMessageContaining("frozen");
+            assertThatThrownBy(() -> m.append(in, 0, false, key(1), KEY_LENGTH)).hasMessageContaining("frozen");
         }
     }
 
@@ -148,7 +145,7 @@ class MemtableTest {
         // Writer allocators round to 1 KiB, so a data buffer sized for its strings stays close to
         // them; grown by doubling from Arrow's default 8 bytes a value, it ends at 64 KiB for 40 KiB.
         try (BufferAllocator rounded = OffHeapAllocators.root(64L << 20);
-                Memtable m = new Memtable(rounded, STORAGE, 1, 1024, 2, true)) {
+                Memtable m = KeyedMemtables.create(rounded, STORAGE, 1, 1024, 2)) {
             String forty = "x".repeat(40);
             long[] ids = new long[1024];
             String[] names = new String[1024];

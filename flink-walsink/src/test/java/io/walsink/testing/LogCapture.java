@@ -14,8 +14,9 @@ public final class LogCapture implements AutoCloseable {
     private final List<LogEvent> events = new CopyOnWriteArrayList<>();
     private final Logger logger;
     private final AbstractAppender appender;
+    private final Level level; // the logger's own level before, restored on close; null if not changed
 
-    private LogCapture(Class<?> category) {
+    private LogCapture(Class<?> category, Level captured) {
         appender = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
             @Override
             public void append(LogEvent event) {
@@ -24,11 +25,25 @@ public final class LogCapture implements AutoCloseable {
         };
         appender.start();
         logger = (Logger) LogManager.getLogger(category);
-        logger.addAppender(appender);
+        level = captured == null ? null : logger.getLevel();
+        logger.addAppender(appender); // creates the logger's own configuration: set its level after
+        if (captured != null) {
+            logger.setLevel(captured);
+        }
     }
 
     public static LogCapture of(Class<?> category) {
-        return new LogCapture(category);
+        return new LogCapture(category, null);
+    }
+
+    /** Also the lines below the configured level, down to {@code level}. */
+    public static LogCapture of(Class<?> category, Level level) {
+        return new LogCapture(category, level);
+    }
+
+    /** The events logged at {@code level}, for their parameters. */
+    public List<LogEvent> events(Level level) {
+        return events.stream().filter(e -> e.getLevel().equals(level)).toList();
     }
 
     /** The formatted messages logged at {@code level}. */
@@ -42,6 +57,9 @@ public final class LogCapture implements AutoCloseable {
     @Override
     public void close() {
         logger.removeAppender(appender);
+        if (level != null) {
+            logger.setLevel(level);
+        }
         appender.stop();
     }
 }

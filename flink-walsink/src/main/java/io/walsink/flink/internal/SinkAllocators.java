@@ -1,13 +1,6 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.OffHeapAllocators;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -18,86 +11,48 @@ import org.slf4j.LoggerFactory;
  * The Arrow allocators of the writer subtasks: one per subtask, capped by
  * {@code sink.max-off-heap-bytes-per-subtask} as {@link WriterMemory} sizes it, and unpooled (Arrow's unsafe allocation manager:
  * a released buffer is freed at once, where Netty's pool would keep it for the classloader's
- * lifetime). Keeps count of the open ones so that tests and operators can see what is still held.
+ * lifetime).
+ *
+ * <p>Each allocator's life is logged under this class, and that log is the only record kept: its
+ * opening (DEBUG), its closing with the most it held at once against its cap (INFO: what an
+ * operator sizes the cap by), or its buffers still allocated at close (ERROR: a bug, and memory
+ * the TaskManager does not get back). Tests check the same lines to see that every allocator
+ * opened was closed with nothing outstanding.
  */
 final class SinkAllocators {
     private static final Logger LOG = LoggerFactory.getLogger(SinkAllocators.class);
     static final String SETTING = "sink.max-off-heap-bytes-per-subtask";
 
-    private static final Set<BufferAllocator> OPEN = ConcurrentHashMap.newKeySet();
-    private static final AtomicLong LEAKED = new AtomicLong();
-    /** Managed memory each open allocator's writer reserved, for {@link #closed()}. */
-    private static final Map<BufferAllocator, Long> RESERVED = new ConcurrentHashMap<>();
-    /** The last allocators closed, newest last: what tests check a writer's budget against. */
-    private static final Deque<Usage> CLOSED = new ArrayDeque<>();
-
-    private static final int CLOSED_KEPT = 64;
-
-    /**
-     * A closed allocator's figures.
-     *
-     * @param reservedManaged bytes its writer reserved from the slot's managed memory
-     * @param peak the most it held at once
-     */
-    record Usage(String owner, long cap, long reservedManaged, long peak) {}
-
     private SinkAllocators() {}
 
-    static BufferAllocator open(long cap, long reservedManaged) {
+    static BufferAllocator open(long cap, String owner) {
         BufferAllocator root = OffHeapAllocators.root(cap);
-        OPEN.add(root);
-        RESERVED.put(root, reservedManaged);
+        LOG.debug("walsink {}: Arrow allocator opened with a cap of {} bytes", owner, cap);
         return root;
-    }
-
-    /** The last allocators closed (at most 64), oldest first. */
-    static List<Usage> closed() {
-        synchronized (CLOSED) {
-            return List.copyOf(CLOSED);
-        }
     }
 
     /**
      * Closes {@code allocator}. Buffers still allocated (a bug: every owner closes its own) are
-     * never freed by Arrow; they are logged and counted, and the allocator stays counted as open.
+     * never freed by Arrow; they are logged, and the allocator is left open.
      */
     static void close(BufferAllocator allocator, String owner) {
         long held = allocator.getAllocatedMemory();
         if (held == 0) {
-            Long reserved = RESERVED.remove(allocator);
-            Usage usage = new Usage(
-                    owner, allocator.getLimit(), reserved == null ? 0 : reserved, allocator.getPeakMemoryAllocation());
+            long peak = allocator.getPeakMemoryAllocation();
+            long cap = allocator.getLimit();
             allocator.close();
-            OPEN.remove(allocator);
-            synchronized (CLOSED) {
-                CLOSED.addLast(usage);
-                while (CLOSED.size() > CLOSED_KEPT) {
-                    CLOSED.removeFirst();
-                }
-            }
+            LOG.info(
+                    "walsink {}: Arrow allocator closed; it held at most {} bytes at once, of its cap of {} bytes",
+                    owner,
+                    peak,
+                    cap);
             return;
         }
-        LEAKED.addAndGet(held);
         LOG.error(
                 "walsink writer {} closed with {} bytes of Arrow memory still allocated; they stay allocated: {}",
                 owner,
                 held,
                 allocator.toVerboseString());
-    }
-
-    /** Allocators of writer subtasks in this classloader not closed yet (or leaking). */
-    static int openCount() {
-        return OPEN.size();
-    }
-
-    /** Bytes they hold. */
-    static long allocatedBytes() {
-        return OPEN.stream().mapToLong(BufferAllocator::getAllocatedMemory).sum();
-    }
-
-    /** Bytes left allocated by allocators closed with outstanding buffers. */
-    static long leakedBytes() {
-        return LEAKED.get();
     }
 
     /** Whether Arrow refused an allocation over the cap somewhere in {@code failure}'s causes. */

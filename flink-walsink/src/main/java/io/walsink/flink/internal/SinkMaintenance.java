@@ -41,7 +41,7 @@ final class SinkMaintenance implements AutoCloseable {
     static final Duration MIN_RUN_TIME = Duration.ofSeconds(10);
 
     private final String path;
-    private final BufferAllocator allocator = SinkAllocators.open(Long.MAX_VALUE, 0);
+    private final BufferAllocator allocator;
     private final ObjectStore store;
     private final String lanceUri;
     private final Map<String, String> lanceStorageOptions;
@@ -97,6 +97,7 @@ final class SinkMaintenance implements AutoCloseable {
                         store, GarbageCollector.Options.retaining(gcRetention), Clock.systemUTC(), this.claimant);
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
+        this.allocator = SinkAllocators.open(Long.MAX_VALUE, "maintenance of " + path);
     }
 
     /** Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else null. */

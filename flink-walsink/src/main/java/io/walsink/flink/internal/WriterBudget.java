@@ -52,7 +52,7 @@ final class WriterBudget {
             throw new SuppressRestartsException(e);
         }
         managed.reserve(plan.reserve());
-        BufferAllocator allocator = SinkAllocators.open(plan.config().offHeapBytesPerSubtask(), managed.reserved());
+        BufferAllocator allocator = SinkAllocators.open(plan.config().offHeapBytesPerSubtask(), task);
         return new WriterBudget(managed, slot, plan, allocator);
     }
 

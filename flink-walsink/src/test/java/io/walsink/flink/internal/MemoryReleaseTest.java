@@ -9,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -17,6 +18,8 @@ import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -33,8 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
  * left, and the JVM's direct memory where it was (Arrow's Netty pool used to keep it).
  */
 class MemoryReleaseTest {
+    /** Reads the writers' unflushed memory while a job runs. */
+    private static final InMemoryReporter REPORTER = InMemoryReporter.create();
+
     @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+    static final MiniClusterExtension FLINK =
+            MiniClusters.withSlots(2, REPORTER.addToConfiguration(new Configuration()));
 
     /** Flink's own buffers come and go a little; Netty's Arrow pool kept tens of MiB after such a job. */
     private static final long DIRECT_SLACK = 8L << 20;
@@ -42,15 +49,13 @@ class MemoryReleaseTest {
     @TempDir
     Path dir;
 
-    private int openBefore;
-    private long leakedBefore;
+    private AllocatorLog allocators;
     private long directBefore;
     private Set<Thread> threadsBefore;
 
     @BeforeEach
     void baseline() {
-        openBefore = SinkAllocators.openCount();
-        leakedBefore = SinkAllocators.leakedBytes();
+        allocators = AllocatorLog.capture();
         directBefore = direct();
         threadsBefore = walsinkThreads(); // other tests' harnesses in this JVM may have left some
     }
@@ -59,10 +64,16 @@ class MemoryReleaseTest {
     void everythingReturned() {
         long directAfter = direct();
         System.out.printf("direct memory before %d, after %d bytes%n", directBefore, directAfter);
-        assertThat(SinkAllocators.openCount())
-                .as("writer allocators still open")
-                .isEqualTo(openBefore);
-        assertThat(SinkAllocators.leakedBytes()).as("bytes leaked").isEqualTo(leakedBefore);
+        allocators.close();
+        List<String> opened = allocators.opened();
+        assertThat(opened).as("allocators opened (the log is read at all)").isNotEmpty();
+        assertThat(allocators.closed())
+                .extracting(AllocatorLog.Closed::owner)
+                .as("allocators closed with nothing outstanding")
+                .containsExactlyInAnyOrderElementsOf(opened);
+        assertThat(allocators.leaks())
+                .as("allocators closed with bytes still allocated")
+                .isEmpty();
         Set<Thread> left = walsinkThreads();
         left.removeAll(threadsBefore);
         assertThat(left).as("walsink threads still running").isEmpty();
@@ -108,7 +119,7 @@ class MemoryReleaseTest {
         env.enableCheckpointing(200);
         MemoryJobs.changes(env, new ChangeGenerator(5_000, 9), Long.MAX_VALUE).sinkTo(smallMemtables(dir.resolve("t")));
         JobClient job = env.executeAsync("walsink cancelled");
-        awaitTrue(() -> SinkAllocators.allocatedBytes() > (1 << 20), "writers holding memory");
+        awaitTrue(() -> unflushedBytes(job) > (1 << 20), "writers holding memory");
 
         job.cancel().get();
         awaitTrue(() -> job.getJobStatus().get().isGloballyTerminalState(), "the job ended");
@@ -132,6 +143,14 @@ class MemoryReleaseTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         return env;
+    }
+
+    /** The writers' memtable memory, as their last gauge refresh saw it. */
+    private static long unflushedBytes(JobClient job) {
+        return REPORTER.getMetricsByIdentifiers(job.getJobID()).entrySet().stream()
+                .filter(e -> e.getKey().endsWith("walsink.unflushedBytes"))
+                .mapToLong(e -> (Long) ((Gauge<?>) e.getValue()).getValue())
+                .sum();
     }
 
     private static long direct() {

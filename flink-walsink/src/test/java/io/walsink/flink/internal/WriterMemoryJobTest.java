@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.MiniClusters;
+import io.walsink.testing.LogCapture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.StreamSupport;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
@@ -25,11 +25,6 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.Logger;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +58,7 @@ class WriterMemoryJobTest {
         ChangeGenerator changes = new ChangeGenerator(20_000, 9);
         long n = 100_000;
         Path table = dir.resolve("defaults");
+        List<AllocatorLog.Closed> closed;
         StreamExecutionEnvironment env = retryingFiveTimes();
         env.enableCheckpointing(60_000); // the final checkpoint publishes; memtables fill up to their size
         MemoryJobs.changes(env, changes, n)
@@ -70,23 +66,31 @@ class WriterMemoryJobTest {
                 .returns(InternalTypeInfo.of(MemoryJobs.ROW))
                 .setParallelism(1)
                 .sinkTo(MemoryJobs.sink(table).build()); // no memory setting
-        env.execute("walsink on managed memory");
+        List<String> opened;
+        try (LogCapture writerLog = LogCapture.of(ShardWriterOperator.class, Level.INFO);
+                AllocatorLog allocators = AllocatorLog.capture()) {
+            env.execute("walsink on managed memory");
+            opened = writerLog.messages(Level.INFO);
+            closed = allocators.closed();
+        }
 
         Map<Long, String> model = new TreeMap<>(changes.model(n));
         model.replaceAll((k, v) -> v + MemoryJobs.PADDING);
         assertThat(MemoryJobs.read(table)).isEqualTo(model);
 
         long cap = SLOT_MANAGED / 9 * 8; // an eighth of the cap is left for lance-core's native memory
-        List<SinkAllocators.Usage> writers = SinkAllocators.closed().stream()
+        List<AllocatorLog.Closed> writers = closed.stream()
                 .filter(u -> u.owner().contains(table.toString()) && !u.owner().startsWith("maintenance of"))
                 .toList();
         System.out.println("writers' memory: " + writers);
+        assertThat(cap + cap / 8).as("managed memory a writer reserves").isLessThanOrEqualTo(SLOT_MANAGED);
+        assertThat(opened.stream().filter(m -> m.contains("opened on " + table)))
+                .as("writers opened")
+                .hasSize(2)
+                .allSatisfy(m ->
+                        assertThat(m).contains("managed memory reserved " + WriterMemory.human(cap + cap / 8) + " of"));
         assertThat(writers).hasSize(2).allSatisfy(u -> {
             assertThat(u.cap()).as("Arrow cap of %s", u.owner()).isEqualTo(cap);
-            assertThat(u.reservedManaged())
-                    .as("managed memory %s reserved", u.owner())
-                    .isEqualTo(cap + cap / 8)
-                    .isLessThanOrEqualTo(SLOT_MANAGED);
             assertThat(u.peak())
                     .as("most Arrow memory %s held at once", u.owner())
                     .isGreaterThan(WriterMemory.MIN_MEMTABLE)
@@ -138,18 +142,6 @@ class WriterMemoryJobTest {
     /** Also: the writer's open and finish lines come from its own io.walsink logger, with the cap. */
     @Test
     void settingsWithinTheSlotsShareRun() throws Exception {
-        List<LogEvent> events = new CopyOnWriteArrayList<>();
-        AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
-            @Override
-            public void append(LogEvent event) {
-                events.add(event.toImmutable());
-            }
-        };
-        capture.start();
-        Logger logger = (Logger) LogManager.getLogger(ShardWriterOperator.class);
-        Level level = logger.getLevel();
-        logger.addAppender(capture); // creates the logger's own configuration: set its level after
-        logger.setLevel(Level.INFO);
         ChangeGenerator changes = new ChangeGenerator(500, 9);
         long n = 5_000;
         Path table = dir.resolve("t");
@@ -163,17 +155,14 @@ class WriterMemoryJobTest {
                         .maxUnflushedBytesPerSubtask(8 << 20)
                         .maxOffHeapBytesPerSubtask(16 << 20)
                         .build());
-        try {
+        List<String> lines;
+        try (LogCapture log = LogCapture.of(ShardWriterOperator.class, Level.INFO)) {
             env.execute("walsink within its off-heap budget");
-        } finally {
-            logger.removeAppender(capture);
-            logger.setLevel(level);
+            lines = log.messages(Level.INFO);
         }
 
         assertThat(MemoryJobs.read(table)).isEqualTo(changes.model(n));
-        assertThat(events.stream()
-                        .filter(e -> e.getLoggerName().equals("io.walsink.flink.internal.ShardWriterOperator"))
-                        .map(e -> e.getMessage().getFormattedMessage()))
+        assertThat(lines)
                 .anySatisfy(m -> assertThat(m)
                         .contains("opened on")
                         .contains("off-heap cap 16777216 bytes (16m)")
