@@ -98,8 +98,7 @@ public final class ShardDriver {
     }
 
     private void rowsTaken(boolean froze, boolean checkSizes) {
-        // An append in flight asks for the next tick when it completes.
-        boolean wantsTimer = armedAt == NONE && !writer.appendInFlight();
+        boolean wantsTimer = armedAt == NONE;
         // The clock only for a first row or an unarmed ticker: a read per row was 5% of the thread.
         long now = oldestPendingSince == NONE || !ages.activeStarted() || wantsTimer ? clock.getAsLong() : NONE;
         if (oldestPendingSince == NONE) {
@@ -128,9 +127,12 @@ public final class ShardDriver {
         arm(now);
     }
 
-    /** Asks for a tick if rows are pending and no append in flight will ask when it completes. */
+    /**
+     * Asks for a tick while rows are not yet durable, those of an append in flight included (its
+     * failure to land, e.g. a taken position, leaves them pending for the next tick).
+     */
     private void arm(long now) {
-        if (armedAt != NONE || writer.appendInFlight() || !writer.hasPendingRows()) {
+        if (armedAt != NONE || !writer.hasPendingRows()) {
             return;
         }
         armedAt = writer.nextTickAt(now == NONE ? clock.getAsLong() : now);
@@ -156,7 +158,6 @@ public final class ShardDriver {
                             startAppend();
                         }
                         startFlush();
-                        arm(now);
                     },
                     "walsink WAL append");
         });
