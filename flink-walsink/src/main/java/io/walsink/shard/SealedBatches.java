@@ -16,8 +16,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class SealedBatches implements AutoCloseable {
     private final List<VectorSchemaRoot> batches = new ArrayList<>();
     private final List<Long> startRows = new ArrayList<>();
+    /** Buffer bytes of each batch, taken once: sealed batches never change size. */
+    private final List<Long> batchBytes = new ArrayList<>();
+
     private long rows;
     private long bytes;
+    private long durableBytes;
     private int durableBatches;
     private long durableRows;
     private long firstWalPosition;
@@ -28,7 +32,9 @@ final class SealedBatches implements AutoCloseable {
         startRows.add(rows);
         batches.add(batch);
         rows += batch.getRowCount();
-        bytes += bufferBytes(batch);
+        long size = bufferBytes(batch);
+        batchBytes.add(size);
+        bytes += size;
     }
 
     /**
@@ -84,12 +90,9 @@ final class SealedBatches implements AutoCloseable {
         return Collections.unmodifiableList(batches.subList(durableBatches, batches.size()));
     }
 
+    /** Kept as a difference of running sums: a writer asks every 64th row, and a memtable may hold hundreds of batches. */
     long pendingBytes() {
-        long pending = 0;
-        for (int i = durableBatches; i < batches.size(); i++) {
-            pending += bufferBytes(batches.get(i));
-        }
-        return pending;
+        return bytes - durableBytes;
     }
 
     long durableRows() {
@@ -104,6 +107,7 @@ final class SealedBatches implements AutoCloseable {
         }
         for (int i = 0; i < count; i++) {
             durableRows += batches.get(durableBatches + i).getRowCount();
+            durableBytes += batchBytes.get(durableBatches + i);
         }
         durableBatches += count;
         if (firstWalPosition == 0) {
