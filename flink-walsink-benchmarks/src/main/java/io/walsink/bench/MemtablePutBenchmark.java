@@ -3,7 +3,6 @@ package io.walsink.bench;
 import io.walsink.shard.QueuedShardIo;
 import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardDrivers;
-import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import java.util.ArrayList;
@@ -150,15 +149,7 @@ public class MemtablePutBenchmark {
 
     private void openWriter() {
         writer = table.openShard();
-        drivers = new ShardDrivers(
-                new QueuedShardIo(Runnable::run),
-                (bucket, due) -> {},
-                ShardEvents.NONE,
-                () -> 0L,
-                false,
-                Long.MAX_VALUE,
-                () -> 0L,
-                Long.MAX_VALUE);
+        drivers = ShardDrivers.unbudgeted(new QueuedShardIo(Runnable::run), (bucket, due) -> {}, () -> 0L);
         driver = drivers.add(0, writer);
     }
 

@@ -3,7 +3,6 @@ package io.walsink.bench;
 import io.walsink.shard.QueuedShardIo;
 import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardDrivers;
-import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import java.util.SplittableRandom;
@@ -42,16 +41,8 @@ final class TickBoundedPuts {
                 ShardWriter writer = table.openShard()) {
             // The production driver, its I/O inline, its timer the simulated clock's.
             QueuedShardIo io = new QueuedShardIo(Runnable::run);
-            long[] timerDue = {Long.MAX_VALUE};
-            ShardDrivers drivers = new ShardDrivers(
-                    io,
-                    (bucket, due) -> timerDue[0] = due,
-                    ShardEvents.NONE,
-                    clock::get,
-                    false,
-                    Long.MAX_VALUE,
-                    () -> 0L,
-                    Long.MAX_VALUE);
+            PolledTimer timer = new PolledTimer();
+            ShardDrivers drivers = ShardDrivers.unbudgeted(io, timer, clock::get);
             ShardDriver shard = drivers.add(0, writer);
             BatchRowWriter row = new BatchRowWriter(input);
             long start = clock.get();
@@ -61,12 +52,8 @@ final class TickBoundedPuts {
                 row.at = i;
                 drivers.write(shard, row, false);
                 io.runCompleted();
-                if (now >= timerDue[0]) { // the owner's processing-time timer fires once due
-                    long due = timerDue[0];
-                    timerDue[0] = Long.MAX_VALUE;
-                    drivers.tick(0, due);
-                    io.runCompleted();
-                }
+                timer.fireIfDue(drivers, now); // the owner's processing-time timer
+                io.runCompleted();
             }
             return new Outcome(
                     rowsPerSecond,

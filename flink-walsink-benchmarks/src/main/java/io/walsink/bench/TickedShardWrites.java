@@ -3,7 +3,6 @@ package io.walsink.bench;
 import io.walsink.shard.QueuedShardIo;
 import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardDrivers;
-import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -43,16 +42,8 @@ final class TickedShardWrites implements AutoCloseable {
 
     Timing run(ShardWriter writer, List<VectorSchemaRoot> batches, Path path) {
         QueuedShardIo io = new QueuedShardIo(ioThread);
-        long[] timerDue = {Long.MAX_VALUE};
-        ShardDrivers drivers = new ShardDrivers(
-                io,
-                (bucket, due) -> timerDue[0] = due,
-                ShardEvents.NONE,
-                System::currentTimeMillis,
-                false,
-                Long.MAX_VALUE,
-                () -> 0L,
-                Long.MAX_VALUE);
+        PolledTimer timer = new PolledTimer();
+        ShardDrivers drivers = ShardDrivers.unbudgeted(io, timer, System::currentTimeMillis);
         try {
             ShardDriver shard = drivers.add(0, writer);
             long cpuStart = ProcessCpu.nanos();
@@ -68,11 +59,7 @@ final class TickedShardWrites implements AutoCloseable {
                     }
                 }
                 io.runCompleted();
-                if (System.currentTimeMillis() >= timerDue[0]) {
-                    long due = timerDue[0];
-                    timerDue[0] = Long.MAX_VALUE;
-                    drivers.tick(0, due);
-                }
+                timer.fireIfDue(drivers, System.currentTimeMillis());
             }
             long putsDone = System.nanoTime();
             long putCpu = ProcessCpu.nanos() - cpuStart;

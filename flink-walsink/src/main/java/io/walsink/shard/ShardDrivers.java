@@ -66,6 +66,14 @@ public final class ShardDrivers {
         this.pressureBytes = pressureBytes;
     }
 
+    /**
+     * Drivers for an owner without memory budgets of its own or metrics (tools, benchmarks,
+     * tests): each shard keeps its own budget ({@code sink.max-unflushed-bytes}).
+     */
+    public static ShardDrivers unbudgeted(ShardIo io, ShardTimer timer, LongSupplier clock) {
+        return new ShardDrivers(io, timer, ShardEvents.NONE, clock, false, Long.MAX_VALUE, () -> 0L, Long.MAX_VALUE);
+    }
+
     /** Starts driving a freshly opened or restored writer (its frozen memtables, its pending rows). */
     public ShardDriver add(int bucket, ShardWriter writer) {
         ShardDriver d = new ShardDriver(bucket, writer, io, timer, events, clock, publishWhenWritten);

@@ -82,7 +82,6 @@ public final class SyncShardDriver {
     }
 
     private static ShardDrivers drivers(QueuedShardIo io, java.util.function.LongSupplier clock) {
-        return new ShardDrivers(
-                io, (bucket, due) -> {}, ShardEvents.NONE, clock, false, Long.MAX_VALUE, () -> 0L, Long.MAX_VALUE);
+        return ShardDrivers.unbudgeted(io, (bucket, due) -> {}, clock);
     }
 }
