@@ -75,6 +75,34 @@ public final class LongKeyIndex implements KeyIndex {
         }
     }
 
+    /**
+     * {@link #put} without reading the row it replaces: the caller does not need it, and that
+     * read would be a second cache miss waiting on the first (the rows live in their own array).
+     */
+    private void record(long key, int row) {
+        if (key == EMPTY) {
+            emptyKeyRow = row;
+            return;
+        }
+        long[] k = keys;
+        int capacity = k.length;
+        for (int slot = slotOf(key, capacity); ; slot = slot + 1 == capacity ? 0 : slot + 1) {
+            long at = k[slot];
+            if (at == key) {
+                rows[slot] = row;
+                return;
+            }
+            if (at == EMPTY) {
+                k[slot] = key;
+                rows[slot] = row;
+                if (++used > growAt) {
+                    grow();
+                }
+                return;
+            }
+        }
+    }
+
     /** The newest row of {@code key}, or {@link #ABSENT}. */
     public long get(long key) {
         if (key == EMPTY) {
@@ -103,12 +131,13 @@ public final class LongKeyIndex implements KeyIndex {
         return get(KeyBuffer.longBits(key, length));
     }
 
+    /** Records in row order; the caller needs no replaced rows, so each key costs one probe. */
     @Override
-    public void putRange(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int from, int to, long firstPosition) {
+    public void putRange(PrimaryKeyEncoder encoder, FieldVector[] keyColumns, int from, int to, long firstPosition) {
         FieldVector column = keyColumns[0];
         long position = firstPosition;
         for (int r = from; r < to; r++) {
-            put(keys.singleLongBits(column, r), position++);
+            record(encoder.singleLongBits(column, r), rowOf(position++));
         }
     }
 

@@ -21,6 +21,12 @@ import org.apache.arrow.vector.util.VectorAppender;
  * when both cover it; that count is derived from the cursors on every call, never cached, so it
  * cannot go stale when either moves.
  *
+ * <p>Rows written one at a time ({@link #appendRow}, the Flink operator's path) are indexed when
+ * their batch is sealed, or earlier when something asks the index: one pass over thousands of
+ * keys lets the index's random probes overlap (it was a quarter of the operator's writer thread,
+ * cache misses, when each row probed on its own). Sealing comes before the WAL and the SSTable
+ * writer read a batch, so neither ever sees an unindexed row.
+ *
  * <p>Rows come one at a time ({@link #append}) or as a range of a batch ({@link #appendRange}),
  * which copies each column's range at once (Arrow's {@link VectorAppender}: a memory copy of the
  * values and the validity bits) instead of one {@code copyFromSafe} per row and column. The
@@ -44,7 +50,7 @@ public final class Memtable implements AutoCloseable {
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
     private final BatchSizing sizing;
-    private long indexedRows;
+    private long indexedRows; // <= rows(): the open batch's rows written by appendRow wait for the seal
     private boolean frozen;
 
     /**
@@ -87,6 +93,7 @@ public final class Memtable implements AutoCloseable {
      */
     public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
         checkTombstone(tombstone);
+        indexOpenRows();
         copyRow(input, row, tombstone);
         rowAppended(key, keyLength);
     }
@@ -99,6 +106,7 @@ public final class Memtable implements AutoCloseable {
     public void append(VectorSchemaRoot input, int row, boolean tombstone, FieldVector[] keyColumns) {
         checkTombstone(tombstone);
         checkKeyColumns(keyColumns);
+        indexOpenRows();
         copyRow(input, row, tombstone);
         long position = sealed.rows() + open.rows();
         open.added(1);
@@ -117,6 +125,7 @@ public final class Memtable implements AutoCloseable {
     public void appendRange(VectorSchemaRoot input, int from, int to, boolean tombstone, FieldVector[] keyColumns) {
         checkTombstone(tombstone);
         checkKeyColumns(keyColumns);
+        indexOpenRows();
         List<FieldVector> inputs = input.getFieldVectors();
         for (int row = from; row < to; ) {
             OpenBatch batch = openBatch();
@@ -135,8 +144,9 @@ public final class Memtable implements AutoCloseable {
 
     /**
      * Lets {@code row} write its values straight into the open batch (one copy from the source
-     * record), then checks its key ({@code validator}) and indexes it. A row that fails either
-     * does not count; its partly written values are overwritten by the next row.
+     * record), then checks its key ({@code validator}); its key is indexed with the rest of the
+     * batch (see the class comment). A row that fails does not count; its partly written values
+     * are overwritten by the next row.
      */
     public void appendRow(RowWriter row, boolean tombstone, InputValidator validator) {
         checkTombstone(tombstone);
@@ -149,12 +159,25 @@ public final class Memtable implements AutoCloseable {
         if (tombstoneColumn >= 0) {
             ((BitVector) columns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
         }
-        long position = sealed.rows() + at;
         batch.added(1);
-        if (index != null) {
-            index.putRange(keys, batch.keyColumns(), at, at + 1, position);
+        if (batch.rows() >= batchMaxRows) {
+            sealOpenBatch();
         }
-        rowsIndexed(position + 1);
+    }
+
+    /** Indexes the open batch's rows that {@link #appendRow} wrote, in row order. */
+    private void indexOpenRows() {
+        if (open == null) {
+            return;
+        }
+        int from = (int) (indexedRows - sealed.rows());
+        int to = open.rows();
+        if (from < to) {
+            if (index != null) {
+                index.putRange(keys, open.keyColumns(), from, to, indexedRows);
+            }
+            indexedRows = sealed.rows() + to;
+        }
     }
 
     private void checkTombstone(boolean tombstone) {
@@ -237,6 +260,7 @@ public final class Memtable implements AutoCloseable {
         if (open == null || open.rows() == 0) {
             return;
         }
+        indexOpenRows();
         VectorSchemaRoot batch = open.seal();
         sizing.sealed(batch);
         sealed.add(batch);
@@ -249,7 +273,7 @@ public final class Memtable implements AutoCloseable {
     }
 
     public boolean hasPendingRows() {
-        return indexedRows > sealed.durableRows();
+        return rows() > sealed.durableRows();
     }
 
     /** Records that the first {@code batches} pending batches are now in WAL entry {@code position}. */
@@ -266,6 +290,7 @@ public final class Memtable implements AutoCloseable {
         return frozen;
     }
 
+    /** Rows applied to the primary-key index: {@link #rows()} but for what the open batch defers. */
     public long indexedRows() {
         return indexedRows;
     }
@@ -280,7 +305,7 @@ public final class Memtable implements AutoCloseable {
     }
 
     public long rows() {
-        return indexedRows;
+        return sealed.rows() + (open == null ? 0 : open.rows());
     }
 
     public int batchCount() {
@@ -297,11 +322,13 @@ public final class Memtable implements AutoCloseable {
         return openBytes() + sealed.pendingBytes();
     }
 
+    /** Heap bytes of the index; the open batch's deferred keys are not in it yet (one batch at most). */
     public long primaryKeyIndexBytes() {
         return index == null ? 0 : index.memoryBytes();
     }
 
     public int distinctKeys() {
+        indexOpenRows();
         return index == null ? 0 : index.size();
     }
 
@@ -329,6 +356,7 @@ public final class Memtable implements AutoCloseable {
      * Every row of an append-only table is its own newest.
      */
     public boolean isNewest(long position, byte[] key, int keyLength) {
+        indexOpenRows();
         return index == null || index.get(key, keyLength) == position;
     }
 

@@ -101,7 +101,7 @@ final class MemtableSet implements AutoCloseable {
     public long pendingRows() {
         long rows = 0;
         for (Memtable m : all()) {
-            rows += m.indexedRows() - m.durableRows();
+            rows += m.rows() - m.durableRows();
         }
         return rows;
     }

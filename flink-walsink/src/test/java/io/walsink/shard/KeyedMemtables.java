@@ -3,7 +3,11 @@ package io.walsink.shard;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -14,6 +18,21 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class KeyedMemtables {
     /** Length of {@link #key}'s bytes: a presence byte and the 64 value bits. */
     static final int KEY_LENGTH = 9;
+
+    private static final Field ID = new Field(
+            "id",
+            new FieldType(
+                    false, new ArrowType.Int(64, true), null, Map.of("lance-schema:unenforced-primary-key", "true")),
+            null);
+    private static final Field NAME = new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
+    private static final Field TOMBSTONE =
+            new Field("_tombstone", FieldType.notNullable(ArrowType.Bool.INSTANCE), null);
+
+    /** A table of an int64 key {@code id} and a nullable string {@code name}. */
+    static final Schema ID_NAME = new Schema(List.of(ID, NAME));
+
+    /** {@link #ID_NAME} as memtables store it: with {@code _tombstone} (column 2). */
+    static final Schema ID_NAME_STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
 
     private KeyedMemtables() {}
 

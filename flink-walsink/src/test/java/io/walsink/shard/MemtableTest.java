@@ -7,31 +7,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.testing.AllocatorExtension;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MemtableTest {
-    private static final Field ID = new Field(
-            "id",
-            new FieldType(
-                    false, new ArrowType.Int(64, true), null, Map.of("lance-schema:unenforced-primary-key", "true")),
-            null);
-    private static final Field NAME = new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
-    private static final Field TOMBSTONE =
-            new Field("_tombstone", FieldType.notNullable(ArrowType.Bool.INSTANCE), null);
-    private static final Schema TABLE = new Schema(List.of(ID, NAME));
-    private static final Schema STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
+    private static final Schema TABLE = KeyedMemtables.ID_NAME;
+    private static final Schema STORAGE = KeyedMemtables.ID_NAME_STORAGE;
 
     @RegisterExtension
     final AllocatorExtension allocators = new AllocatorExtension();
