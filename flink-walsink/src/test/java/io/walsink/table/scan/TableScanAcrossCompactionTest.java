@@ -2,24 +2,13 @@ package io.walsink.table.scan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.format.manifest.ShardPlacement;
-import io.walsink.format.sharding.BucketHash;
-import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
-import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
-import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardOpener;
-import io.walsink.shard.ShardWriter;
-import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.SyncShardDriver;
-import io.walsink.shard.TableContext;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +16,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.RepeatedTest;
@@ -54,9 +40,8 @@ class TableScanAcrossCompactionTest {
 
     private final BufferAllocator allocator = allocators.allocator();
 
-    private TableInfo table;
-    private TableContext context;
     private Random random;
+    private BucketShardWriters writers;
     /** id -> name as written; deleted ids absent. */
     private final Map<Long, String> model = new TreeMap<>();
 
@@ -66,14 +51,11 @@ class TableScanAcrossCompactionTest {
         System.out.println("TableScanAcrossCompactionTest seed " + seed);
         random = new Random(seed);
         String uri = dir.resolve("t").toString();
-        table = LanceTables.create(
+        LanceTables.create(
                 uri, TableScanRestoreTest.TABLE, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
-        LocalObjectStore store = new LocalObjectStore(Path.of(uri));
-        context = new TableContext(
-                store, table, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), allocator);
-        List<ShardWriter> writers = openAll();
-        writeAndPublish(writers, "g1");
-        writeAndPublish(writers, "g2");
+        writers = new BucketShardWriters(uri, allocator);
+        writeAndPublish("g1");
+        writeAndPublish("g2");
         List<String> atPin = modelRows();
 
         ScanHarness harness = new ScanHarness(TableScanRestoreTest.scan(uri, ReadMode.COMMITTED));
@@ -87,14 +69,14 @@ class TableScanAcrossCompactionTest {
             checkpoint = harness.checkpoint(first, 1);
         }
 
-        writeAndPublish(writers, "g3");
-        int merged = new Compactor(store, uri, Map.of(), allocator, CompactorOptions.defaults())
+        writeAndPublish("g3");
+        int merged = new Compactor(
+                        new LocalObjectStore(Path.of(uri)), uri, Map.of(), allocator, CompactorOptions.defaults())
                 .run()
                 .mergedGenerations();
-        writers.forEach(ShardWriter::close);
-        writers = openAll(); // a claim drops the merged SSTables from the manifest
-        writeAndPublish(writers, "g4");
-        writers.forEach(ShardWriter::close);
+        writers.reopen(); // a claim drops the merged SSTables from the manifest
+        writeAndPublish("g4");
+        writers.close();
 
         try (SourceReader<RowData, TableScanSplit> restored = harness.reader(checkpoint)) {
             emitted.addAll(TableScanRestoreTest.rows(ScanHarness.poll(restored, -1)));
@@ -110,38 +92,20 @@ class TableScanAcrossCompactionTest {
                 .containsExactlyInAnyOrderElementsOf(atPin);
     }
 
-    private List<ShardWriter> openAll() {
-        List<ShardWriter> writers = new ArrayList<>();
-        for (int b = 0; b < BUCKETS; b++) {
-            writers.add(ShardOpener.open(
-                    context,
-                    ShardIds.bucket(b),
-                    b,
-                    ShardPlacement.bucket(table.sharding().specId(), b)));
-        }
-        return writers;
-    }
-
-    /** Random upserts and deletes, each to its bucket's writer, then one published generation per writer. */
-    private void writeAndPublish(List<ShardWriter> writers, String tag) {
-        try (VectorSchemaRoot rows = VectorSchemaRoot.create(TableScanRestoreTest.TABLE, allocator)) {
-            for (int i = 0; i < 60; i++) {
-                long id = random.nextInt(KEYS);
-                boolean delete = random.nextInt(10) < 3;
-                String name = tag + "-" + i;
-                ((BigIntVector) rows.getVector(0)).setSafe(0, id);
-                ((VarCharVector) rows.getVector(1)).setSafe(0, name.getBytes(StandardCharsets.UTF_8));
-                rows.setRowCount(1);
-                writers.get(BucketHash.bucketOf(BucketHash.hashLong(id), BUCKETS))
-                        .write(rows, 0, delete);
-                if (delete) {
-                    model.remove(id);
-                } else {
-                    model.put(id, name);
-                }
+    /** Random upserts and deletes, then one published generation per writer. */
+    private void writeAndPublish(String tag) {
+        for (int i = 0; i < 60; i++) {
+            long id = random.nextInt(KEYS);
+            boolean delete = random.nextInt(10) < 3;
+            String name = tag + "-" + i;
+            writers.write(id, name, delete);
+            if (delete) {
+                model.remove(id);
+            } else {
+                model.put(id, name);
             }
         }
-        writers.forEach(SyncShardDriver::flushAndPublishAll);
+        writers.publish();
     }
 
     private List<String> modelRows() {
