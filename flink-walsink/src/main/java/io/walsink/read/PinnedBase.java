@@ -1,5 +1,6 @@
 package io.walsink.read;
 
+import io.walsink.format.table.LanceFailures;
 import io.walsink.format.table.LanceTables;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -22,6 +23,10 @@ final class PinnedBase {
         try (latest) {
             return latest.checkoutVersion(snapshot.baseVersion());
         } catch (RuntimeException e) { // lance-core reports a removed version as a generic error
+            if (LanceFailures.isS3Failure(uri, e)) { // the store failed: the version may well be there
+                throw LanceFailures.wrap(
+                        uri, "opening base table version " + snapshot.baseVersion(), storageOptions, e);
+            }
             throw ExpiredSnapshot.of(
                     uri, "base table version " + snapshot.baseVersion(), uri, snapshot, e.getMessage());
         }
