@@ -150,12 +150,13 @@ final class ShardReader {
         }
         if (snapshot.mode() == ReadMode.LATEST) {
             WalLog wal = new WalLog(store, shardId, new WalEntryCodec(storage, allocator));
+            ManifestStore manifests = new ManifestStore(store, shardId); // names objects in messages
             long first = manifest.replayAfterWalEntryPosition() + 1;
             for (long position = first; position <= pinned.walThrough(); position++) {
                 String where = wal.key(position);
                 try (WalEntry entry = wal.read(position)
-                        .orElseThrow(() ->
-                                ExpiredSnapshot.of(location(where), "WAL entry " + where, tableUri, snapshot, null))) {
+                        .orElseThrow(() -> ExpiredSnapshot.of(
+                                manifests.location(where), "WAL entry " + where, tableUri, snapshot, null))) {
                     if (!entry.sentinel()) {
                         entry.batches().forEach(batch -> rows.apply(batch, where));
                     }
@@ -177,11 +178,6 @@ final class ShardReader {
                     snapshot,
                     null);
         }
-    }
-
-    private String location(String key) {
-        String root = store.describe();
-        return root.endsWith("/") ? root + key : root + "/" + key;
     }
 
     private Dataset openSsTable(String uri, SsTable sstable, TableSnapshot snapshot, PinnedShard pinned) {
