@@ -36,7 +36,9 @@ import org.lance.cleanup.CleanupPolicy;
 /**
  * A restored split whose pinned snapshot lost an object to garbage collection fails, naming the
  * table, the pinned version and the retention setting, instead of reading the table as it is now.
- * Each object is removed as the collector or lance-core's cleanup would remove it.
+ * The base version is removed by lance-core's cleanup; the other objects are deleted from the
+ * store by the test, as the collector would delete them (it is not run: its retention would
+ * have to pass first).
  */
 class TableScanExpiredSnapshotTest {
     @TempDir
