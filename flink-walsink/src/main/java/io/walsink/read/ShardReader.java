@@ -1,22 +1,26 @@
 package io.walsink.read;
 
 import io.walsink.format.FormatException;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableNotFoundException;
+import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.SsTableFolder;
+import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
@@ -24,9 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads what one shard adds on top of the base table: its latest manifest's published SSTables
- * in generation order, then (in {@link ReadMode#LATEST}) its WAL entries from
- * {@code replay_after + 1} upwards until a position is missing, skipping fence sentinels.
+ * Reads what one shard adds on top of the base table: the published SSTables of one manifest
+ * version in generation order, then (in {@link ReadMode#LATEST}) its WAL entries from
+ * {@code replay_after + 1} up to a position fixed when the shard was pinned, skipping fence
+ * sentinels. Both bounds are numbers, so a second read of a {@link PinnedShard} reads the same
+ * objects as the first.
  */
 final class ShardReader {
     private static final Logger LOG = LoggerFactory.getLogger(ShardReader.class);
@@ -70,66 +76,123 @@ final class ShardReader {
      */
     public TableRows read(ReadMode mode) {
         TableColumns layout;
+        long baseVersion;
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             layout = TableColumns.of(base);
+            baseVersion = base.version();
         }
+        PinnedShard pinned = pin(mode);
+        TableSnapshot snapshot = new TableSnapshot(mode, baseVersion, List.of(pinned));
         MergedRows<Map<String, Object>> rows = new MergedRows<>(layout, RowValues.extractor(layout.columns()));
-        applyTo(rows, layout.storage(profile), mode, 0, latestManifest());
+        applyTo(rows, layout.storage(profile), snapshot, pinned, 0);
         return new TableRows(layout.columns(), layout.primaryKey(), rows.live());
     }
 
-    /** The shard's latest manifest, empty when it has none yet. */
-    Optional<ShardManifest> latestManifest() {
-        return new ManifestStore(store, shardId).readLatest();
+    /**
+     * The shard's part of a snapshot: its latest manifest version and, in {@link ReadMode#LATEST},
+     * the last WAL position present above that manifest's {@code replay_after} position right now,
+     * so a later read stops there even if the writer appends more.
+     */
+    PinnedShard pin(ReadMode mode) {
+        Optional<ShardManifest> latest = new ManifestStore(store, shardId).readLatest();
+        if (latest.isEmpty()) {
+            return new PinnedShard(shardId, 0, 0, PinnedShard.NO_BUCKET);
+        }
+        ShardManifest manifest = latest.get();
+        long walThrough = 0;
+        if (mode == ReadMode.LATEST) {
+            long position = manifest.replayAfterWalEntryPosition() + 1;
+            while (store.exists(TableLayout.walEntryKey(shardId, position))) {
+                position++;
+            }
+            walThrough = position - 1;
+        }
+        return new PinnedShard(shardId, manifest.version(), walThrough, bucketOf(manifest));
+    }
+
+    private static int bucketOf(ShardManifest manifest) {
+        return manifest.shardFieldEntries().stream()
+                .filter(e -> e.fieldId().equals("bucket"))
+                .findFirst()
+                .map(e -> e.int32Value())
+                .filter(OptionalInt::isPresent)
+                .map(OptionalInt::getAsInt)
+                .orElse(PinnedShard.NO_BUCKET);
     }
 
     /**
-     * Applies the rows of manifest version {@code latest} of the shard to {@code rows}, skipping
-     * SSTables of generation <= {@code compactedThrough}.
+     * Applies the rows {@code pinned} names to {@code rows}: the SSTables of its manifest version
+     * of generation > {@code compactedThrough}, by generation, then (in {@link ReadMode#LATEST})
+     * its WAL entries up to the pinned position.
+     *
+     * @throws io.walsink.format.manifest.GarbageCollectedException if one of them is gone
      */
     void applyTo(
             MergedRows<?> rows,
             WalStorageSchema storage,
-            ReadMode mode,
-            long compactedThrough,
-            Optional<ShardManifest> latest) {
-        if (latest.isEmpty()) {
-            LOG.debug("Shard {} has no manifest yet; nothing to read", shardId);
+            TableSnapshot snapshot,
+            PinnedShard pinned,
+            long compactedThrough) {
+        if (pinned.manifestVersion() == 0) {
+            LOG.debug("Shard {} had no manifest when pinned; nothing to read", shardId);
             return;
         }
-        ShardManifest manifest = latest.get();
+        ShardManifest manifest = readManifest(snapshot, pinned.manifestVersion());
         List<SsTable> sstables = manifest.sstables().stream()
                 .filter(t -> t.generation() > compactedThrough)
                 .sorted(Comparator.comparingLong(SsTable::generation))
                 .toList();
         for (SsTable sstable : sstables) {
             String uri = SsTableFolder.uri(tableUri, shardId, sstable.path());
-            try (Dataset ds = openSsTable(uri, sstable)) {
+            try (Dataset ds = openSsTable(uri, sstable, snapshot, pinned)) {
                 DatasetBatches.forEach(ds, uri, storageOptions, batch -> rows.apply(batch, uri));
             }
         }
-        if (mode == ReadMode.LATEST) {
+        if (snapshot.mode() == ReadMode.LATEST) {
             WalLog wal = new WalLog(store, shardId, new WalEntryCodec(storage, allocator));
+            ManifestStore manifests = new ManifestStore(store, shardId); // names objects in messages
             long first = manifest.replayAfterWalEntryPosition() + 1;
-            long missing = wal.readFrom(first, entry -> {
-                if (!entry.sentinel()) {
-                    String where = wal.key(entry.position());
-                    entry.batches().forEach(batch -> rows.apply(batch, where));
+            for (long position = first; position <= pinned.walThrough(); position++) {
+                String where = wal.key(position);
+                try (WalEntry entry = wal.read(position)
+                        .orElseThrow(() -> ExpiredSnapshot.of(
+                                manifests.location(where), "WAL entry " + where, tableUri, snapshot, null))) {
+                    if (!entry.sentinel()) {
+                        entry.batches().forEach(batch -> rows.apply(batch, where));
+                    }
                 }
-            });
-            LOG.debug("Shard {}: {} SSTables, WAL tail {}..{}", shardId, sstables.size(), first, missing - 1);
+            }
+            LOG.debug("Shard {}: {} SSTables, WAL tail {}..{}", shardId, sstables.size(), first, pinned.walThrough());
         }
     }
 
-    private Dataset openSsTable(String uri, SsTable sstable) {
+    private ShardManifest readManifest(TableSnapshot snapshot, long version) {
+        ManifestStore manifests = new ManifestStore(store, shardId);
+        try {
+            return manifests.read(version);
+        } catch (ObjectNotFoundException e) {
+            throw ExpiredSnapshot.of(
+                    manifests.location(manifests.versionKey(version)),
+                    "manifest version " + version + " of shard " + shardId,
+                    tableUri,
+                    snapshot,
+                    null);
+        }
+    }
+
+    private Dataset openSsTable(String uri, SsTable sstable, TableSnapshot snapshot, PinnedShard pinned) {
         try {
             return LanceTables.openDataset(allocator, uri, storageOptions);
         } catch (TableNotFoundException e) {
-            throw new FormatException(
+            // Published SSTables are removed only after compaction merged them and no kept
+            // manifest version lists them, so one missing from a pinned version was collected.
+            throw ExpiredSnapshot.of(
                     uri,
-                    "SSTable generation " + sstable.generation() + " is published in the manifest of shard " + shardId
-                            + " but missing",
-                    e);
+                    "SSTable generation " + sstable.generation() + " of shard " + shardId
+                            + ", published in its manifest" + " version " + pinned.manifestVersion() + ",",
+                    tableUri,
+                    snapshot,
+                    null);
         }
     }
 }

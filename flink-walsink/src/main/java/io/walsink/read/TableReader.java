@@ -3,8 +3,6 @@ package io.walsink.read;
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.FormatException;
 import io.walsink.format.TableLayout;
-import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.ShardTransform;
@@ -17,12 +15,10 @@ import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
@@ -32,7 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Merge-on-read of a whole MemWAL table "as of now": the base table (generation 0), then every
+ * Merge-on-read of a whole MemWAL table, "as of now" or as of a {@link TableSnapshot} pinned
+ * earlier ({@link #pin}): the base table (generation 0), then every
  * shard ({@link #shards}, see {@link ShardReader}); newest wins per primary key,
  * keys whose newest row is a tombstone are absent, append-only tables return every row.
  *
@@ -128,9 +125,10 @@ public final class TableReader implements AutoCloseable {
      *     io.walsink.format.table.LanceFailures})
      */
     public TableRows read(ReadMode mode) {
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        TableSnapshot snapshot = pin(mode);
+        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
             TableColumns layout = TableColumns.of(base);
-            List<Map<String, Object>> rows = merge(base, layout, mode, RowValues.extractor(layout.columns()), null);
+            List<Map<String, Object>> rows = merge(base, layout, snapshot, RowValues.extractor(layout.columns()), null);
             return new TableRows(layout.columns(), layout.primaryKey(), rows);
         }
     }
@@ -141,9 +139,7 @@ public final class TableReader implements AutoCloseable {
      * append-only table.
      */
     public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor) {
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            return merge(base, TableColumns.of(base), mode, extractor, null);
-        }
+        return read(pin(mode), extractor);
     }
 
     /**
@@ -152,8 +148,43 @@ public final class TableReader implements AutoCloseable {
      * table, provided {@link #bucketsReadSeparately()} holds.
      */
     public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
+        return read(pin(mode), extractor, bucket);
+    }
+
+    /**
+     * Fixes what a later {@link #read(TableSnapshot, RowExtractor)} reads: each shard's latest
+     * manifest version (and, in {@link ReadMode#LATEST}, its last WAL position present), then the
+     * base table's latest version, in that order (see {@link #merge} for why).
+     */
+    public TableSnapshot pin(ReadMode mode) {
+        List<PinnedShard> pinned = new ArrayList<>();
+        for (UUID shard : shards()) {
+            pinned.add(new ShardReader(store, tableUri, storageOptions, shard, profile, allocator).pin(mode));
+        }
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            return merge(base, TableColumns.of(base), mode, extractor, bucket);
+            return new TableSnapshot(mode, base.version(), pinned);
+        }
+    }
+
+    /**
+     * The live rows of {@code snapshot}, whenever it is called: the same rows in the same order
+     * for the same snapshot, by primary-key bytes (an append-only table: base rows in Lance's
+     * fragment order, then SSTables by generation, then WAL entries by position).
+     *
+     * @throws io.walsink.format.manifest.GarbageCollectedException if an object the snapshot
+     *     names is gone (garbage collection ran past it), naming the object and the retention
+     *     setting to raise
+     */
+    public <R> List<R> read(TableSnapshot snapshot, RowExtractor<R> extractor) {
+        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+            return merge(base, TableColumns.of(base), snapshot, extractor, null);
+        }
+    }
+
+    /** As {@link #read(TableSnapshot, RowExtractor)}, for one bucket: its base rows and its shards. */
+    public <R> List<R> read(TableSnapshot snapshot, RowExtractor<R> extractor, BucketSelection bucket) {
+        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+            return merge(base, TableColumns.of(base), snapshot, extractor, bucket);
         }
     }
 
@@ -162,14 +193,20 @@ public final class TableReader implements AutoCloseable {
      * shard in storage names its bucket; empty otherwise (then read the table whole).
      */
     public Optional<List<BucketSelection>> bucketsReadSeparately() {
-        TableInfo info = LanceTables.open(tableUri, storageOptions, true);
-        if (info.sharding().sharding().transform() != ShardTransform.BUCKET) {
-            return Optional.empty();
+        return bucketsReadSeparately(pin(ReadMode.COMMITTED));
+    }
+
+    /**
+     * As {@link #bucketsReadSeparately()}, for the shards and the sharding of {@code snapshot}:
+     * the buckets a scan of that snapshot can read in parallel.
+     */
+    public Optional<List<BucketSelection>> bucketsReadSeparately(TableSnapshot snapshot) {
+        TableInfo info;
+        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+            info = LanceTables.describe(tableUri, base, true);
         }
-        for (UUID shard : shards()) {
-            if (bucketOf(shard).isEmpty()) {
-                return Optional.empty(); // a shard without a bucket entry could hold any key
-            }
+        if (info.sharding().sharding().transform() != ShardTransform.BUCKET || !snapshot.everyShardNamesItsBucket()) {
+            return Optional.empty(); // a shard without a bucket entry could hold any key
         }
         String column = info.sharding().sharding().sourceColumn().orElseThrow();
         int n = info.sharding().sharding().numBuckets().orElseThrow();
@@ -180,54 +217,40 @@ public final class TableReader implements AutoCloseable {
         return Optional.of(buckets);
     }
 
-    private OptionalInt bucketOf(UUID shard) {
-        return bucketOf(new ManifestStore(store, shard).readLatest());
-    }
-
-    private static OptionalInt bucketOf(Optional<ShardManifest> manifest) {
-        return manifest.flatMap(m -> m.shardFieldEntries().stream()
-                        .filter(e -> e.fieldId().equals("bucket"))
-                        .findFirst())
-                .map(e -> e.int32Value())
-                .orElse(OptionalInt.empty());
-    }
-
     /**
-     * Reads one snapshot: each shard's manifest first, then the base table at its latest version,
-     * whose merge progress says which of those manifests' SSTables it holds already. The order is
-     * what makes it consistent however compaction moves meanwhile: a writer drops an SSTable from
-     * its manifest only once it is merged, so an SSTable missing from a manifest read before the
-     * base version was merged by that version, and one still listed is skipped exactly when that
-     * version holds it. (Reading the base first could miss generations merged after it and dropped
-     * before the manifests were read.) SSTables a manifest lists stay readable for at least the
-     * garbage-collection retention.
+     * Reads one snapshot, pinned by {@link #pin}: each shard's manifest first, then the base
+     * table at its latest version, whose merge progress says which of those manifests' SSTables
+     * it holds already. The order is what makes it consistent however compaction moves
+     * meanwhile: a writer drops an SSTable from its manifest only once it is merged, so an
+     * SSTable missing from a manifest read before the base version was merged by that version,
+     * and one still listed is skipped exactly when that version holds it. (Reading the base first
+     * could miss generations merged after it and dropped before the manifests were read.)
+     * SSTables a manifest lists stay readable for at least the garbage-collection retention.
+     *
+     * <p>Every input is fixed by a version number and read in a fixed order (base fragments, then
+     * per shard SSTables by generation and WAL entries by position), and the live rows come out
+     * sorted by key, so the result is a function of the snapshot alone.
      */
     private <R> List<R> merge(
-            Dataset base, TableColumns layout, ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
+            Dataset base,
+            TableColumns layout,
+            TableSnapshot snapshot,
+            RowExtractor<R> extractor,
+            BucketSelection bucket) {
         WalStorageSchema storage = layout.storage(profile);
-        Map<UUID, Optional<ShardManifest>> manifests = new LinkedHashMap<>();
-        for (UUID shard : shards()) {
-            ShardReader reader = new ShardReader(store, tableUri, storageOptions, shard, profile, allocator);
-            Optional<ShardManifest> manifest = reader.latestManifest();
-            if (bucket == null || bucketOf(manifest).orElse(-1) == bucket.bucket()) {
-                manifests.put(shard, manifest);
-            }
-        }
-        base.checkoutLatest();
         Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
         MergedRows<R> rows = new MergedRows<>(layout, extractor);
         DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
-        manifests.forEach(
-                (shard, manifest) -> new ShardReader(store, tableUri, storageOptions, shard, profile, allocator)
-                        .applyTo(rows, storage, mode, compacted.getOrDefault(shard, 0L), manifest));
+        int read = 0;
+        for (PinnedShard shard : snapshot.shards()) {
+            if (bucket == null || shard.bucket() == bucket.bucket()) {
+                new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator)
+                        .applyTo(rows, storage, snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L));
+                read++;
+            }
+        }
         List<R> live = rows.live();
-        LOG.debug(
-                "Read {} rows of {} ({}, base version {}, {} shards)",
-                live.size(),
-                tableUri,
-                mode,
-                base.version(),
-                manifests.size());
+        LOG.debug("Read {} rows of {} ({}, {} shards read)", live.size(), tableUri, snapshot.describe(), read);
         return live;
     }
 

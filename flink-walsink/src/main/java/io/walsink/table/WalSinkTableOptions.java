@@ -84,7 +84,8 @@ public final class WalSinkTableOptions {
             .durationType()
             .defaultValue(ShardWriterConfig.DEFAULT_GC_RETENTION)
             .withDescription("How long garbage collection keeps history: restoring a checkpoint or savepoint older"
-                    + " than this fails, naming the retention.");
+                    + " than this fails, naming the retention, and so does a bounded scan (SELECT) of the table"
+                    + " that runs longer than this, restarts included.");
 
     public static final ConfigOption<Duration> SINK_MAINTENANCE_INTERVAL = ConfigOptions.key(
                     "sink.maintenance.interval")

@@ -4,6 +4,7 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
+import io.walsink.read.TableSnapshot;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -18,8 +19,9 @@ import org.apache.flink.table.data.RowData;
 
 /**
  * What one SQL scan reads: the table, how much of it ({@link ReadMode}), which columns, and at
- * most how many rows. Shipped with the job; the read happens when a reader runs it, so a
- * SELECT sees the table as of execution, not as of planning.
+ * most how many rows. Shipped with the job; the snapshot is pinned when the job's enumerator
+ * starts ({@link #pin}), so a SELECT sees the table as of execution, not as of planning, and
+ * every split (restored ones too) sees that same state.
  *
  * @param lanceStorageOptions lance-core options for the base table and SSTables
  * @param columns the columns to emit, in output order
@@ -43,33 +45,44 @@ public record TableScan(
     }
 
     /**
-     * Merge-on-read of the whole table (newest row per key, tombstones removed), the projected
-     * columns of at most {@link #limit} live rows. The merge needs every row of every shard, so
-     * the limit saves emitting, not reading.
+     * Merge-on-read of the split's snapshot (newest row per key, tombstones removed), the
+     * projected columns of at most {@link #limit} live rows, in an order fixed by the snapshot.
+     * The merge needs every row of every shard, so the limit saves emitting, not reading.
      */
     public List<RowData> read(TableScanSplit split) {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore store = ObjectStores.open(path, s3)) {
             TableReader reader = reader(store, allocator);
             List<RowData> rows = split.bucket() == null
-                    ? reader.read(mode, new ProjectedRowExtractor(columns))
-                    : reader.read(mode, new ProjectedRowExtractor(columns), split.bucket());
+                    ? reader.read(split.snapshot(), new ProjectedRowExtractor(columns))
+                    : reader.read(split.snapshot(), new ProjectedRowExtractor(columns), split.bucket());
             // Per split: Flink keeps its own LIMIT above the scan, so each split may stop early.
             return limit >= 0 && rows.size() > limit ? rows.subList(0, (int) limit) : rows;
         }
     }
 
+    /** Fixes the versions every split of this scan reads, once, when the scan starts. */
+    public TableSnapshot pin() {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = ObjectStores.open(path, s3)) {
+            return reader(store, allocator).pin(mode);
+        }
+    }
+
     /**
-     * One split per bucket when the table is bucket-sharded and every shard names its bucket, so
-     * the scan runs in parallel; the whole table as one split otherwise.
+     * One split per bucket when the table is bucket-sharded and every shard of {@code snapshot}
+     * names its bucket, so the scan runs in parallel; the whole table as one split otherwise.
+     * Each split carries the part of the snapshot it reads.
      */
-    public List<TableScanSplit> splits() {
+    public List<TableScanSplit> splits(TableSnapshot snapshot) {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore store = ObjectStores.open(path, s3)) {
             return reader(store, allocator)
-                    .bucketsReadSeparately()
-                    .map(buckets -> buckets.stream().map(TableScanSplit::of).toList())
-                    .orElse(List.of(TableScanSplit.wholeTable()));
+                    .bucketsReadSeparately(snapshot)
+                    .map(buckets -> buckets.stream()
+                            .map(bucket -> TableScanSplit.of(bucket, snapshot))
+                            .toList())
+                    .orElse(List.of(TableScanSplit.wholeTable(snapshot)));
         }
     }
 

@@ -12,8 +12,10 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Reads the splits it is given one after another: the table is read (and merged) when a split
- * starts, then its rows are emitted one per poll so that checkpoints can pass between them.
+ * Reads the splits it is given one after another: the split's pinned snapshot is read (and
+ * merged) when the split starts, then its rows are emitted one per poll so that checkpoints can
+ * pass between them. A restored split skips the rows its checkpoint counted, which are exactly
+ * the first rows of the same snapshot (see {@link TableScanSplit}).
  */
 final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
     private final SourceReaderContext context;

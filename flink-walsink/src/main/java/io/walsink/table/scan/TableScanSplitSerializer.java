@@ -1,6 +1,9 @@
 package io.walsink.table.scan;
 
 import io.walsink.read.BucketSelection;
+import io.walsink.read.PinnedShard;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableSnapshot;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -8,11 +11,17 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
-/** Splits as (id, bucket, rows emitted); lists of them as the enumerator's checkpoint. */
+/**
+ * Splits as (id, bucket, pinned snapshot, rows emitted); lists of them as the enumerator's
+ * checkpoint. Version 1 splits (before issue #19) carry no snapshot: a row count is only exact
+ * within the snapshot it was counted in, so they are refused rather than resumed inexactly.
+ */
 final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableScanSplit> {
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+    private static final int UNPINNED = 1;
 
     @Override
     public int getVersion() {
@@ -45,17 +54,48 @@ final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableS
             out.writeInt(bucket.numBuckets());
             out.writeInt(bucket.bucket());
         }
+        write(split.snapshot(), out);
         out.writeLong(split.rowsEmitted());
+    }
+
+    private static void write(TableSnapshot snapshot, DataOutputStream out) throws IOException {
+        out.writeUTF(snapshot.mode().name());
+        out.writeLong(snapshot.baseVersion());
+        out.writeInt(snapshot.shards().size());
+        for (PinnedShard shard : snapshot.shards()) {
+            out.writeLong(shard.shardId().getMostSignificantBits());
+            out.writeLong(shard.shardId().getLeastSignificantBits());
+            out.writeLong(shard.manifestVersion());
+            out.writeLong(shard.walThrough());
+            out.writeInt(shard.bucket());
+        }
+    }
+
+    private static TableSnapshot readSnapshot(DataInputStream in) throws IOException {
+        ReadMode mode = ReadMode.valueOf(in.readUTF());
+        long baseVersion = in.readLong();
+        int n = in.readInt();
+        List<PinnedShard> shards = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            UUID id = new UUID(in.readLong(), in.readLong());
+            shards.add(new PinnedShard(id, in.readLong(), in.readLong(), in.readInt()));
+        }
+        return new TableSnapshot(mode, baseVersion, shards);
     }
 
     private static TableScanSplit read(DataInputStream in) throws IOException {
         String id = in.readUTF();
         BucketSelection bucket =
                 in.readBoolean() ? new BucketSelection(in.readUTF(), in.readInt(), in.readInt()) : null;
-        return new TableScanSplit(id, bucket, in.readLong());
+        return new TableScanSplit(id, bucket, readSnapshot(in), in.readLong());
     }
 
     private static void requireVersion(int version) throws IOException {
+        if (version == UNPINNED) {
+            throw new IOException("this walsink scan split was checkpointed by a release before issue #19, whose"
+                    + " splits did not pin a snapshot; resuming it could skip or repeat rows, so it is not"
+                    + " restored: start the bounded scan again without this checkpoint");
+        }
         if (version != VERSION) {
             throw new IOException("unknown walsink scan split version " + version + "; this build reads " + VERSION);
         }

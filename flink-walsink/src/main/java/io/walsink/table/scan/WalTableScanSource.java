@@ -12,7 +12,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 
 /**
- * A bounded FLIP-27 source that reads a walsink table as of when it runs, one split per bucket.
+ * A bounded FLIP-27 source that reads one snapshot of a walsink table, pinned when its enumerator
+ * is created (when the job starts, not on restore: a restored enumerator keeps the splits it had,
+ * snapshot included), one split per bucket.
  *
  * <p>Merge-on-read must see, for every key, the base table's row together with the rows of the
  * key's shard. Every key lives in exactly one bucket, so a split reads the base rows of its bucket
@@ -38,7 +40,8 @@ public final class WalTableScanSource implements Source<RowData, TableScanSplit,
     @Override
     public SplitEnumerator<TableScanSplit, List<TableScanSplit>> createEnumerator(
             SplitEnumeratorContext<TableScanSplit> context) {
-        return new TableScanEnumerator(context, scan.splits());
+        // Pinned once, here: every split, and every restore of one, reads this snapshot.
+        return new TableScanEnumerator(context, scan.splits(scan.pin()));
     }
 
     @Override
