@@ -3,22 +3,14 @@ package io.walsink.read;
 import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.format.manifest.ShardPlacement;
-import io.walsink.format.sharding.BucketHash;
-import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
-import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.shard.ShardOpener;
-import io.walsink.shard.ShardWriter;
-import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.SyncShardDriver;
-import io.walsink.shard.TableContext;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
+import io.walsink.testing.BucketShardWriters;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowOp;
 import java.nio.charset.StandardCharsets;
@@ -71,8 +63,7 @@ class KeyLookupTest {
     private Random random;
     private String uri;
     private LocalObjectStore store;
-    private TableContext context;
-    private List<ShardWriter> writers;
+    private BucketShardWriters writers;
 
     @RepeatedTest(2)
     void everyKeyReadsAsTheModelAcrossGenerationsAndACompaction() {
@@ -80,7 +71,7 @@ class KeyLookupTest {
         System.out.println("KeyLookupTest seed " + seed);
         random = new Random(seed);
         uri = dir.resolve("t").toString();
-        TableInfo table = LanceTables.create(uri, TABLE, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
+        LanceTables.create(uri, TABLE, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
         store = new LocalObjectStore(Path.of(uri));
         List<RowOp> base = new ArrayList<>();
         for (long id = 0; id < 60; id++) {
@@ -88,16 +79,14 @@ class KeyLookupTest {
             model.put(id, "base-" + id);
         }
         new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).writeBase(base);
-        context = new TableContext(
-                store, table, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), allocator);
-        writers = openWriters(table);
+        writers = new BucketShardWriters(uri, allocator);
 
         try (KeyLookup open = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO)) {
             assertThat(open.numBuckets()).hasValue(BUCKETS);
             assertThat(open.primaryKey()).containsExactly("id");
             checkEveryKey(open, "base only", seed);
             for (int g = 1; g <= 3; g++) {
-                writeAndPublish("g" + g);
+                writers.writeRandomAndPublish(random, 80, KEYS, "g" + g, model);
                 checkEveryKey(open, "after g" + g, seed);
             }
             int merged = new Compactor(store, uri, Map.of(), allocator, CompactorOptions.defaults())
@@ -105,15 +94,14 @@ class KeyLookupTest {
                     .mergedGenerations();
             assertThat(merged).as("seed %s", seed).isPositive();
             checkEveryKey(open, "compacted, merged SSTables still listed", seed);
-            writers.forEach(ShardWriter::close);
-            writers = openWriters(table); // a claim drops the merged SSTables from the manifests
+            writers.reopen(); // a claim drops the merged SSTables from the manifests
             checkEveryKey(open, "merged SSTables dropped", seed);
             for (int g = 4; g <= 5; g++) {
-                writeAndPublish("g" + g);
+                writers.writeRandomAndPublish(random, 80, KEYS, "g" + g, model);
                 checkEveryKey(open, "after g" + g, seed);
             }
         } finally {
-            writers.forEach(ShardWriter::close);
+            writers.close();
         }
     }
 
@@ -143,40 +131,6 @@ class KeyLookupTest {
             keys.setRowCount(1);
             return lookup.lookup(keys, 0, RowValues.extractor(List.of("k", "v")));
         }
-    }
-
-    private List<ShardWriter> openWriters(TableInfo table) {
-        List<ShardWriter> opened = new ArrayList<>();
-        for (int b = 0; b < BUCKETS; b++) {
-            opened.add(ShardOpener.open(
-                    context,
-                    ShardIds.bucket(b),
-                    b,
-                    ShardPlacement.bucket(table.sharding().specId(), b)));
-        }
-        return opened;
-    }
-
-    /** Random upserts and deletes over ids [0, KEYS), then one published generation per writer. */
-    private void writeAndPublish(String tag) {
-        try (VectorSchemaRoot rows = VectorSchemaRoot.create(TABLE, allocator)) {
-            for (int i = 0; i < 80; i++) {
-                long id = random.nextInt(KEYS);
-                boolean delete = random.nextInt(10) < 3;
-                String name = tag + "-" + i;
-                ((BigIntVector) rows.getVector(0)).setSafe(0, id);
-                ((VarCharVector) rows.getVector(1)).setSafe(0, name.getBytes(StandardCharsets.UTF_8));
-                rows.setRowCount(1);
-                writers.get(BucketHash.bucketOf(BucketHash.hashLong(id), BUCKETS))
-                        .write(rows, 0, delete);
-                if (delete) {
-                    model.remove(id);
-                } else {
-                    model.put(id, name);
-                }
-            }
-        }
-        writers.forEach(SyncShardDriver::flushAndPublishAll);
     }
 
     /** Keys [0, KEYS + 10): the model's row, or nothing; through {@code open} and a fresh lookup. */
