@@ -9,7 +9,9 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.testing.BucketShardWriters;
+import io.walsink.testing.LogCapture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +30,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -148,11 +151,14 @@ class WalSinkSqlLookupJoinTest {
                                 .build()));
 
         List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = sql.executeSql(
-                        // LEFT: the first probe yields a row even when the lookup finds none, so the test never waits
-                        // forever
-                        "SELECT p.f0, t.name FROM probe AS p LEFT JOIN t FOR SYSTEM_TIME AS OF p.proc ON p.f0 = t.id")
-                .collect()) {
+        List<String> opened;
+        try (LogCapture log = LogCapture.of(WalSinkLookupFunction.class, Level.INFO);
+                CloseableIterator<Row> it = sql.executeSql(
+                                // LEFT: the first probe yields a row even when the lookup finds none, so the test never
+                                // waits
+                                // forever
+                                "SELECT p.f0, t.name FROM probe AS p LEFT JOIN t FOR SYSTEM_TIME AS OF p.proc ON p.f0 = t.id")
+                        .collect()) {
             rows.add(string(it.next()));
             try (RootAllocator allocator = new RootAllocator();
                     BucketShardWriters writers = new BucketShardWriters(path.toString(), allocator)) {
@@ -161,8 +167,12 @@ class WalSinkSqlLookupJoinTest {
             }
             changed.countDown();
             it.forEachRemaining(r -> rows.add(string(r)));
+            opened = log.messages(Level.INFO);
         }
         assertThat(rows).containsExactly("7=before", cache.equals("NONE") ? "7=after" : "7=before");
+        assertThat(opened).as("what the lookup reads, logged when it opens").anySatisfy(m -> assertThat(m)
+                .contains(path.toString(), BUCKETS + " buckets", "key [id]")
+                .contains(cache.equals("NONE") ? "no cache" : "PARTIAL cache"));
     }
 
     @Test
