@@ -125,6 +125,34 @@ class KeyLookupTest {
         }
     }
 
+    /** Long.MIN_VALUE has no SQL literal (its negation overflows): that key is read without a filter. */
+    @Test
+    void aKeyWithoutALiteralIsMatchedWhileReading() {
+        uri = dir.resolve("m").toString();
+        LanceTables.create(uri, TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
+        store = new LocalObjectStore(Path.of(uri));
+        MemWalTable table = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        table.writeBase(
+                List.of(RowOp.put(row("id", Long.MIN_VALUE, "name", "min")), RowOp.put(row("id", 5L, "name", "five"))));
+        MemWalTable.Shard shard = table.shard();
+        shard.flush(List.of(RowOp.put(row("id", Long.MIN_VALUE, "name", "min2"))), 4);
+        shard.publish();
+        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO);
+                VectorSchemaRoot keys =
+                        VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
+            keys.setRowCount(1);
+            for (long id : new long[] {Long.MIN_VALUE, 5L, Long.MAX_VALUE}) {
+                ((BigIntVector) keys.getVector(0)).setSafe(0, id);
+                Optional<Map<String, Object>> expected = id == Long.MIN_VALUE
+                        ? Optional.of(row("id", id, "name", "min2"))
+                        : id == 5L ? Optional.of(row("id", id, "name", "five")) : Optional.empty();
+                assertThat(lookup.lookup(keys, 0, RowValues.extractor(COLUMNS)))
+                        .as("key %s", id)
+                        .isEqualTo(expected);
+            }
+        }
+    }
+
     private Optional<Map<String, Object>> stringLookup(KeyLookup lookup, Schema schema, String key) {
         try (VectorSchemaRoot keys = VectorSchemaRoot.create(new Schema(List.of(schema.findField("k"))), allocator)) {
             ((VarCharVector) keys.getVector(0)).setSafe(0, key.getBytes(StandardCharsets.UTF_8));
