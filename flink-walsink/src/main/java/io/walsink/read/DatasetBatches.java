@@ -8,6 +8,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.lance.Dataset;
 import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
 
 /** Scans a lance-core dataset in storage order, one batch at a time. */
 final class DatasetBatches {
@@ -20,7 +21,27 @@ final class DatasetBatches {
      */
     static void forEach(
             Dataset ds, String location, Map<String, String> storageOptions, Consumer<VectorSchemaRoot> visitor) {
-        try (LanceScanner scanner = ds.newScan();
+        forEach(ds, location, storageOptions, null, visitor);
+    }
+
+    /**
+     * As {@link #forEach(Dataset, String, Map, Consumer)}, the rows lance-core keeps for {@code
+     * filter} (a Lance SQL predicate; null for every row): lance-core answers it from a scalar
+     * index on the filtered column where the dataset has one, and otherwise skips what its
+     * statistics rule out, so a key lookup need not read the whole dataset.
+     */
+    static void forEach(
+            Dataset ds,
+            String location,
+            Map<String, String> storageOptions,
+            String filter,
+            Consumer<VectorSchemaRoot> visitor) {
+        try (LanceScanner scanner = filter == null
+                        ? ds.newScan()
+                        : ds.newScan(new ScanOptions.Builder()
+                                .filter(filter)
+                                .useScalarIndex(true)
+                                .build());
                 ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 visitor.accept(reader.getVectorSchemaRoot());

@@ -27,11 +27,19 @@ final class MergedRows<R> {
     // Optional.empty() marks a key whose newest row is a tombstone.
     private final TreeMap<byte[], Optional<R>> newest = new TreeMap<>(Arrays::compareUnsigned);
     private final List<R> appended = new ArrayList<>();
+    /** Null, or the one key kept: a lookup's scans may return other rows (a filter lance-core cannot apply). */
+    private final KeyBuffer only;
 
     MergedRows(TableColumns layout, RowExtractor<R> extractor) {
+        this(layout, extractor, null);
+    }
+
+    /** Keeps the rows of key {@code only} alone (every key when it is null). */
+    MergedRows(TableColumns layout, RowExtractor<R> extractor, KeyBuffer only) {
         this.columns = layout.columns();
         this.extractor = extractor;
         this.keys = layout.primaryKey().isEmpty() ? null : new PrimaryKeyEncoder(layout.keyFields());
+        this.only = only;
     }
 
     /** Applies every row of {@code batch}, read from {@code source} (named in errors). */
@@ -62,6 +70,9 @@ final class MergedRows<R> {
                 continue;
             }
             keys.encode(keyColumns, r, key);
+            if (only != null && !only.equals(key)) {
+                continue;
+            }
             newest.put(key.toByteArray(), deleted ? Optional.empty() : Optional.of(extractor.extract(batch, r)));
         }
     }

@@ -167,6 +167,52 @@ public final class WalSinkTableOptions {
             .withDescription("What a SELECT reads: committed (the base table and published"
                     + " SSTables, as Lance readers see it) or latest (also every durable WAL entry).");
 
+    public static final ConfigOption<String> LOOKUP_CACHE = ConfigOptions.key("lookup.cache")
+            .stringType()
+            .defaultValue("NONE")
+            .withDescription("What a lookup join on the table caches: NONE (every probe reads the table) or PARTIAL"
+                    + " (Flink's cache of looked-up keys, per join subtask; needs a 'lookup.partial-cache.*' bound)."
+                    + " FULL is refused: Flink 2.x loads a full cache only through an InputFormat scan.");
+
+    public static final ConfigOption<Duration> LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS = ConfigOptions.key(
+                    "lookup.partial-cache.expire-after-access")
+            .durationType()
+            .noDefaultValue()
+            .withDescription("PARTIAL cache: a key not probed for this long is dropped.");
+
+    public static final ConfigOption<Duration> LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE = ConfigOptions.key(
+                    "lookup.partial-cache.expire-after-write")
+            .durationType()
+            .noDefaultValue()
+            .withDescription("PARTIAL cache: a key is read again this long after it was read: the most a"
+                    + " cached row lags behind the table (docs/guarantees.md#lookup-joins).");
+
+    public static final ConfigOption<Long> LOOKUP_PARTIAL_CACHE_MAX_ROWS = ConfigOptions.key(
+                    "lookup.partial-cache.max-rows")
+            .longType()
+            .noDefaultValue()
+            .withDescription("PARTIAL cache: the most keys a join subtask keeps.");
+
+    public static final ConfigOption<Boolean> LOOKUP_PARTIAL_CACHE_CACHE_MISSING_KEY = ConfigOptions.key(
+                    "lookup.partial-cache.cache-missing-key")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("PARTIAL cache: whether a key without a row is cached too (as no row).");
+
+    public static final ConfigOption<Integer> LOOKUP_MAX_RETRIES = ConfigOptions.key("lookup.max-retries")
+            .intType()
+            .defaultValue(3)
+            .withDescription("How often a failed lookup is tried again, its opened datasets reopened, before the"
+                    + " job fails.");
+
+    public static final ConfigOption<Duration> LOOKUP_REFRESH_INTERVAL = ConfigOptions.key("lookup.refresh-interval")
+            .durationType()
+            .defaultValue(Duration.ZERO)
+            .withDescription("How long a lookup reuses what it opened (the key's shard at its manifest version, the"
+                    + " base table version) before it checks for newer versions: 0 checks at every probe that"
+                    + " reaches the table (two object existence checks and a base version check; on S3 a few"
+                    + " requests), a longer interval saves those and lets rows lag by up to it.");
+
     public static List<ConfigOption<?>> required() {
         return List.of(PATH);
     }
@@ -196,6 +242,13 @@ public final class WalSinkTableOptions {
                 S3_SECRET_KEY,
                 S3_CHECKSUM_MODE,
                 WAL_SCHEMA_PROFILE,
-                SCAN_MODE);
+                SCAN_MODE,
+                LOOKUP_CACHE,
+                LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
+                LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE,
+                LOOKUP_PARTIAL_CACHE_MAX_ROWS,
+                LOOKUP_PARTIAL_CACHE_CACHE_MISSING_KEY,
+                LOOKUP_MAX_RETRIES,
+                LOOKUP_REFRESH_INTERVAL);
     }
 }

@@ -1,15 +1,20 @@
 package io.walsink.table;
 
+import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.WalTableScanSource;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
+import org.apache.flink.table.connector.source.lookup.PartialCachingLookupProvider;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -19,8 +24,13 @@ import org.apache.flink.table.types.logical.RowType;
  * tail). Projection and LIMIT are pushed into the scan; filters are not (the merge must see every
  * row of a key before it can tell which one is live, so a pushed filter would cut no reading),
  * Flink applies them after the scan.
+ *
+ * <p>As the dimension table of a lookup join it answers each probe with the newest committed row
+ * of the probed key ({@link WalSinkLookupFunction}); keys other than the primary key are refused,
+ * since only a primary key names one bucket and one row.
  */
-final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
+final class WalSinkTableSource
+        implements ScanTableSource, LookupTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
     private final WalSinkTableConfig config;
     private final RowType declared;
     private final List<String> declaredKey;
@@ -41,13 +51,7 @@ final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPus
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        ExistingTable table = ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
-                .orElseThrow(() -> new ValidationException("There is no walsink table at '" + config.path() + "'"));
-        ColumnTypeCheck.requireReadable(declared, table.schema(), config.path());
-        if (!declaredKey.isEmpty() && !declaredKey.equals(table.primaryKey())) {
-            throw new ValidationException("The declared PRIMARY KEY " + declaredKey + " does not match the primary key "
-                    + table.primaryKey() + " of the walsink table at '" + config.path() + "'");
-        }
+        readableTable();
         TableScan scan = new TableScan(
                 config.path(),
                 config.s3(),
@@ -58,6 +62,53 @@ final class WalSinkTableSource implements ScanTableSource, SupportsProjectionPus
                 limit);
         // One split (see WalTableScanSource): more subtasks would only idle.
         return SourceProvider.of(new WalTableScanSource(scan), 1);
+    }
+
+    /** The table at the path, checked against the declaration. */
+    private ExistingTable readableTable() {
+        ExistingTable table = ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
+                .orElseThrow(() -> new ValidationException("There is no walsink table at '" + config.path() + "'"));
+        ColumnTypeCheck.requireReadable(declared, table.schema(), config.path());
+        if (!declaredKey.isEmpty() && !declaredKey.equals(table.primaryKey())) {
+            throw new ValidationException("The declared PRIMARY KEY " + declaredKey + " does not match the primary key "
+                    + table.primaryKey() + " of the walsink table at '" + config.path() + "'");
+        }
+        return table;
+    }
+
+    @Override
+    public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
+        ExistingTable table = readableTable();
+        List<String> keys = new ArrayList<>();
+        for (int[] key : context.getKeys()) {
+            if (key.length != 1) {
+                throw new ValidationException("A lookup join on the walsink table at '" + config.path()
+                        + "' cannot look up by a nested field");
+            }
+            keys.add(produced.getFieldNames().get(key[0]));
+        }
+        if (table.primaryKey().isEmpty()
+                || keys.size() != table.primaryKey().size()
+                || !keys.containsAll(table.primaryKey())) {
+            throw new ValidationException("A lookup join on the walsink table at '" + config.path()
+                    + "' must join on exactly its primary key " + table.primaryKey() + " (each key column equal to"
+                    + " a value of the probe side), but joins on " + keys
+                    + ": only a primary key names one row, in one bucket");
+        }
+        RowType keyType = new RowType(keys.stream()
+                .map(k -> new RowType.RowField(k, produced.getTypeAt(produced.getFieldIndex(k))))
+                .toList());
+        WalSinkLookupFunction function = new WalSinkLookupFunction(
+                config.path(),
+                config.s3(),
+                config.lanceStorageOptions(),
+                keyType,
+                produced.getFieldNames(),
+                config.lookup());
+        return config.lookup()
+                .cache()
+                .<LookupRuntimeProvider>map(cache -> PartialCachingLookupProvider.of(function, cache))
+                .orElseGet(() -> LookupFunctionProvider.of(function));
     }
 
     @Override

@@ -48,6 +48,12 @@ class WalSinkSqlValidationTest {
                 "s3.access-key|AKIA|'s3.access-key' and 's3.secret-key' go together",
                 "wal.schema-profile|lance-9|'wal.schema-profile': unknown WAL schema profile 'lance-9'",
                 "scan.mode|newest|'scan.mode': must be committed or latest",
+                "lookup.cache|SOMETIMES|'lookup.cache': must be NONE or PARTIAL, was 'SOMETIMES'",
+                "lookup.cache|FULL|'lookup.cache': FULL is not supported",
+                "lookup.cache|PARTIAL|'lookup.cache': PARTIAL needs 'lookup.partial-cache.max-rows'",
+                "lookup.partial-cache.max-rows|0|'lookup.partial-cache.max-rows': must be positive",
+                "lookup.max-retries|-1|'lookup.max-retries': must not be negative",
+                "lookup.full-cache.reload-strategy|PERIODIC|lookup.full-cache.reload-strategy",
                 "no.such-option|1|no.such-option",
             })
     void anInvalidOptionFailsNamingIt(String option, String value, String message) {

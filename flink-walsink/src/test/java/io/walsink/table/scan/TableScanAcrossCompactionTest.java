@@ -9,6 +9,7 @@ import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
+import io.walsink.testing.BucketShardWriters;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,8 +55,8 @@ class TableScanAcrossCompactionTest {
         LanceTables.create(
                 uri, TableScanRestoreTest.TABLE, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
         writers = new BucketShardWriters(uri, allocator);
-        writeAndPublish("g1");
-        writeAndPublish("g2");
+        writers.writeRandomAndPublish(random, 60, KEYS, "g1", model);
+        writers.writeRandomAndPublish(random, 60, KEYS, "g2", model);
         List<String> atPin = modelRows();
 
         ScanHarness harness = new ScanHarness(TableScanRestoreTest.scan(uri, ReadMode.COMMITTED));
@@ -69,13 +70,13 @@ class TableScanAcrossCompactionTest {
             checkpoint = harness.checkpoint(first, 1);
         }
 
-        writeAndPublish("g3");
+        writers.writeRandomAndPublish(random, 60, KEYS, "g3", model);
         int merged = new Compactor(
                         new LocalObjectStore(Path.of(uri)), uri, Map.of(), allocator, CompactorOptions.defaults())
                 .run()
                 .mergedGenerations();
         writers.reopen(); // a claim drops the merged SSTables from the manifest
-        writeAndPublish("g4");
+        writers.writeRandomAndPublish(random, 60, KEYS, "g4", model);
         writers.close();
 
         try (SourceReader<RowData, TableScanSplit> restored = harness.reader(checkpoint)) {
@@ -90,22 +91,6 @@ class TableScanAcrossCompactionTest {
         assertThat(emitted)
                 .as("%s rows before the checkpoint, seed %s", before, seed)
                 .containsExactlyInAnyOrderElementsOf(atPin);
-    }
-
-    /** Random upserts and deletes, then one published generation per writer. */
-    private void writeAndPublish(String tag) {
-        for (int i = 0; i < 60; i++) {
-            long id = random.nextInt(KEYS);
-            boolean delete = random.nextInt(10) < 3;
-            String name = tag + "-" + i;
-            writers.write(id, name, delete);
-            if (delete) {
-                model.remove(id);
-            } else {
-                model.put(id, name);
-            }
-        }
-        writers.publish();
     }
 
     private List<String> modelRows() {

@@ -8,6 +8,7 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.BucketShardWriters;
 import io.walsink.testing.MemWalTable;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -7,6 +7,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.BucketShardWriters;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

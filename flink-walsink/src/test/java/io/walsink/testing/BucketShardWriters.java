@@ -1,4 +1,4 @@
-package io.walsink.table.scan;
+package io.walsink.testing;
 
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.sharding.BucketHash;
@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -27,14 +28,14 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * table, under the shard ids and placements the sink uses, so that what they write lands in the
  * shards a bucket split reads.
  */
-final class BucketShardWriters implements AutoCloseable {
+public final class BucketShardWriters implements AutoCloseable {
     private final TableInfo table;
     private final TableContext context;
     private final BufferAllocator allocator;
     private final int buckets;
     private List<ShardWriter> writers;
 
-    BucketShardWriters(String uri, BufferAllocator allocator) {
+    public BucketShardWriters(String uri, BufferAllocator allocator) {
         this.table = LanceTables.open(uri, Map.of());
         this.allocator = allocator;
         this.buckets = table.sharding().sharding().numBuckets().orElseThrow();
@@ -61,7 +62,7 @@ final class BucketShardWriters implements AutoCloseable {
     }
 
     /** An upsert of {@code name} under {@code id}, or a delete of {@code id}, to the writer of its bucket. */
-    void write(long id, String name, boolean delete) {
+    public void write(long id, String name, boolean delete) {
         try (VectorSchemaRoot rows = VectorSchemaRoot.create(table.schema(), allocator)) {
             ((BigIntVector) rows.getVector("id")).setSafe(0, id);
             ((VarCharVector) rows.getVector("name")).setSafe(0, name.getBytes(StandardCharsets.UTF_8));
@@ -70,13 +71,33 @@ final class BucketShardWriters implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ops} seeded upserts and deletes (3 in 10) of ids in {@code [0, keys)}, named {@code
+     * tag-i}, applied to {@code model} as well (id -> name, deleted ids absent), then one published
+     * generation per writer.
+     */
+    public void writeRandomAndPublish(Random random, int ops, int keys, String tag, Map<Long, String> model) {
+        for (int i = 0; i < ops; i++) {
+            long id = random.nextInt(keys);
+            boolean delete = random.nextInt(10) < 3;
+            String name = tag + "-" + i;
+            write(id, name, delete);
+            if (delete) {
+                model.remove(id);
+            } else {
+                model.put(id, name);
+            }
+        }
+        publish();
+    }
+
     /** One published generation per writer that has rows. */
-    void publish() {
+    public void publish() {
         writers.forEach(SyncShardDriver::flushAndPublishAll);
     }
 
     /** Closes and opens the writers again: a claim drops SSTables merged into the base table. */
-    void reopen() {
+    public void reopen() {
         writers.forEach(ShardWriter::close);
         writers = open();
     }
