@@ -1,5 +1,6 @@
 package io.walsink.table.scan;
 
+import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.ArrowRowDataReader;
 import io.walsink.read.RowExtractor;
 import java.util.ArrayList;
@@ -13,13 +14,14 @@ import org.apache.flink.table.data.RowData;
  * a WAL entry. Those batches carry the table's columns by name plus, for SSTables and WAL
  * entries, {@code _tombstone}, so the columns are picked by name into a view of their own.
  */
-final class ProjectedRowExtractor implements RowExtractor<RowData> {
+@Internal
+public final class ProjectedRowExtractor implements RowExtractor<RowData> {
     private final List<String> columns;
     private VectorSchemaRoot batch; // the batch the view and reader below were built for
     private VectorSchemaRoot view;
     private ArrowRowDataReader reader;
 
-    ProjectedRowExtractor(List<String> columns) {
+    public ProjectedRowExtractor(List<String> columns) {
         this.columns = List.copyOf(columns);
     }
 

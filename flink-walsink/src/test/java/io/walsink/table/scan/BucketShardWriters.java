@@ -27,14 +27,14 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * table, under the shard ids and placements the sink uses, so that what they write lands in the
  * shards a bucket split reads.
  */
-final class BucketShardWriters implements AutoCloseable {
+public final class BucketShardWriters implements AutoCloseable {
     private final TableInfo table;
     private final TableContext context;
     private final BufferAllocator allocator;
     private final int buckets;
     private List<ShardWriter> writers;
 
-    BucketShardWriters(String uri, BufferAllocator allocator) {
+    public BucketShardWriters(String uri, BufferAllocator allocator) {
         this.table = LanceTables.open(uri, Map.of());
         this.allocator = allocator;
         this.buckets = table.sharding().sharding().numBuckets().orElseThrow();
@@ -61,7 +61,7 @@ final class BucketShardWriters implements AutoCloseable {
     }
 
     /** An upsert of {@code name} under {@code id}, or a delete of {@code id}, to the writer of its bucket. */
-    void write(long id, String name, boolean delete) {
+    public void write(long id, String name, boolean delete) {
         try (VectorSchemaRoot rows = VectorSchemaRoot.create(table.schema(), allocator)) {
             ((BigIntVector) rows.getVector("id")).setSafe(0, id);
             ((VarCharVector) rows.getVector("name")).setSafe(0, name.getBytes(StandardCharsets.UTF_8));
@@ -71,12 +71,12 @@ final class BucketShardWriters implements AutoCloseable {
     }
 
     /** One published generation per writer that has rows. */
-    void publish() {
+    public void publish() {
         writers.forEach(SyncShardDriver::flushAndPublishAll);
     }
 
     /** Closes and opens the writers again: a claim drops SSTables merged into the base table. */
-    void reopen() {
+    public void reopen() {
         writers.forEach(ShardWriter::close);
         writers = open();
     }
