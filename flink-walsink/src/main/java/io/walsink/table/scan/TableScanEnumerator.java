@@ -30,6 +30,9 @@ public final class TableScanEnumerator<S extends SourceSplit> implements SplitEn
 
     @Override
     public void handleSplitRequest(int subtask, String requesterHostname) {
+        if (!context.registeredReaders().containsKey(subtask)) {
+            return; // a request of a reader that failed meanwhile: its restored attempt asks again
+        }
         S next = pending.poll();
         if (next != null) {
             context.assignSplit(next, subtask);

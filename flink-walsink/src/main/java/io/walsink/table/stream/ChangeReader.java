@@ -272,6 +272,8 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
             splits.add(new Active(split));
             split.shards().forEach(c -> gauge(c.shardId()));
         }
+        // Unlike a scan's reader, this one never finishes a split: it asks for more until there are none.
+        context.sendSplitRequest();
         discoverNow = true;
         available.complete(null);
     }

@@ -192,7 +192,7 @@ public final class ScanHarness {
 
         @Override
         public Map<Integer, ReaderInfo> registeredReaders() {
-            return Map.of();
+            return Map.of(0, new ReaderInfo(0, "localhost")); // the one reader the harness drives
         }
 
         @Override

@@ -23,7 +23,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
@@ -56,14 +55,7 @@ class ChangeReaderTest {
     private String uri;
     private Random random;
     private BucketShardWriters writers;
-    /** Per key, the changes a reader must emit, in order. */
-    private final Map<Long, List<String>> expected = new TreeMap<>();
-    /** id -> name of live keys as published. */
-    private final Map<Long, String> model = new TreeMap<>();
-    /** Per key, its newest operation since the last publication. */
-    private final Map<Long, String> pending = new TreeMap<>();
-
-    private int round;
+    private ChangeModel changes;
 
     @BeforeEach
     void table() {
@@ -74,6 +66,7 @@ class ChangeReaderTest {
         LanceTables.create(
                 uri, TableScanRestoreTest.TABLE, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
         writers = new BucketShardWriters(uri, allocator);
+        changes = new ChangeModel(writers, random, KEYS);
     }
 
     @AfterEach
@@ -103,7 +96,7 @@ class ChangeReaderTest {
     @Test
     void startupModeLatestEmitsOnlyGenerationsPublishedAfterTheStart() throws Exception {
         writeAndPublish(2);
-        expected.clear(); // published before the start: none of it is emitted
+        changes.nothingIsExpected(); // published before the start: none of it is emitted
         ChangeHarness harness = harness(StartupMode.LATEST);
         List<ChangeSplit> splits = harness.source.stream().splits();
         writeAndPublish(2);
@@ -121,7 +114,7 @@ class ChangeReaderTest {
         List<String> emitted = new ArrayList<>();
         for (int attempt = 0; attempt < 5; attempt++) {
             writeAndPublish(1 + random.nextInt(2));
-            int owed = owed(emitted);
+            int owed = changes.expectedChanges() - emitted.size();
             int cut = random.nextInt(owed + 1); // inside the snapshot, a generation, or at a boundary
             try (SourceReader<RowData, ChangeSplit> reader = harness.reader(state)) {
                 emitted.addAll(ChangeHarness.poll(reader, cut));
@@ -191,61 +184,16 @@ class ChangeReaderTest {
                 TableScanRestoreTest.scan(uri, ReadMode.COMMITTED), startup, Duration.ofMillis(5), true));
     }
 
-    /** {@code generations} rounds of random upserts and deletes, each published as one generation per shard. */
     private void writeAndPublish(int generations) {
-        for (int g = 0; g < generations; g++) {
-            round++;
-            int writes = 1 + random.nextInt(2 * KEYS);
-            for (int i = 0; i < writes; i++) {
-                long id = random.nextInt(KEYS);
-                boolean delete = random.nextInt(4) == 0;
-                String name = "r" + round + "-" + i;
-                writers.write(id, name, delete);
-                pending.put(id, delete ? "-D " + id : "+U " + id + "=" + name);
-                if (delete) {
-                    model.remove(id);
-                } else {
-                    model.put(id, name);
-                }
-            }
-            writers.publish();
-            pending.forEach((id, change) ->
-                    expected.computeIfAbsent(id, k -> new ArrayList<>()).add(change));
-            pending.clear();
-        }
+        changes.writeAndPublish(generations);
     }
 
-    /** The snapshot a read starting now emits first: every live key as an insert, nothing before. */
     private void snapshotIsExpected() {
-        expected.clear();
-        model.forEach((id, name) ->
-                expected.computeIfAbsent(id, k -> new ArrayList<>()).add("+I " + id + "=" + name));
+        changes.snapshotIsExpected();
     }
 
-    private int owed(List<String> emitted) {
-        return expected.values().stream().mapToInt(List::size).sum() - emitted.size();
-    }
-
-    /** Per key, exactly the expected changes in order: none twice, none missing, none out of order. */
     private void assertEmitted(List<String> emitted) {
-        Map<Long, List<String>> perKey = new TreeMap<>();
-        for (String change : emitted) {
-            long id = Long.parseLong(change.substring(3).split("=")[0]);
-            perKey.computeIfAbsent(id, k -> new ArrayList<>()).add(change);
-        }
-        assertThat(perKey).isEqualTo(expected);
-        Map<Long, String> applied = new TreeMap<>();
-        for (String change : emitted) {
-            String[] kv = change.substring(3).split("=");
-            if (change.startsWith("-D")) {
-                applied.remove(Long.parseLong(kv[0]));
-            } else {
-                applied.put(Long.parseLong(kv[0]), kv[1]);
-            }
-        }
-        if (expected.values().stream().flatMap(List::stream).anyMatch(c -> c.startsWith("+I"))) {
-            assertThat(applied).as("the changelog applied to a map").isEqualTo(model);
-        }
+        changes.assertEmitted(emitted);
     }
 
     /** The compactor merges every published generation; the writers' claims drop them from their manifests. */
