@@ -16,19 +16,19 @@ import java.util.stream.LongStream;
  * engine's writers a generation per shard at a time, and what a continuous read must emit for
  * them: per key, its newest change of every generation, in order.
  */
-final class ChangeModel {
+public final class ChangeModel {
     private final BucketShardWriters writers;
     private final Random random;
     private final int keys;
     /** Per key, the changes a reader must emit, in order. */
     final Map<Long, List<String>> expected = new TreeMap<>();
     /** id -> name of live keys as published. */
-    final Map<Long, String> model = new TreeMap<>();
+    public final Map<Long, String> model = new TreeMap<>();
 
     private final Map<Long, String> pending = new TreeMap<>();
     private int round;
 
-    ChangeModel(BucketShardWriters writers, Random random, int keys) {
+    public ChangeModel(BucketShardWriters writers, Random random, int keys) {
         this.writers = writers;
         this.random = random;
         this.keys = keys;
@@ -38,7 +38,7 @@ final class ChangeModel {
      * {@code generations} rounds, each published as one generation per shard that has rows: a
      * quarter of the keys (at least {@link #changesPerRound} changes), then random others.
      */
-    void writeAndPublish(int generations) {
+    public void writeAndPublish(int generations) {
         for (int g = 0; g < generations; g++) {
             round++;
             List<Long> ids = new ArrayList<>(LongStream.range(0, keys).boxed().toList());
