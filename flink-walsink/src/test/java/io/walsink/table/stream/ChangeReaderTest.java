@@ -13,6 +13,7 @@ import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.table.scan.BucketShardWriters;
+import io.walsink.table.scan.ScanHarness;
 import io.walsink.table.scan.TableScanRestoreTest;
 import io.walsink.testing.AllocatorExtension;
 import java.nio.file.Files;
@@ -102,6 +103,32 @@ class ChangeReaderTest {
         writeAndPublish(2);
         try (SourceReader<RowData, ChangeSplit> reader = harness.reader(splits)) {
             assertEmitted(ChangeHarness.drain(reader));
+        }
+    }
+
+    @Test
+    void lagIsReportedPerReaderAndPerShardAsGenerationsFoundAndNotYetEmitted() throws Exception {
+        writeAndPublish(1);
+        ChangeHarness harness = harness(StartupMode.LATEST);
+        List<ChangeSplit> splits = harness.source.stream().splits();
+        writeAndPublish(2);
+        RecordingReaderMetrics metrics = new RecordingReaderMetrics();
+        try (SourceReader<RowData, ChangeSplit> reader = harness.reader(splits, metrics)) {
+            assertThat(metrics.value("generationsBehind"))
+                    .as("before the first look")
+                    .isZero();
+            reader.pollNext(new ScanHarness.RecordingOutput()); // the first poll looks at the manifests
+            long behind = metrics.value("generationsBehind");
+            long perShard = 0;
+            for (int b = 0; b < BUCKETS; b++) {
+                perShard += metrics.value("shard." + ShardIds.bucket(b) + ".generationsBehind");
+            }
+            assertThat(behind).as("two rounds published").isBetween(2L, 2L * BUCKETS);
+            assertThat(perShard).isEqualTo(behind);
+            ChangeHarness.drain(reader);
+            assertThat(metrics.value("generationsBehind"))
+                    .as("after everything was emitted")
+                    .isZero();
         }
     }
 
