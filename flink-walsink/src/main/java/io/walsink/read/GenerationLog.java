@@ -162,6 +162,17 @@ public final class GenerationLog {
         return rows;
     }
 
+    /**
+     * The bucket a shard's latest manifest names ({@link PinnedShard#NO_BUCKET} if none): one
+     * read, to decide whether a shard is this reader's before walking its history.
+     */
+    public int bucketOf(UUID shard) {
+        return new ManifestStore(store, shard)
+                .readLatest()
+                .map(GenerationLog::bucketOf)
+                .orElse(PinnedShard.NO_BUCKET);
+    }
+
     /** The table's shards now (see {@link TableLayout#shards}). */
     public Set<UUID> shards() {
         return TableLayout.shards(store);

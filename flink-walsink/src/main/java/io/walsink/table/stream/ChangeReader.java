@@ -41,6 +41,8 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     private final GenerationLog log;
     private final MetricGroup metrics;
     private final Set<UUID> gauged = new HashSet<>();
+    /** Shards whose bucket is another reader's split, looked at once. */
+    private final Set<UUID> othersShards = new HashSet<>();
 
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private boolean noMoreSplits;
@@ -167,11 +169,12 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
         Set<UUID> known = new HashSet<>();
         splits.forEach(a -> a.cursors.forEach(c -> known.add(c.shardId())));
         for (UUID shard : log.shards()) {
-            if (!known.contains(shard)) {
-                GenerationLog.Publications first = log.since(shard, 0, 0);
-                Active owner = ownerOf(shard, first.bucket());
-                if (owner != null) {
-                    owner.cursors.add(ShardCursor.fromStart(shard).found(first.manifestVersion(), first.generations()));
+            if (!known.contains(shard) && !othersShards.contains(shard)) {
+                Active owner = ownerOf(shard, log.bucketOf(shard));
+                if (owner == null) {
+                    othersShards.add(shard); // another reader's bucket: never walked here
+                } else {
+                    owner.cursors.add(ShardCursor.fromStart(shard));
                     gauge(shard);
                 }
             }
