@@ -59,7 +59,9 @@ public final class SqlDemo {
         double seconds = (System.nanoTime() - started) / 1e9;
 
         Map<Long, String> actual = new TreeMap<>();
-        TableResult result = sql.executeSql("SELECT id, item, qty FROM orders");
+        // The bounded snapshot: in streaming mode a SELECT would otherwise follow the table forever.
+        TableResult result =
+                sql.executeSql("SELECT id, item, qty FROM orders /*+ OPTIONS('scan.startup-mode' = 'snapshot') */");
         try (CloseableIterator<Row> rows = result.collect()) {
             rows.forEachRemaining(r -> actual.put((Long) r.getField(0), r.getField(1) + "/" + r.getField(2)));
         }

@@ -51,7 +51,8 @@ final class SqlClientScript {
                                 + " 'sink.maintenance.interval' = '1s', 'sink.memtable.max-age' = '0s') */",
                         "  SELECT n % " + MAINTAINED_KEYS
                                 + " + 1000, CONCAT('m', CAST(n AS STRING)), CAST(n AS DOUBLE) FROM slow;",
-                        "SELECT id, name FROM scores;",
+                        // the bounded snapshot: in streaming mode a SELECT would follow the table forever
+                        "SELECT id, name FROM scores /*+ OPTIONS('scan.startup-mode' = 'snapshot') */;",
                         ""));
         String name = "sql-client";
         Process client = cluster.startClient(

@@ -110,7 +110,7 @@ final class ShardReader {
         return new PinnedShard(shardId, manifest.version(), walThrough, bucketOf(manifest));
     }
 
-    private static int bucketOf(ShardManifest manifest) {
+    static int bucketOf(ShardManifest manifest) {
         return manifest.shardFieldEntries().stream()
                 .filter(e -> e.fieldId().equals("bucket"))
                 .findFirst()

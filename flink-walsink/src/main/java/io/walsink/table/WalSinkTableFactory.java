@@ -56,7 +56,11 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
     public DynamicTableSource createDynamicTableSource(Context context) {
         WalSinkTableConfig config = validatedConfig(context);
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
-        return new WalSinkTableSource(config, physicalRowType(schema), primaryKey(schema));
+        ContinuousReadConfig read = ContinuousReadConfig.from(
+                FactoryUtil.createTableFactoryHelper(this, context).getOptions(),
+                context.getConfiguration(),
+                config.scanMode());
+        return new WalSinkTableSource(config, read, physicalRowType(schema), primaryKey(schema));
     }
 
     private WalSinkTableConfig validatedConfig(Context context) {

@@ -167,6 +167,21 @@ public final class WalSinkTableOptions {
             .withDescription("What a SELECT reads: committed (the base table and published"
                     + " SSTables, as Lance readers see it) or latest (also every durable WAL entry).");
 
+    public static final ConfigOption<String> SCAN_STARTUP_MODE = ConfigOptions.key("scan.startup-mode")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Where a SELECT in streaming runtime mode starts: initial (the snapshot as inserts, then"
+                    + " every generation published after it as an upsert changelog; the default), latest (only"
+                    + " generations published after the job started) or snapshot (the bounded scan). In batch"
+                    + " runtime mode a SELECT is always the bounded scan. A continuous read follows published"
+                    + " generations, so it needs scan.mode committed.");
+
+    public static final ConfigOption<Duration> SCAN_DISCOVERY_INTERVAL = ConfigOptions.key("scan.discovery-interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(1))
+            .withDescription("How often a continuous read looks at the shards' manifests for new generations (one"
+                    + " small GET per shard, plus one per manifest version published meanwhile); must be"
+                    + " positive.");
     public static final ConfigOption<String> LOOKUP_CACHE = ConfigOptions.key("lookup.cache")
             .stringType()
             .defaultValue("NONE")
@@ -243,6 +258,8 @@ public final class WalSinkTableOptions {
                 S3_CHECKSUM_MODE,
                 WAL_SCHEMA_PROFILE,
                 SCAN_MODE,
+                SCAN_STARTUP_MODE,
+                SCAN_DISCOVERY_INTERVAL,
                 LOOKUP_CACHE,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE,

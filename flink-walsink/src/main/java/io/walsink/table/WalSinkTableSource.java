@@ -3,6 +3,8 @@ package io.walsink.table;
 import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.WalTableScanSource;
+import io.walsink.table.stream.ChangeStream;
+import io.walsink.table.stream.WalTableChangeSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.api.ValidationException;
@@ -21,7 +23,8 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * The SQL source of a walsink table: a bounded scan of the table as of when the job runs, newest
  * row per key, deleted keys absent ({@code scan.mode}: published data only, or also the WAL
- * tail). Projection and LIMIT are pushed into the scan; filters are not (the merge must see every
+ * tail); in a streaming job, by default, that snapshot followed by every generation published
+ * after it, as an upsert changelog ({@code scan.startup-mode}, {@link ChangeStream}). Projection and LIMIT are pushed into the scan; filters are not (the merge must see every
  * row of a key before it can tell which one is live, so a pushed filter would cut no reading),
  * Flink applies them after the scan.
  *
@@ -32,13 +35,16 @@ import org.apache.flink.table.types.logical.RowType;
 final class WalSinkTableSource
         implements ScanTableSource, LookupTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
     private final WalSinkTableConfig config;
+    private final ContinuousReadConfig read;
     private final RowType declared;
     private final List<String> declaredKey;
     private RowType produced;
     private long limit = -1;
 
-    WalSinkTableSource(WalSinkTableConfig config, RowType declared, List<String> declaredKey) {
+    WalSinkTableSource(
+            WalSinkTableConfig config, ContinuousReadConfig read, RowType declared, List<String> declaredKey) {
         this.config = config;
+        this.read = read;
         this.declared = declared;
         this.declaredKey = List.copyOf(declaredKey);
         this.produced = declared;
@@ -46,12 +52,13 @@ final class WalSinkTableSource
 
     @Override
     public ChangelogMode getChangelogMode() {
-        return ChangelogMode.insertOnly();
+        // A generation holds each key's newest row, not the one it replaced: upserts, no -U.
+        return read.continuous() && !declaredKey.isEmpty() ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
     }
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        readableTable();
+        ExistingTable table = readableTable();
         TableScan scan = new TableScan(
                 config.path(),
                 config.s3(),
@@ -60,6 +67,17 @@ final class WalSinkTableSource
                 config.scanMode(),
                 produced.getFieldNames(),
                 limit);
+        if (read.continuous()) {
+            if (declaredKey.isEmpty() && !table.primaryKey().isEmpty()) {
+                // Without the key the planner takes the changes for inserts and keeps every version.
+                throw new ValidationException("A continuous read of the walsink table at '" + config.path()
+                        + "' emits changes by primary key: declare PRIMARY KEY " + table.primaryKey()
+                        + " NOT ENFORCED, or set 'scan.startup-mode' = 'snapshot' for a bounded read");
+            }
+            ChangeStream stream =
+                    new ChangeStream(scan, read.startup(), read.discoveryInterval(), !declaredKey.isEmpty());
+            return SourceProvider.of(new WalTableChangeSource(stream), 1);
+        }
         // One split (see WalTableScanSource): more subtasks would only idle.
         return SourceProvider.of(new WalTableScanSource(scan), 1);
     }
@@ -128,7 +146,7 @@ final class WalSinkTableSource
 
     @Override
     public DynamicTableSource copy() {
-        WalSinkTableSource copy = new WalSinkTableSource(config, declared, declaredKey);
+        WalSinkTableSource copy = new WalSinkTableSource(config, read, declared, declaredKey);
         copy.produced = produced;
         copy.limit = limit;
         return copy;
@@ -136,6 +154,6 @@ final class WalSinkTableSource
 
     @Override
     public String asSummaryString() {
-        return "walsink(" + config.path() + ", " + config.scanMode() + ")";
+        return "walsink(" + config.path() + ", " + config.scanMode() + ", " + read.startup() + ")";
     }
 }

@@ -29,8 +29,16 @@ final class SqlTables {
         return StreamTableEnvironment.create(env);
     }
 
+    /**
+     * A walsink table whose SELECTs read the bounded snapshot unless {@code options} say otherwise:
+     * in streaming mode a SELECT reads continuously by default, and these tests collect a SELECT
+     * to its end.
+     */
     static String walsinkTable(String name, String columns, Path path, String... options) {
         StringBuilder with = new StringBuilder("'connector' = 'walsink', 'path' = '" + path + "'");
+        if (!List.of(options).contains("scan.startup-mode")) {
+            with.append(", 'scan.startup-mode' = 'snapshot'");
+        }
         for (int i = 0; i < options.length; i += 2) {
             with.append(", '")
                     .append(options[i])

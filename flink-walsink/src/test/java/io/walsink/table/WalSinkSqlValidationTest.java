@@ -64,6 +64,33 @@ class WalSinkSqlValidationTest {
         assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t")).hasStackTraceContaining(message);
     }
 
+    /** Options of the continuous read: only a SELECT in a streaming job parses them. */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "scan.startup-mode|earliest|scan.mode|committed|'scan.startup-mode': must be initial, latest or snapshot, was 'earliest'",
+                "scan.discovery-interval|0 ms|scan.mode|committed|'scan.discovery-interval': must be positive",
+                "scan.startup-mode|initial|scan.mode|latest|'scan.mode': latest reads the WAL tail, which a continuous read does not follow",
+                "scan.startup-mode|latest|scan.mode|latest|'scan.mode': latest reads the WAL tail",
+            })
+    void anInvalidContinuousReadOptionFailsTheSelectNamingIt(
+            String option, String value, String option2, String value2, String message) {
+        sql.executeSql(
+                SqlTables.walsinkTable("t", COLUMNS, dir.resolve("t"), "buckets", "4", option, value, option2, value2));
+        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t")).hasStackTraceContaining(message);
+    }
+
+    @Test
+    void aContinuousReadOfAKeyedTableDeclaredWithoutItsKeyFailsSayingSo() throws Exception {
+        sql.executeSql(SqlTables.walsinkTable("k", COLUMNS, dir.resolve("k"), "buckets", "2"));
+        sql.executeSql("INSERT INTO k VALUES (1, 'a')").await();
+        sql.executeSql(SqlTables.walsinkTable(
+                "unkeyed", "id BIGINT NOT NULL, name STRING", dir.resolve("k"), "scan.startup-mode", "initial"));
+        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM unkeyed"))
+                .hasStackTraceContaining("declare PRIMARY KEY [id] NOT ENFORCED");
+    }
+
     @Test
     void aMissingPathFailsNamingIt() {
         sql.executeSql("CREATE TABLE t (" + COLUMNS + ") WITH ('connector' = 'walsink')");

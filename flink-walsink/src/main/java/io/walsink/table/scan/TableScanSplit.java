@@ -43,7 +43,8 @@ public record TableScanSplit(String splitId, BucketSelection bucket, TableSnapsh
         return splitId;
     }
 
-    TableScanSplit emitted(long rows) {
+    /** The same split with its first {@code rows} rows emitted. */
+    public TableScanSplit emitted(long rows) {
         return new TableScanSplit(splitId, bucket, snapshot, rows);
     }
 }

@@ -1,5 +1,6 @@
 package io.walsink.table.scan;
 
+import io.walsink.annotation.Internal;
 import io.walsink.read.BucketSelection;
 import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
@@ -19,7 +20,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * checkpoint. Version 1 splits (before issue #19) carry no snapshot: a row count is only exact
  * within the snapshot it was counted in, so they are refused rather than resumed inexactly.
  */
-final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableScanSplit> {
+@Internal
+public final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableScanSplit> {
     private static final int VERSION = 2;
     private static final int UNPINNED = 1;
 
@@ -45,7 +47,8 @@ final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableS
         }
     }
 
-    private static void write(TableScanSplit split, DataOutputStream out) throws IOException {
+    /** One split into a stream other state shares (the continuous source's splits embed one). */
+    public static void write(TableScanSplit split, DataOutputStream out) throws IOException {
         out.writeUTF(split.splitId());
         BucketSelection bucket = split.bucket();
         out.writeBoolean(bucket != null);
@@ -83,7 +86,8 @@ final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableS
         return new TableSnapshot(mode, baseVersion, shards);
     }
 
-    private static TableScanSplit read(DataInputStream in) throws IOException {
+    /** The split {@link #write(TableScanSplit, DataOutputStream)} wrote. */
+    public static TableScanSplit read(DataInputStream in) throws IOException {
         String id = in.readUTF();
         BucketSelection bucket =
                 in.readBoolean() ? new BucketSelection(in.readUTF(), in.readInt(), in.readInt()) : null;

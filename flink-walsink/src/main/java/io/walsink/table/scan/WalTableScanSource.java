@@ -41,13 +41,13 @@ public final class WalTableScanSource implements Source<RowData, TableScanSplit,
     public SplitEnumerator<TableScanSplit, List<TableScanSplit>> createEnumerator(
             SplitEnumeratorContext<TableScanSplit> context) {
         // Pinned once, here: every split, and every restore of one, reads this snapshot.
-        return new TableScanEnumerator(context, scan.splits(scan.pin()));
+        return new TableScanEnumerator<>(context, scan.splits(scan.pin()));
     }
 
     @Override
     public SplitEnumerator<TableScanSplit, List<TableScanSplit>> restoreEnumerator(
             SplitEnumeratorContext<TableScanSplit> context, List<TableScanSplit> pending) {
-        return new TableScanEnumerator(context, pending);
+        return new TableScanEnumerator<>(context, pending);
     }
 
     @Override

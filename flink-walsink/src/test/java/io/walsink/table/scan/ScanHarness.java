@@ -20,6 +20,7 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.UserCodeClassLoader;
 
@@ -28,7 +29,7 @@ import org.apache.flink.util.UserCodeClassLoader;
  * reader at a time, without a cluster: the enumerator hands out splits, a reader polls rows into
  * a recording output, checkpoints go through the source's serializers.
  */
-final class ScanHarness {
+public final class ScanHarness {
     private final WalTableScanSource source;
     private final SplitEnumerator<TableScanSplit, List<TableScanSplit>> enumerator;
     private final EnumeratorContext enumeratorContext = new EnumeratorContext();
@@ -78,17 +79,22 @@ final class ScanHarness {
 
     /** The reader's checkpoint as Flink stores and restores it: through the split serializer. */
     List<TableScanSplit> checkpoint(SourceReader<RowData, TableScanSplit> reader, long id) throws Exception {
-        SimpleVersionedSerializer<TableScanSplit> serializer = source.getSplitSerializer();
-        List<TableScanSplit> restored = new ArrayList<>();
-        for (TableScanSplit split : reader.snapshotState(id)) {
+        return throughSerializer(source.getSplitSerializer(), reader.snapshotState(id));
+    }
+
+    /** Splits as a restore gets them back: serialized and read again at the serializer's version. */
+    public static <S> List<S> throughSerializer(SimpleVersionedSerializer<S> serializer, List<S> splits)
+            throws Exception {
+        List<S> restored = new ArrayList<>();
+        for (S split : splits) {
             restored.add(serializer.deserialize(serializer.getVersion(), serializer.serialize(split)));
         }
         return restored;
     }
 
     /** A {@link ReaderOutput} that keeps every row it is given. */
-    static final class RecordingOutput implements ReaderOutput<RowData> {
-        final List<RowData> rows = new ArrayList<>();
+    public static final class RecordingOutput implements ReaderOutput<RowData> {
+        public final List<RowData> rows = new ArrayList<>();
 
         @Override
         public void collect(RowData row) {
@@ -118,10 +124,21 @@ final class ScanHarness {
         public void releaseOutputForSplit(String splitId) {}
     }
 
-    private static final class ReaderContext implements SourceReaderContext {
+    /** A reader's context with one subtask, whose split requests the harness answers itself. */
+    public static final class ReaderContext implements SourceReaderContext {
+        private final SourceReaderMetricGroup metrics;
+
+        public ReaderContext() {
+            this(UnregisteredMetricsGroup.createSourceReaderMetricGroup());
+        }
+
+        public ReaderContext(SourceReaderMetricGroup metrics) {
+            this.metrics = metrics;
+        }
+
         @Override
         public SourceReaderMetricGroup metricGroup() {
-            throw new UnsupportedOperationException();
+            return metrics;
         }
 
         @Override
@@ -175,7 +192,7 @@ final class ScanHarness {
 
         @Override
         public Map<Integer, ReaderInfo> registeredReaders() {
-            return Map.of();
+            return Map.of(0, new ReaderInfo(0, "localhost")); // the one reader the harness drives
         }
 
         @Override

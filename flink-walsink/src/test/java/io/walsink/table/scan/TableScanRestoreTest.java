@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A scan split restored from a checkpoint emits exactly the rows of the snapshot the scan pinned
  * that the first attempt had not emitted, however the table changed in between (issue #19).
  */
-class TableScanRestoreTest {
-    static final Schema TABLE = new Schema(List.of(
+public class TableScanRestoreTest {
+    public static final Schema TABLE = new Schema(List.of(
             Field.notNullable("id", new ArrowType.Int(64, true)), Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
     @TempDir
@@ -68,7 +68,7 @@ class TableScanRestoreTest {
         shard.publish();
     }
 
-    static TableScan scan(String uri, ReadMode mode) {
+    public static TableScan scan(String uri, ReadMode mode) {
         return new TableScan(
                 uri, S3Options.defaults(), Map.of(), WalSchemaProfile.SPEC, mode, List.of("id", "name"), -1);
     }

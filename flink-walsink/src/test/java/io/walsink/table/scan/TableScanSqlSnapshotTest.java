@@ -53,7 +53,7 @@ class TableScanSqlSnapshotTest {
         env.setParallelism(1);
         StreamTableEnvironment sql = StreamTableEnvironment.create(env);
         sql.executeSql("CREATE TABLE t (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' ="
-                + " 'walsink', 'path' = '" + path + "', 'buckets' = '4')");
+                + " 'walsink', 'path' = '" + path + "', 'buckets' = '4', 'scan.startup-mode' = 'snapshot')");
         sql.executeSql("INSERT INTO t VALUES "
                         + LongStream.rangeClosed(1, 40)
                                 .mapToObj(i -> "(" + i + ", 'v" + i + "')")

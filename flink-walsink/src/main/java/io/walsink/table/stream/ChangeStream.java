@@ -1,0 +1,83 @@
+package io.walsink.table.stream;
+
+import io.walsink.annotation.Internal;
+import io.walsink.read.GenerationLog;
+import io.walsink.read.PinnedShard;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableSnapshot;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
+import io.walsink.storage.StorageLocation;
+import io.walsink.table.scan.TableScan;
+import io.walsink.table.scan.TableScanSplit;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * What one continuous read follows: the table and columns (as the bounded scan's {@link
+ * TableScan}), where it starts, how often it looks for new generations, and whether the table is
+ * keyed (an upsert changelog) or append-only (inserts). Shipped with the job.
+ */
+@Internal
+public record ChangeStream(TableScan scan, StartupMode startup, Duration discoveryInterval, boolean keyed)
+        implements Serializable {
+
+    public ChangeStream {
+        Objects.requireNonNull(scan, "scan");
+        if (!startup.continuous()) {
+            throw new IllegalArgumentException("a continuous read needs a continuous startup mode, was " + startup);
+        }
+        if (scan.mode() != ReadMode.COMMITTED) {
+            // Published generations are all it follows; a WAL tail read once would be read again
+            // as the generation that later holds it.
+            throw new IllegalArgumentException(
+                    "a continuous read follows published generations only, not " + scan.mode());
+        }
+        if (discoveryInterval.isZero() || discoveryInterval.isNegative()) {
+            throw new IllegalArgumentException("discovery interval must be positive, was " + discoveryInterval);
+        }
+    }
+
+    /**
+     * Pins the snapshot, once, when the read starts, and cuts it into the bounded scan's splits;
+     * each shard's cursor starts after the last generation the snapshot holds, so the snapshot
+     * and the changes after it meet without a gap or an overlap. Startup mode latest keeps the
+     * cursors and leaves out the snapshot rows.
+     */
+    public List<ChangeSplit> splits() {
+        TableSnapshot snapshot = scan.pin();
+        Map<UUID, Long> covered;
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = ObjectStores.open(scan.path(), scan.s3())) {
+            covered = log(store, allocator).coveredBy(snapshot);
+        }
+        return scan.splits(snapshot).stream()
+                .map(split -> new ChangeSplit(
+                        split.splitId(),
+                        startup == StartupMode.INITIAL ? split : null,
+                        split.bucket() == null
+                                ? PinnedShard.NO_BUCKET
+                                : split.bucket().bucket(),
+                        split.snapshot().shards().stream()
+                                .map(s -> new ShardCursor(
+                                        s.shardId(), s.manifestVersion(), covered.get(s.shardId()), List.of(), 0))
+                                .toList()))
+                .toList();
+    }
+
+    GenerationLog log(ObjectStore store, BufferAllocator allocator) {
+        return new GenerationLog(
+                store, StorageLocation.parse(scan.path()).lanceUri(), scan.lanceStorageOptions(), allocator);
+    }
+
+    /** Emits the snapshot rows of a split: the bounded scan's read of it. */
+    List<org.apache.flink.table.data.RowData> snapshotRows(TableScanSplit split) {
+        return scan.read(split);
+    }
+}
