@@ -4,6 +4,8 @@ import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.runtime.metrics.groups.TaskMetricGroup;
+import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.operators.testutils.MockInputSplitProvider;
@@ -43,7 +45,30 @@ final class SinkHarness extends OneInputStreamOperatorTestHarness<RowData, RowDa
 
     static SinkHarness of(WalSink<RowData> sink, boolean checkpointing, JobID job, int parallelism, int subtask)
             throws Exception {
+        return of(
+                sink,
+                checkpointing,
+                job,
+                parallelism,
+                subtask,
+                UnregisteredMetricGroups.createUnregisteredTaskMetricGroup());
+    }
+
+    /** Subtask 0 of 1, checkpointing on, a fresh job, reporting metrics into {@code metrics}. */
+    static SinkHarness of(WalSink<RowData> sink, TaskMetricGroup metrics) throws Exception {
+        return of(sink, true, new JobID(), 1, 0, metrics);
+    }
+
+    private static SinkHarness of(
+            WalSink<RowData> sink,
+            boolean checkpointing,
+            JobID job,
+            int parallelism,
+            int subtask,
+            TaskMetricGroup metrics)
+            throws Exception {
         MockEnvironment environment = new MockEnvironmentBuilder()
+                .setMetricGroup(metrics)
                 .setTaskName("walsink writer")
                 .setManagedMemorySize(3 * 1024 * 1024)
                 .setInputSplitProvider(new MockInputSplitProvider())

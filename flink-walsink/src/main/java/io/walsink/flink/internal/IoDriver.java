@@ -20,22 +20,14 @@ final class IoDriver implements ShardIo {
 
     private final MailboxExecutor mailbox;
     private final ExecutorService io;
-    private final Runnable afterEachCompletion;
     private final UnaryOperator<Exception> explainFailure;
     private final AtomicInteger inFlight = new AtomicInteger();
 
     /**
-     * @param afterEachCompletion runs on the task thread after every completion (metrics)
      * @param explainFailure turns a completion's failure into the one the task fails with
      */
-    IoDriver(
-            MailboxExecutor mailbox,
-            int threads,
-            String threadName,
-            Runnable afterEachCompletion,
-            UnaryOperator<Exception> explainFailure) {
+    IoDriver(MailboxExecutor mailbox, int threads, String threadName, UnaryOperator<Exception> explainFailure) {
         this.mailbox = mailbox;
-        this.afterEachCompletion = afterEachCompletion;
         this.explainFailure = explainFailure;
         AtomicInteger count = new AtomicInteger();
         this.io = Executors.newFixedThreadPool(threads, r -> {
@@ -64,8 +56,6 @@ final class IoDriver implements ShardIo {
                                     completion.run();
                                 } catch (RuntimeException e) {
                                     throw explainFailure.apply(e);
-                                } finally {
-                                    afterEachCompletion.run();
                                 }
                             },
                             name);

@@ -17,9 +17,14 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  *
  * <p>Reporters read gauges on their own thread, while the shards are only safe to touch on the
  * task thread; so the task thread copies the gauge values into volatile fields ({@link #refresh})
- * at every tick and I/O completion, and the gauges read those.
+ * every {@link #REFRESH_MILLIS} of processing time and at the end of input, and the gauges read
+ * those. Not at every tick or I/O completion: a refresh walks every shard, and a subtask that owns
+ * hundreds of buckets ticks thousands of times a second, which made the walks quadratic.
  */
 final class ShardWriterMetrics implements ShardEvents {
+    /** How often the gauges are refreshed; reporters read them every 10 s or so by default. */
+    static final long REFRESH_MILLIS = 1_000;
+
     private final Counter rowsIn;
     private final Counter deletesIn;
     private final Counter walAppends;

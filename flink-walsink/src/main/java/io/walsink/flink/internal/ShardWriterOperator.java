@@ -126,7 +126,6 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 mailbox,
                 options.ioThreads(),
                 "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                this::refreshMetrics,
                 failure -> SinkAllocators.explain(failure, allocator, owner));
         routing = new BucketRouting(
                 table.sharding().sharding().numBuckets().orElse(1),
@@ -174,6 +173,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         } catch (RuntimeException e) {
             throw budget.restoreFailure(e, owner);
         }
+        getProcessingTimeService()
+                .scheduleWithFixedDelay(
+                        t -> refreshMetrics(), ShardWriterMetrics.REFRESH_MILLIS, ShardWriterMetrics.REFRESH_MILLIS);
         LOG.info(
                 "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, {})",
                 owner,
@@ -207,12 +209,12 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void onProcessingTime(InternalTimer<Integer, VoidNamespace> timer) {
         drivers.tick(ticker.bucketOf(timer), timer.getTimestamp());
-        refreshMetrics();
     }
 
     @Override
     public void onEventTime(InternalTimer<Integer, VoidNamespace> timer) {}
 
+    /** Walks every shard: on a rhythm of its own, since a subtask may own hundreds of buckets. */
     private void refreshMetrics() {
         metrics.refresh(drivers.all());
     }
@@ -268,6 +270,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             drivers.requestPublicationOfAll();
             drivers.awaitPublications();
         }
+        refreshMetrics(); // the gauges' last values: what the writer ended with
         LOG.info("walsink writer {} finished: {}", owner, drivers.summary());
         super.finish();
     }
