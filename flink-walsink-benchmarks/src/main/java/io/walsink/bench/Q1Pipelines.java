@@ -79,8 +79,20 @@ final class Q1Pipelines {
         }
     }
 
+    /** {@code memtableMaxAge} and {@code compaction}: the walsink options of those names, for walsink runs. */
     record Settings(
-            Q1Rows rows, int buckets, Duration checkpointInterval, Duration flushInterval, boolean finalCheckpoint) {}
+            Q1Rows rows,
+            int buckets,
+            Duration checkpointInterval,
+            Duration flushInterval,
+            boolean finalCheckpoint,
+            Duration memtableMaxAge,
+            boolean compaction) {
+        Settings withRows(Q1Rows other) {
+            return new Settings(
+                    other, buckets, checkpointInterval, flushInterval, finalCheckpoint, memtableMaxAge, compaction);
+        }
+    }
 
     private static final long UNTHROTTLED = 1_000_000_000_000L;
 
@@ -148,6 +160,8 @@ final class Q1Pipelines {
                     .primaryKey("id")
                     .createTableIfMissing(s.buckets())
                     .flushInterval(s.flushInterval())
+                    .memtableMaxAge(s.memtableMaxAge())
+                    .compaction(s.compaction())
                     .build());
             case DATASTREAM_DISCARD_KEYED -> source.keyBy(new BucketOfKey(s.buckets(), maxParallelism), Types.INT)
                     .sinkTo(new DiscardingSink<>());
@@ -182,6 +196,8 @@ final class Q1Pipelines {
         String with = walsink
                 ? "'connector' = 'walsink', 'path' = '" + table + "', 'buckets' = '" + s.buckets()
                         + "', 'sink.flush-interval' = '" + s.flushInterval().toMillis() + "ms'"
+                        + ", 'sink.memtable.max-age' = '" + s.memtableMaxAge().toMillis() + "ms'"
+                        + ", 'sink.compaction.enabled' = '" + s.compaction() + "'"
                 : "'connector' = 'blackhole'";
         t.executeSql("CREATE TEMPORARY TABLE q1_sink (" + Q1Rows.columnsDdl()
                 + ", PRIMARY KEY (id) NOT ENFORCED) WITH (" + with + ")");

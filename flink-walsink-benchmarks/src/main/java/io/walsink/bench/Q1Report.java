@@ -43,6 +43,9 @@ public final class Q1Report {
             "  --buckets N            buckets of the walsink table (default 4)",
             "  --checkpoint-ms N      checkpoint interval (default 10000)",
             "  --flush-ms N           walsink flush interval (default 100)",
+            "  --memtable-max-age-ms N  walsink sink.memtable.max-age (default 0, the sink's default: one SSTable",
+            "                         per shard per checkpoint)",
+            "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
             "  --seed N               seed of the key order and values (default 42)",
             "  --final-checkpoint     keep Flink's checkpoint after tasks finish: every job then idles up to",
             "                         one checkpoint interval at its end; walsink tables are read COMMITTED",
@@ -62,6 +65,8 @@ public final class Q1Report {
         DEFAULTS.put("--buckets", "4");
         DEFAULTS.put("--checkpoint-ms", "10000");
         DEFAULTS.put("--flush-ms", "100");
+        DEFAULTS.put("--memtable-max-age-ms", "0");
+        DEFAULTS.put("--no-compaction", "false");
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--final-checkpoint", "false");
         DEFAULTS.put("--no-verify", "false");
@@ -103,7 +108,9 @@ public final class Q1Report {
                 f.positiveInt("--buckets"),
                 Duration.ofMillis(f.positive("--checkpoint-ms")),
                 Duration.ofMillis(f.positive("--flush-ms")),
-                f.on("--final-checkpoint"));
+                f.on("--final-checkpoint"),
+                Duration.ofMillis(Long.parseLong(f.get("--memtable-max-age-ms"))),
+                !f.on("--no-compaction"));
         boolean verify = !f.on("--no-verify");
         int rounds = f.positiveInt("--rounds");
         List<List<Pipeline>> groups = groups(f.get("--pipelines"));
@@ -113,12 +120,8 @@ public final class Q1Report {
         warmupRows -= warmupRows % parallelism;
         if (warmupRows > 0) {
             // Not reported: class loading, the planner and the JIT see every pipeline once first.
-            Q1Pipelines.Settings warm = new Q1Pipelines.Settings(
-                    new Q1Rows(warmupRows, Math.min(rows.keys, warmupRows), parallelism, rows.seed),
-                    settings.buckets(),
-                    settings.checkpointInterval(),
-                    settings.flushInterval(),
-                    settings.finalCheckpoint());
+            Q1Pipelines.Settings warm =
+                    settings.withRows(new Q1Rows(warmupRows, Math.min(rows.keys, warmupRows), parallelism, rows.seed));
             for (List<Pipeline> group : groups) {
                 for (Pipeline p : group) {
                     runOnce(0, p, warm, false);
@@ -285,7 +288,8 @@ public final class Q1Report {
         Q1Rows r = s.rows();
         StringBuilder out = new StringBuilder(String.format(
                 "%n== q1-shaped job: %,d upserts over %,d keys (1 STRING + 11 BIGINT, seed %d), %d buckets, parallelism %d,"
-                        + " checkpoint every %d ms (%s), flush every %d ms; %d rounds ==%n"
+                        + " checkpoint every %d ms (%s), flush every %d ms, memtable max age %d ms, compaction %s;"
+                        + " %d rounds ==%n"
                         + "machine: %d processors, Java %s%n",
                 r.rows,
                 r.keys,
@@ -295,6 +299,8 @@ public final class Q1Report {
                 s.checkpointInterval().toMillis(),
                 s.finalCheckpoint() ? "with the final checkpoint" : "no final checkpoint",
                 s.flushInterval().toMillis(),
+                s.memtableMaxAge().toMillis(),
+                s.compaction() ? "on" : "off",
                 rounds,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.runtime.version")));
