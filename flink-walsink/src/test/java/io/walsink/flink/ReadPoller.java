@@ -81,6 +81,8 @@ final class ReadPoller implements AutoCloseable {
     private final CountDownLatch stop = new CountDownLatch(1);
     private final Thread thread;
     private volatile Throwable failure;
+    /** When the read whose rows {@link #afterReads} actions are handed started (epoch ms). */
+    private volatile long readStartedMillis;
 
     ReadPoller(String name, ChangeGenerator changes, long n, long pollIntervalMillis, Reader reader) {
         this.name = name;
@@ -283,6 +285,15 @@ final class ReadPoller implements AutoCloseable {
     }
 
     /**
+     * The start of the read whose rows an {@link #afterReads} action is being handed: what it saw
+     * was visible by then or during the read, whose own length (seconds for a LanceDB read on a
+     * loaded machine) is the reader's cost, not the sink's.
+     */
+    long readStartedMillis() {
+        return readStartedMillis;
+    }
+
+    /**
      * Hands the rows of each read that starts from now on to {@code action}, until it returns
      * true.
      */
@@ -300,6 +311,7 @@ final class ReadPoller implements AutoCloseable {
                 Map<Long, String> rows = null;
                 boolean failed = false;
                 try {
+                    readStartedMillis = System.currentTimeMillis();
                     rows = reader.read();
                     if (rows == null && polls.get() > 0) {
                         throw new IllegalStateException("the table is gone after " + polls.get() + " reads");
