@@ -1,7 +1,6 @@
 package io.walsink.bench;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,9 +11,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -200,11 +197,11 @@ public final class LatencyProxy implements AutoCloseable {
             InputStream upIn = null;
             OutputStream upOut = null;
             while (true) {
-                Optional<Head> request = Head.read(in);
+                Optional<HttpHead> request = HttpHead.read(in);
                 if (request.isEmpty()) {
                     return;
                 }
-                Head head = request.get();
+                HttpHead head = request.get();
                 Kind kind = kindOf(head);
                 requests.incrementAndGet(kind.ordinal());
                 if (head.value("expect")
@@ -213,7 +210,7 @@ public final class LatencyProxy implements AutoCloseable {
                     out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                 }
-                byte[] body = Body.readRequest(in, head);
+                byte[] body = HttpBody.readRequest(in, head);
                 long delay = 0;
                 boolean refuse = false;
                 if (!passThrough) {
@@ -244,13 +241,13 @@ public final class LatencyProxy implements AutoCloseable {
                 upOut.write(body);
                 upOut.flush();
                 bytesUp.addAndGet(body.length);
-                Head response;
+                HttpHead response;
                 do { // an informational answer is followed by the real one
-                    response = Head.read(upIn).orElseThrow(() -> new EOFException("upstream closed"));
+                    response = HttpHead.read(upIn).orElseThrow(() -> new EOFException("upstream closed"));
                     out.write(response.bytes());
                 } while (response.status() / 100 == 1);
-                long relayed =
-                        Body.relayResponse(upIn, out, response, head.method().equals("HEAD"));
+                long relayed = HttpBody.relayResponse(
+                        upIn, out, response, head.method().equals("HEAD"));
                 out.flush();
                 bytesDown.addAndGet(Math.max(0, relayed));
                 if (relayed < 0 || head.closes() || response.closes()) {
@@ -272,7 +269,7 @@ public final class LatencyProxy implements AutoCloseable {
         }
     }
 
-    static Kind kindOf(Head head) {
+    static Kind kindOf(HttpHead head) {
         String target = head.target();
         int q = target.indexOf('?');
         String path = q < 0 ? target : target.substring(0, q);
@@ -292,170 +289,5 @@ public final class LatencyProxy implements AutoCloseable {
         String p = path.startsWith("/") ? path.substring(1) : path;
         int slash = p.indexOf('/');
         return slash < 0 || slash == p.length() - 1;
-    }
-
-    /** A request or response head: its first line and headers, and the raw bytes read. */
-    record Head(String firstLine, Map<String, String> headers, byte[] bytes) {
-        static Optional<Head> read(InputStream in) throws IOException {
-            ByteArrayOutputStream raw = new ByteArrayOutputStream(512);
-            int last4 = 0; // the last four bytes read; the head ends with CR LF CR LF
-            while (last4 != 0x0D0A0D0A) {
-                int b = in.read();
-                if (b < 0) {
-                    if (raw.size() == 0) {
-                        return Optional.empty();
-                    }
-                    throw new EOFException("connection closed inside an HTTP head");
-                }
-                raw.write(b);
-                last4 = (last4 << 8) | b;
-            }
-            byte[] bytes = raw.toByteArray();
-            String[] lines = new String(bytes, StandardCharsets.ISO_8859_1).split("\r\n");
-            Map<String, String> headers = new HashMap<>();
-            for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                if (colon > 0) {
-                    headers.put(
-                            lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
-                            lines[i].substring(colon + 1).trim());
-                }
-            }
-            return Optional.of(new Head(lines[0], headers, bytes));
-        }
-
-        Optional<String> value(String name) {
-            return Optional.ofNullable(headers.get(name));
-        }
-
-        String method() {
-            return firstLine.substring(0, firstLine.indexOf(' '));
-        }
-
-        String target() {
-            String[] parts = firstLine.split(" ");
-            return parts.length > 1 ? parts[1] : "";
-        }
-
-        int status() {
-            String[] parts = firstLine.split(" ");
-            return parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
-        }
-
-        boolean closes() {
-            return value("connection").map(v -> v.equalsIgnoreCase("close")).orElse(false);
-        }
-
-        boolean chunked() {
-            return value("transfer-encoding")
-                    .map(v -> v.toLowerCase(Locale.ROOT).contains("chunked"))
-                    .orElse(false);
-        }
-
-        long contentLength() {
-            return value("content-length").map(Long::parseLong).orElse(-1L);
-        }
-
-        /** The head's bytes with header {@code name} left out. */
-        byte[] bytesWithout(String name) {
-            if (!headers.containsKey(name)) {
-                return bytes;
-            }
-            StringBuilder s = new StringBuilder();
-            for (String line : new String(bytes, StandardCharsets.ISO_8859_1).split("\r\n")) {
-                int colon = line.indexOf(':');
-                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
-                    continue;
-                }
-                s.append(line).append("\r\n");
-            }
-            return s.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
-        }
-    }
-
-    /** Message bodies as HTTP/1.1 frames them. */
-    static final class Body {
-        private Body() {}
-
-        /** A request's body bytes as framed on the wire (chunks included), empty without one. */
-        static byte[] readRequest(InputStream in, Head head) throws IOException {
-            ByteArrayOutputStream body = new ByteArrayOutputStream();
-            if (head.chunked()) {
-                copyChunked(in, body);
-            } else if (head.contentLength() > 0) {
-                copy(in, body, head.contentLength());
-            }
-            return body.toByteArray();
-        }
-
-        /**
-         * Relays a response body; returns its framed length, or -1 when it runs to the end of the
-         * connection (then the connection cannot carry another request).
-         */
-        static long relayResponse(InputStream in, OutputStream out, Head response, boolean toHead) throws IOException {
-            int status = response.status();
-            if (toHead || status == 204 || status == 304) {
-                return 0;
-            }
-            if (response.chunked()) {
-                return copyChunked(in, out);
-            }
-            long length = response.contentLength();
-            if (length >= 0) {
-                copy(in, out, length);
-                return length;
-            }
-            in.transferTo(out);
-            return -1;
-        }
-
-        private static void copy(InputStream in, OutputStream out, long length) throws IOException {
-            byte[] buffer = new byte[64 * 1024];
-            for (long left = length; left > 0; ) {
-                int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
-                if (n < 0) {
-                    throw new EOFException("connection closed inside a body");
-                }
-                out.write(buffer, 0, n);
-                left -= n;
-            }
-        }
-
-        /** Copies chunks through the last one and its trailers; returns the bytes copied. */
-        private static long copyChunked(InputStream in, OutputStream out) throws IOException {
-            long copied = 0;
-            while (true) {
-                String sizeLine = line(in);
-                out.write((sizeLine + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                int semicolon = sizeLine.indexOf(';');
-                long size = Long.parseLong((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
-                copied += sizeLine.length() + 2;
-                if (size == 0) {
-                    for (String trailer = line(in); ; trailer = line(in)) {
-                        out.write((trailer + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                        copied += trailer.length() + 2;
-                        if (trailer.isEmpty()) {
-                            return copied;
-                        }
-                    }
-                }
-                copy(in, out, size + 2); // the data and its CRLF
-                copied += size + 2;
-            }
-        }
-
-        private static String line(InputStream in) throws IOException {
-            StringBuilder s = new StringBuilder();
-            for (int b = in.read(); ; b = in.read()) {
-                if (b < 0) {
-                    throw new EOFException("connection closed inside a chunked body");
-                }
-                if (b == '\n') {
-                    int n = s.length();
-                    return n > 0 && s.charAt(n - 1) == '\r' ? s.substring(0, n - 1) : s.toString();
-                }
-                s.append((char) b);
-            }
-        }
     }
 }

@@ -158,8 +158,8 @@ class LatencyProxyTest {
                             .getBytes(StandardCharsets.US_ASCII));
             out.flush();
 
-            LatencyProxy.Head headAnswer = LatencyProxy.Head.read(in).orElseThrow();
-            LatencyProxy.Head getAnswer = LatencyProxy.Head.read(in).orElseThrow();
+            HttpHead headAnswer = HttpHead.read(in).orElseThrow();
+            HttpHead getAnswer = HttpHead.read(in).orElseThrow();
 
             assertThat(headAnswer.status()).isEqualTo(503);
             assertThat(getAnswer.firstLine()).startsWith("HTTP/1.1 503");
