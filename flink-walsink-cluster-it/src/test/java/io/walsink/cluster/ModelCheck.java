@@ -57,21 +57,30 @@ final class ModelCheck {
 
     /**
      * The {@code n} in {@code 0..rows} for which the model of changes {@code 0..n-1} equals
-     * {@code actual}, as a range (a delete of an absent key leaves the model as it was), or null
-     * when no prefix of the stream gives {@code actual}: one pass, counting the keys that differ.
+     * {@code actual}, as a range (a delete of an absent key leaves the model as it was): one pass,
+     * counting the keys that differ. Fails when no prefix of the stream gives {@code actual}, naming
+     * the closest one and keys that differ from it.
      */
     static Prefix prefix(ChangeStream changes, long rows, Map<Long, String> actual) {
         Map<Long, String> model = new HashMap<>();
         long differing = actual.size();
         long first = -1;
         long last = -1;
+        long closest = 0;
+        long fewest = differing;
         for (long n = 0; ; n++) {
             if (differing == 0) {
                 first = first < 0 ? n : first;
                 last = n;
+            } else if (differing < fewest) {
+                fewest = differing;
+                closest = n;
             }
             if (n == rows) {
-                return first < 0 ? null : new Prefix(first, last);
+                if (first < 0) {
+                    throw new AssertionError(mismatch(changes, rows, actual, closest, fewest));
+                }
+                return new Prefix(first, last);
             }
             long key = changes.keyOf(n);
             boolean differedBefore = !Objects.equals(model.get(key), actual.get(key));
@@ -83,6 +92,24 @@ final class ModelCheck {
             boolean differsNow = !Objects.equals(model.get(key), actual.get(key));
             differing += (differsNow ? 1 : 0) - (differedBefore ? 1 : 0);
         }
+    }
+
+    private static String mismatch(ChangeStream changes, long rows, Map<Long, String> actual, long n, long differing) {
+        Map<Long, String> model = changes.model(n);
+        StringBuilder keys = new StringBuilder();
+        model.keySet().stream()
+                .filter(k -> !actual.containsKey(k))
+                .limit(5)
+                .forEach(k -> keys.append(String.format("%n  key %d: absent, model %s", k, model.get(k))));
+        actual.entrySet().stream()
+                .filter(e -> !e.getValue().equals(model.get(e.getKey())))
+                .limit(5)
+                .forEach(e -> keys.append(
+                        String.format("%n  key %d: %s, model %s", e.getKey(), e.getValue(), model.get(e.getKey()))));
+        return String.format(
+                "the table (%,d rows) is the model of no prefix of the %,d changes; the closest, the first %,d,"
+                        + " differs in %,d keys:%s",
+                actual.size(), rows, n, differing, keys);
     }
 
     /** A key twice in one read is a failed read: a reader must return one row per key. */

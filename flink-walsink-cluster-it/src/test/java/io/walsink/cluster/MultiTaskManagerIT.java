@@ -188,11 +188,9 @@ class MultiTaskManagerIT {
         Map<Long, String> committed = ModelCheck.committed(table.toString(), S3Options.defaults(), "value");
         Map<Long, String> lanceDb = ModelCheck.lanceDb(table, "value");
         assertThat(lanceDb).as("LanceDB's read against walsink's %s", when).isEqualTo(committed);
+        System.out.printf("table %s: %,d rows%n", when, committed.size());
         ModelCheck.Prefix prefix = ModelCheck.prefix(new ChangeStream(KEYS), ROWS, committed);
-        System.out.printf("table %s: %,d rows, the model of the first %s changes%n", when, committed.size(), prefix);
-        assertThat(prefix)
-                .as("the changes whose model equals the table %s (%,d rows)", when, committed.size())
-                .isNotNull();
+        System.out.printf("table %s: the model of the first %s changes%n", when, prefix);
         long before = written == null ? 0 : written.first();
         assertThat(prefix.last())
                 .as("changes in the table %s, at least %,d past the %,d before", when, progress, before)
