@@ -3,7 +3,6 @@ package io.walsink.examples;
 import io.walsink.flink.WalSink;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
-import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -70,7 +69,7 @@ public final class ChangelogDemo {
         int keys = args.keys();
         long rows = args.rows();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
+        env.setParallelism(args.parallelism());
         env.enableCheckpointing(500);
         env.fromSequence(0, rows - 1)
                 .setParallelism(1) // one generator task keeps per-key order
@@ -79,13 +78,7 @@ public final class ChangelogDemo {
                 .setParallelism(1)
                 .map(new Progress(rows))
                 .setParallelism(1)
-                .sinkTo(WalSink.forRows(ROW)
-                        .path(args.path())
-                        .primaryKey("id")
-                        .createTableIfMissing(args.buckets())
-                        .flushInterval(Duration.ofMillis(100))
-                        .s3(args.s3())
-                        .build())
+                .sinkTo(args.sink(WalSink.forRows(ROW)).build())
                 .uid("walsink-changelog-demo");
         env.execute("walsink changelog demo");
 

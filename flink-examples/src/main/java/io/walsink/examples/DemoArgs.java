@@ -1,17 +1,43 @@
 package io.walsink.examples;
 
+import io.walsink.flink.WalSinkBuilder;
 import io.walsink.storage.S3Options;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
- * {@code --path}, {@code --rows}, {@code --keys}, {@code --buckets}, {@code --rate}; every one optional.
- * {@code rate} is changes per second, 0 for as fast as possible (a throttled job stays running long
- * enough to watch it, or to kill a TaskManager under it).
+ * {@code --path}, {@code --rows}, {@code --keys}, {@code --buckets}, {@code --rate},
+ * {@code --parallelism}, {@code --maintenance-interval}; every one optional. {@code rate} is changes
+ * per second, 0 for as fast as possible (a throttled job stays running long enough to watch it, to
+ * stop it with a savepoint or to kill a TaskManager under it). {@code parallelism} is the writers'
+ * (the generator always runs as one task); {@code maintenanceSeconds} the sink's
+ * {@code sink.maintenance.interval}, 0 for its default.
  */
-record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3, double rate) {
+record DemoArgs(
+        String path,
+        long rows,
+        int keys,
+        int buckets,
+        S3Options s3,
+        double rate,
+        int parallelism,
+        long maintenanceSeconds) {
 
     DemoArgs(String path, long rows, int keys, int buckets) {
-        this(path, rows, keys, buckets, S3Options.defaults(), 0);
+        this(path, rows, keys, buckets, S3Options.defaults(), 0, 2, 0);
+    }
+
+    /**
+     * The demos' sink settings on {@code builder}: the table (created with {@link #buckets} if
+     * missing), key {@code id}, a 100 ms WAL flush, S3 and the maintenance interval.
+     */
+    <T> WalSinkBuilder<T> sink(WalSinkBuilder<T> builder) {
+        builder.path(path)
+                .primaryKey("id")
+                .createTableIfMissing(buckets)
+                .flushInterval(Duration.ofMillis(100))
+                .s3(s3);
+        return maintenanceSeconds > 0 ? builder.maintenanceInterval(Duration.ofSeconds(maintenanceSeconds)) : builder;
     }
 
     /** Usage asked for: printed, and the demo ends with exit code 0. */
@@ -46,12 +72,16 @@ record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3, dou
         int keys = defaultKeys;
         int buckets = 4;
         double rate = 0;
+        int parallelism = 2;
+        long maintenanceSeconds = 0;
         S3Options.Builder s3 = S3Options.builder();
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
                 throw new HelpRequested("usage: " + demo
                         + " [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N] [--rate CHANGES_PER_S]\n"
+                        + "        [--parallelism WRITERS (default 2)] [--maintenance-interval SECONDS (compaction and"
+                        + " GC; default 10)]\n"
                         + "        [--s3-endpoint URL] [--s3-region NAME] [--s3-path-style]   (s3:// paths; credentials"
                         + " from the AWS default chain)\n"
                         + "Runs on an embedded local Flink cluster; the table goes to a new folder under the temp"
@@ -71,14 +101,16 @@ record DemoArgs(String path, long rows, int keys, int buckets, S3Options s3, dou
                 case "--keys" -> keys = (int) positive(flag, Integer.parseInt(value));
                 case "--buckets" -> buckets = (int) positive(flag, Integer.parseInt(value));
                 case "--rate" -> rate = positive(flag, Long.parseLong(value));
+                case "--parallelism" -> parallelism = (int) positive(flag, Integer.parseInt(value));
+                case "--maintenance-interval" -> maintenanceSeconds = positive(flag, Long.parseLong(value));
                 case "--s3-endpoint" -> s3.endpoint(value);
                 case "--s3-region" -> s3.region(value);
                 default -> throw new IllegalArgumentException("unknown option " + flag
-                        + "; options: --path, --rows, --keys, --buckets, --rate, --s3-endpoint, --s3-region,"
-                        + " --s3-path-style");
+                        + "; options: --path, --rows, --keys, --buckets, --rate, --parallelism,"
+                        + " --maintenance-interval, --s3-endpoint, --s3-region, --s3-path-style");
             }
         }
-        return new DemoArgs(path, rows, keys, buckets, s3.build(), rate);
+        return new DemoArgs(path, rows, keys, buckets, s3.build(), rate, parallelism, maintenanceSeconds);
     }
 
     private static long positive(String flag, long value) {

@@ -47,7 +47,8 @@ public final class SqlDemo {
         sql.getConfig().set("parallelism.default", "1"); // one generator keeps each key's order
         sql.executeSql("CREATE TABLE orders (id BIGINT, item STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('connector' = 'walsink', 'path' = '" + args.path() + "', 'buckets' = '" + args.buckets()
-                + "', 'sink.parallelism' = '2'" + s3Options(args.s3()) + ")");
+                + "', 'sink.parallelism' = '" + args.parallelism() + "'" + maintenance(args) + s3Options(args.s3())
+                + ")");
         sql.createTemporarySystemFunction("progress", new ProgressFunction(args.rows()));
         sql.executeSql("CREATE TEMPORARY TABLE gen (n BIGINT) WITH ('connector' = 'datagen',"
                 + " 'fields.n.kind' = 'sequence', 'fields.n.start' = '0', 'fields.n.end' = '" + (args.rows() - 1)
@@ -75,6 +76,12 @@ public final class SqlDemo {
         System.out.printf("  rows selected    %,d (SELECT through the walsink connector)%n", actual.size());
         System.out.printf("  table matches    %s%n", match ? "YES" : "NO");
         return match;
+    }
+
+    private static String maintenance(DemoArgs args) {
+        return args.maintenanceSeconds() > 0
+                ? ", 'sink.maintenance.interval' = '" + args.maintenanceSeconds() + "s'"
+                : "";
     }
 
     /** The demo's S3 flags as the connector's {@code s3.*} options (credentials: the AWS default chain). */

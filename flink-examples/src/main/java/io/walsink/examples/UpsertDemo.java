@@ -3,9 +3,9 @@ package io.walsink.examples;
 import io.walsink.flink.WalSink;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
-import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -45,26 +45,29 @@ public final class UpsertDemo {
         long started = System.nanoTime();
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
+        env.setParallelism(args.parallelism());
         env.enableCheckpointing(500);
         DataGeneratorSource<Row> source = new DataGeneratorSource<>(
                 changes::change,
                 args.rows(),
                 args.rate() > 0 ? RateLimiterStrategy.perSecond(args.rate()) : RateLimiterStrategy.noOp(),
                 Types.ROW_NAMED(new String[] {"id", "value", "score"}, Types.LONG, Types.STRING, Types.DOUBLE));
+        // uids: a savepoint taken at one parallelism restores at another (flink run -s ... --parallelism N)
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
+                .uid("changes")
                 .setParallelism(1) // one generator task keeps per-key order; checkpointed, so a restore resumes it
                 .map(new Progress(args.rows()))
+                .uid("progress")
                 .setParallelism(1)
-                .sinkTo(WalSink.forRows(ROW)
-                        .path(args.path())
-                        .primaryKey("id")
-                        .createTableIfMissing(args.buckets())
-                        .flushInterval(Duration.ofMillis(100))
-                        .s3(args.s3())
-                        .build())
+                .sinkTo(args.sink(WalSink.forRows(ROW)).build())
                 .uid("walsink-demo");
-        env.execute("walsink upsert demo");
+        JobExecutionResult result = env.execute("walsink upsert demo");
+        if (!result.isJobExecutionResult()) {
+            // flink run -d: the job runs on in the cluster, there is nothing to read back yet
+            System.out.printf(
+                    "walsink demo: job %s submitted detached; the table is not read back%n", result.getJobID());
+            return true;
+        }
         double seconds = (System.nanoTime() - started) / 1e9;
 
         Map<Long, String> expected = changes.model(args.rows());

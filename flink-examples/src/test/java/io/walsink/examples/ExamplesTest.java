@@ -85,6 +85,23 @@ class ExamplesTest {
     }
 
     @Test
+    void parallelismAndMaintenanceIntervalAreFlagsWithTheOldDefaults() {
+        DemoArgs args =
+                DemoArgs.parse("UpsertDemo", new String[] {"--parallelism", "3", "--maintenance-interval", "1"}, 1, 1);
+        assertThat(args.parallelism()).isEqualTo(3);
+        assertThat(args.maintenanceSeconds()).isEqualTo(1);
+        DemoArgs defaults = DemoArgs.parse("UpsertDemo", new String[0], 1, 1);
+        assertThat(defaults.parallelism())
+                .as("the demos' writers before the flag")
+                .isEqualTo(2);
+        assertThat(defaults.maintenanceSeconds())
+                .as("0: the sink's own default")
+                .isZero();
+        assertThatThrownBy(() -> DemoArgs.parse("UpsertDemo", new String[] {"--parallelism", "0"}, 1, 1))
+                .hasMessageContaining("--parallelism must be positive");
+    }
+
+    @Test
     void theSqlDemoPassesItsS3FlagsAsConnectorOptions() {
         DemoArgs args = DemoArgs.parse(
                 "SqlDemo",

@@ -11,7 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** GETs on the JobManager's REST API, answers as JSON trees. */
+/** GETs and POSTs on the JobManager's REST API, answers as JSON trees. */
 final class Rest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http =
@@ -23,19 +23,29 @@ final class Rest {
     }
 
     JsonNode get(String path) throws IOException {
-        HttpRequest request = HttpRequest.newBuilder(base.resolve(path))
-                .timeout(Duration.ofSeconds(10))
-                .GET()
-                .build();
+        return send("GET " + path, HttpRequest.newBuilder(base.resolve(path)).GET());
+    }
+
+    /** POST of a JSON body (asynchronous operations answer 202 with a request id). */
+    JsonNode post(String path, Object body) throws IOException {
+        return send(
+                "POST " + path,
+                HttpRequest.newBuilder(base.resolve(path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))));
+    }
+
+    private JsonNode send(String what, HttpRequest.Builder builder) throws IOException {
+        HttpRequest request = builder.timeout(Duration.ofSeconds(10)).build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted: GET " + path, e);
+            throw new IOException("interrupted: " + what, e);
         }
-        if (response.statusCode() != 200) {
-            throw new IOException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+        if (response.statusCode() != 200 && response.statusCode() != 202) {
+            throw new IOException(what + " answered " + response.statusCode() + ": " + response.body());
         }
         return JSON.readTree(response.body());
     }

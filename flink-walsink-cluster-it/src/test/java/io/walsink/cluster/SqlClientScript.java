@@ -26,11 +26,11 @@ final class SqlClientScript {
     private SqlClientScript() {}
 
     static void run(StandaloneCluster cluster, Path table, Path connectorJar) throws Exception {
-        Path script = cluster.work().resolve("walsink.sql");
-        Files.writeString(
-                script,
-                String.join(
-                        "\n",
+        String output = execute(
+                cluster,
+                "sql-client",
+                connectorJar,
+                List.of(
                         "SET 'sql-client.execution.result-mode' = 'tableau';",
                         "SET 'table.dml-sync' = 'true';",
                         "SET 'execution.checkpointing.interval' = '1s';",
@@ -52,9 +52,36 @@ final class SqlClientScript {
                         "  SELECT n % " + MAINTAINED_KEYS
                                 + " + 1000, CONCAT('m', CAST(n AS STRING)), CAST(n AS DOUBLE) FROM slow;",
                         // the bounded snapshot: in streaming mode a SELECT would follow the table forever
-                        "SELECT id, name FROM scores /*+ OPTIONS('scan.startup-mode' = 'snapshot') */;",
-                        ""));
-        String name = "sql-client";
+                        "SELECT id, name FROM scores /*+ OPTIONS('scan.startup-mode' = 'snapshot') */;"));
+        assertThat(selected(output, "id"))
+                .as("rows the SELECT printed; output:%n%s", output)
+                .isEqualTo(expected());
+        String logs = cluster.taskManagerLogs();
+        assertCompactionMerged(logs, table);
+        assertThat(logs)
+                .as("TaskManager logs: the sink's maintenance compacted the base table's files")
+                .containsPattern("Compacted the files of .*" + table.getFileName());
+        assertWritersTookTheirSlotsManagedMemory(logs, table);
+        // lance-core's dispatcher panic when the jar comes with -j: explained in one line (docs/operations.md)
+        System.out.println("SQL client output shows lance-core's AsyncScanner panic: "
+                + output.contains("AsyncScanner class not found"));
+    }
+
+    /** The TaskManagers' logs show the sink's compaction merging SSTables of {@code table} into its base table. */
+    static void assertCompactionMerged(String logs, Path table) {
+        assertThat(logs)
+                .as("TaskManager logs: the sink's compaction merged SSTables of %s into the base table", table)
+                .containsPattern("Compacted .*" + table.getFileName() + ": [1-9]\\d* generations merged");
+    }
+
+    /**
+     * Runs {@code statements} as one script ({@code sql-client -j CONNECTOR -f script}), output in
+     * {@code log/NAME.out}; the client must exit 0 without an {@code [ERROR]}. Returns its output.
+     */
+    static String execute(StandaloneCluster cluster, String name, Path connectorJar, List<String> statements)
+            throws Exception {
+        Path script = cluster.work().resolve(name + ".sql");
+        Files.writeString(script, String.join("\n", statements) + "\n");
         Process client = cluster.startClient(
                 name,
                 true,
@@ -67,18 +94,7 @@ final class SqlClientScript {
                 .as("the SQL client's exit code; output:%n%s", output)
                 .isZero();
         assertThat(output).as("SQL client output").doesNotContain("[ERROR]");
-        assertThat(selected(output))
-                .as("rows the SELECT printed; output:%n%s", output)
-                .isEqualTo(expected());
-        String logs = cluster.taskManagerLogs();
-        assertThat(logs)
-                .as("TaskManager logs: the sink's maintenance merged SSTables and compacted the base table's files")
-                .containsPattern("Compacted .*" + table.getFileName() + ": [1-9]\\d* generations merged")
-                .containsPattern("Compacted the files of .*" + table.getFileName());
-        assertWritersTookTheirSlotsManagedMemory(logs, table);
-        // lance-core's dispatcher panic when the jar comes with -j: explained in one line (docs/operations.md)
-        System.out.println("SQL client output shows lance-core's AsyncScanner panic: "
-                + output.contains("AsyncScanner class not found"));
+        return output;
     }
 
     /**
@@ -126,23 +142,28 @@ final class SqlClientScript {
         return rows;
     }
 
-    /** The rows of the tableau after the {@code | id | name |} header (with or without an op column). */
-    static Map<Long, String> selected(String output) {
+    /**
+     * The rows of the tableau whose header names {@code keyColumn}, key to the next column's value
+     * (with or without an op column before them); the table ends at the first line that is neither
+     * a row nor a border.
+     */
+    static Map<Long, String> selected(String output, String keyColumn) {
         Map<Long, String> rows = new TreeMap<>();
-        int idColumn = -1;
+        int keyIndex = -1;
         for (String line : output.split("\n")) {
             if (!line.startsWith("|")) {
+                if (!line.startsWith("+")) {
+                    keyIndex = -1;
+                }
                 continue;
             }
-            String[] cells = line.split("\\|");
-            for (int i = 0; i < cells.length; i++) {
-                cells[i] = cells[i].trim();
+            List<String> cells =
+                    List.of(line.split("\\|")).stream().map(String::trim).toList();
+            if (cells.contains(keyColumn)) {
+                keyIndex = cells.indexOf(keyColumn);
+            } else if (keyIndex >= 0) {
+                rows.put(Long.parseLong(cells.get(keyIndex)), cells.get(keyIndex + 1));
             }
-            if (idColumn < 0) {
-                idColumn = List.of(cells).indexOf("id");
-                continue;
-            }
-            rows.put(Long.parseLong(cells[idColumn]), cells[idColumn + 1]);
         }
         return rows;
     }

@@ -72,11 +72,21 @@ final class StandaloneCluster implements AutoCloseable {
     private final Path logs;
     private final int restPort;
     private final Rest rest;
+    private final List<String> extraConfig;
     private final List<Process> processes = new ArrayList<>();
     private final Thread reaper = new Thread(this::killAll, "kill-flink-cluster");
     private int taskManagersStarted;
 
+    /** A registered TaskManager: its resource id (as REST names it) and its JVM. */
+    record TaskManager(String id, Process process) {}
+
     StandaloneCluster(Path home, Path work) throws IOException {
+        this(home, work, List.of());
+    }
+
+    /** {@code extraConfig}: config.yaml lines added to the test's own. */
+    StandaloneCluster(Path home, Path work, List<String> extraConfig) throws IOException {
+        this.extraConfig = List.copyOf(extraConfig);
         this.lib = home.resolve("lib");
         this.opt = home.resolve("opt");
         this.work = work;
@@ -115,7 +125,7 @@ final class StandaloneCluster implements AutoCloseable {
     }
 
     /** Starts one more TaskManager and waits until the JobManager has registered it. */
-    Process startTaskManager() throws IOException {
+    TaskManager startTaskManager() throws IOException {
         Set<String> before = taskManagerIds();
         List<String> memory = flinkResourceParams("GET_TM_RESOURCE_PARAMS");
         Process tm = start(
@@ -123,12 +133,16 @@ final class StandaloneCluster implements AutoCloseable {
                 memory.get(0),
                 "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                 memory.get(1));
-        Poll.until(Duration.ofSeconds(90), "a new TaskManager to register", this::taskManagerIds, ids -> {
-            Set<String> added = new HashSet<>(ids);
-            added.removeAll(before);
-            return !added.isEmpty();
-        });
-        return tm;
+        Set<String> added = Poll.until(
+                Duration.ofSeconds(90),
+                "a new TaskManager to register",
+                () -> {
+                    Set<String> ids = taskManagerIds();
+                    ids.removeAll(before);
+                    return ids;
+                },
+                ids -> !ids.isEmpty());
+        return new TaskManager(added.iterator().next(), tm);
     }
 
     Set<String> taskManagerIds() throws IOException {
@@ -330,6 +344,7 @@ final class StandaloneCluster implements AutoCloseable {
                 "heartbeat.timeout: 10000",
                 "metrics.fetcher.update-interval: 500",
                 "io.tmp.dirs: " + work.resolve("tmp"),
+                String.join("\n", extraConfig),
                 "");
         Files.writeString(conf.resolve("config.yaml"), config);
         Files.writeString(conf.resolve("log4j.properties"), log4j("${sys:log.file}", "INFO"));

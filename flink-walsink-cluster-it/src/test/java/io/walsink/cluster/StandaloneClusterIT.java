@@ -3,20 +3,12 @@ package io.walsink.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.walsink.examples.ChangeStream;
-import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
 import io.walsink.storage.S3Options;
 import io.walsink.testing.S3MockServer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -42,8 +34,9 @@ class StandaloneClusterIT {
     static final long DIRECT_MEMORY_TOLERANCE = 8L << 20;
 
     static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
+    static Workspace workspace;
     static StandaloneCluster cluster;
-    static Process taskManager;
+    static StandaloneCluster.TaskManager taskManager;
     static Path jobJar;
     static Path tables;
     static Long baselineDirectMemory;
@@ -53,26 +46,17 @@ class StandaloneClusterIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Path target = Path.of(System.getProperty("cluster.home")).getParent();
-        Path connectorJar = existing(System.getProperty("connector.jar"));
-        Path examplesJar = existing(System.getProperty("examples.jar"));
-        Path work = target.resolve("cluster");
-        deleteRecursively(work);
-        tables = Files.createDirectories(work.resolve("tables"));
-        jobJar = JobJar.build(
-                connectorJar, examplesJar, Files.createDirectories(work).resolve("walsink-job.jar"));
-        cluster = new StandaloneCluster(Path.of(System.getProperty("cluster.home")), work);
+        workspace = Workspace.create("cluster");
+        tables = workspace.tables();
+        jobJar = workspace.jobJar();
+        cluster = new StandaloneCluster(workspace.home(), workspace.work());
         cluster.startJobManager();
         taskManager = cluster.startTaskManager();
     }
 
     @AfterAll
     static void stopCluster() throws IOException {
-        if (cluster != null) {
-            cluster.close();
-            // lance-core unpacks its 181 MB native library per classloader into the temp folders
-            deleteRecursively(cluster.work().resolve("tmp"));
-        }
+        Workspace.close(cluster);
     }
 
     @Test
@@ -123,7 +107,7 @@ class StandaloneClusterIT {
         int keys = 2_000;
         // 5,000 changes/s: the job runs about 8 s, long enough for checkpoints before the kill
         Process client = submitDemo(name, table.toString(), rows, keys, List.of("--rate", "5000"));
-        String jobId = Poll.until(JOB_TIMEOUT, "the job to run", StandaloneClusterIT::runningJob, id -> true);
+        String jobId = Poll.until(JOB_TIMEOUT, "the job to run", () -> Jobs.running(cluster.rest()), id -> true);
         // The writer's memory is the slot's managed memory, reserved from Flink's memory manager:
         // Flink's own metric counts it while the job runs (0 before the job, and 0 without the reservation).
         String tm = cluster.onlyTaskManager();
@@ -136,17 +120,13 @@ class StandaloneClusterIT {
         long completed = Poll.until(
                 JOB_TIMEOUT,
                 "a completed checkpoint of job " + jobId,
-                () -> cluster.rest()
-                        .get("/jobs/" + jobId + "/checkpoints")
-                        .get("counts")
-                        .get("completed")
-                        .asLong(),
+                () -> Jobs.completedCheckpoints(cluster.rest(), jobId),
                 n -> n >= 1);
 
         WalsinkMetrics.assertReported(cluster.rest(), jobId);
 
-        cluster.killNine(taskManager);
-        String state = cluster.rest().get("/jobs/" + jobId).get("state").asText();
+        cluster.killNine(taskManager.process());
+        String state = Jobs.state(cluster.rest(), jobId);
         assertThat(state)
                 .as("job state right after the kill (it must not have finished before it)")
                 .isNotEqualTo("FINISHED");
@@ -160,13 +140,13 @@ class StandaloneClusterIT {
         assertThat(exceptions.size())
                 .as("failures recorded by job %s after the kill (%d checkpoints completed before it)", jobId, completed)
                 .isGreaterThanOrEqualTo(1);
-        assertTableIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
+        ModelCheck.assertIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
     }
 
     @Test
     @Order(4)
     void theSqlClientCreatesInsertsAndSelects() throws Exception {
-        SqlClientScript.run(cluster, tables.resolve("sql"), existing(System.getProperty("connector.jar")));
+        SqlClientScript.run(cluster, tables.resolve("sql"), workspace.connectorJar());
     }
 
     /**
@@ -185,98 +165,36 @@ class StandaloneClusterIT {
                 1_000,
                 List.of("--s3-endpoint", S3.endpoint().toString(), "--s3-region", "us-east-1", "--s3-path-style"));
         awaitClient(name, client);
-        assertTableIsTheModel(table, S3.options(), 20_000, 1_000);
+        ModelCheck.assertIsTheModel(table, S3.options(), 20_000, 1_000);
     }
 
     private static void runDemo(String name, long rows, int keys) throws Exception {
         Path table = tables.resolve(name);
         Process client = submitDemo(name, table.toString(), rows, keys, List.of());
         awaitClient(name, client);
-        assertTableIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
+        ModelCheck.assertIsTheModel(table.toString(), S3Options.defaults(), rows, keys);
     }
 
     /** {@code flink run -c io.walsink.examples.UpsertDemo walsink-job.jar ...}, attached. */
     private static Process submitDemo(String name, String table, long rows, int keys, List<String> more)
             throws IOException {
-        List<String> args = new ArrayList<>(List.of(
-                "run",
-                "-c",
-                "io.walsink.examples.UpsertDemo",
-                jobJar.toString(),
-                "--path",
-                table,
-                "--rows",
-                Long.toString(rows),
-                "--keys",
-                Integer.toString(keys),
-                "--buckets",
-                "4"));
-        args.addAll(more);
-        return cluster.startClient(name, false, "org.apache.flink.client.cli.CliFrontend", args);
+        return Demo.submit(cluster, jobJar, name, List.of(), table, rows, keys, 4, more);
     }
 
     /** The client returns when the job has ended; the demo reads the table back and says whether it matches. */
     private static void awaitClient(String name, Process client) throws Exception {
-        boolean ended = client.waitFor(JOB_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        String output = cluster.output(name);
-        assertThat(ended)
-                .as("flink run of %s ended within %s; output:%n%s", name, JOB_TIMEOUT, output)
-                .isTrue();
-        assertThat(client.exitValue())
-                .as("exit code of flink run %s; output:%n%s", name, output)
-                .isZero();
-        assertThat(output).as("the demo's own read-back of %s", name).containsPattern("table matches +YES");
-    }
-
-    /** Reads the table in this JVM (base table and published SSTables) and compares with the model. */
-    static void assertTableIsTheModel(String table, S3Options s3, long rows, int keys) {
-        Map<Long, String> expected = new ChangeStream(keys).model(rows);
-        Map<Long, String> actual = new TreeMap<>();
-        try (TableReader reader = TableReader.open(table, s3)) {
-            reader.read(ReadMode.COMMITTED)
-                    .rows()
-                    .forEach(r -> actual.put((Long) r.get("id"), (String) r.get("value")));
-        }
-        assertThat(actual)
-                .as("table %s against the model of %d changes over %d keys", table, rows, keys)
-                .containsExactlyInAnyOrderEntriesOf(expected);
+        Demo.awaitClient(cluster, name, client, JOB_TIMEOUT, "table matches +YES");
     }
 
     private static Long directMemoryAfterGc() throws Exception {
         String tm = cluster.onlyTaskManager();
         long gcsBefore = WalsinkMetrics.gcCount(cluster.rest(), tm);
-        cluster.collectGarbage(taskManager);
+        cluster.collectGarbage(taskManager.process());
         Poll.until(
                 Duration.ofSeconds(30),
                 "the JobManager to fetch metrics taken after the GC",
                 () -> WalsinkMetrics.gcCount(cluster.rest(), tm),
                 n -> n > gcsBefore);
         return cluster.rest().taskManagerMetric(tm, "Status.JVM.Memory.Direct.MemoryUsed");
-    }
-
-    private static String runningJob() throws IOException {
-        for (JsonNode job : cluster.rest().get("/jobs/overview").get("jobs")) {
-            if (job.get("state").asText().equals("RUNNING")) {
-                return job.get("jid").asText();
-            }
-        }
-        return null;
-    }
-
-    private static Path existing(String path) {
-        Path p = Path.of(path);
-        if (!Files.isRegularFile(p)) {
-            throw new IllegalStateException(p + " is missing: build the connector and examples modules first");
-        }
-        return p;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (var paths = Files.walk(dir)) {
-                paths.sorted(java.util.Comparator.reverseOrder())
-                        .forEach(p -> p.toFile().delete());
-            }
-        }
     }
 }
