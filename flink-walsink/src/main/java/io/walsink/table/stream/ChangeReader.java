@@ -1,10 +1,12 @@
 package io.walsink.table.stream;
 
+import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.read.GenerationLog;
 import io.walsink.read.PinnedShard;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -43,6 +45,8 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     private final Set<UUID> gauged = new HashSet<>();
     /** Shards whose bucket is another reader's split, looked at once. */
     private final Set<UUID> othersShards = new HashSet<>();
+    /** Null without a consumer id. */
+    private final ConsumerProgress progress;
 
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private boolean noMoreSplits;
@@ -51,10 +55,16 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     private int turn;
 
     ChangeReader(SourceReaderContext context, ChangeStream stream) {
+        this(context, stream, Clock.systemUTC());
+    }
+
+    /** @param clock when consumer records are written (tests pass a settable one) */
+    ChangeReader(SourceReaderContext context, ChangeStream stream, Clock clock) {
         this.context = context;
         this.stream = stream;
         this.store = ObjectStores.open(stream.scan().path(), stream.scan().s3());
         this.log = stream.log(store, allocator);
+        this.progress = stream.consumerId() == null ? null : new ConsumerProgress(store, stream.consumerId(), clock);
         this.metrics = context.metricGroup();
         metrics.gauge("generationsBehind", this::generationsBehind);
     }
@@ -81,6 +91,18 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
 
     @Override
     public InputStatus pollNext(ReaderOutput<RowData> output) {
+        try {
+            return poll(output);
+        } catch (GarbageCollectedException e) {
+            throw progress == null ? e : ConsumerBehind.of(e, store, stream.consumerId(), splits());
+        }
+    }
+
+    private List<String> splits() {
+        return splits.stream().map(a -> a.split.splitId()).toList();
+    }
+
+    private InputStatus poll(ReaderOutput<RowData> output) {
         if (splits.isEmpty()) {
             if (noMoreSplits) {
                 return InputStatus.END_OF_INPUT;
@@ -261,7 +283,24 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                     s.bucket(),
                     a.cursors));
         }
+        if (progress != null) {
+            progress.checkpointTaken(checkpointId, state);
+        }
         return state;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (progress != null) {
+            progress.checkpointCompleted(checkpointId);
+        }
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        if (progress != null) {
+            progress.checkpointAborted(checkpointId);
+        }
     }
 
     @Override
