@@ -48,6 +48,8 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     /** Null without a consumer id. */
     private final ConsumerProgress progress;
 
+    private final PendingGenerations pending;
+
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private boolean noMoreSplits;
     private boolean discoverNow = true;
@@ -66,7 +68,9 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
         this.log = stream.log(store, allocator);
         this.progress = stream.consumerId() == null ? null : new ConsumerProgress(store, stream.consumerId(), clock);
         this.metrics = context.metricGroup();
+        this.pending = new PendingGenerations(clock);
         metrics.gauge("generationsBehind", this::generationsBehind);
+        metrics.gauge("oldestPendingGenerationMs", pending::oldestMillis);
     }
 
     /** A split being read: where its snapshot rows and its shards are. */
@@ -156,6 +160,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                     output.collect(a.rows.get(next));
                     a.cursors.set(a.loadedShard, cursor.emitted(next + 1));
                 } else {
+                    pending.emitted(cursor.shardId(), cursor.next().generation());
                     a.cursors.set(a.loadedShard, cursor.generationDone());
                     a.rows = null;
                     a.loadedShard = -1;
@@ -208,6 +213,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                 GenerationLog.Publications p = log.since(c.shardId(), c.manifestVersion(), c.emittedThrough());
                 ShardCursor next = c.found(p.manifestVersion(), p.generations());
                 a.cursors.set(i, next);
+                pending.found(next.shardId(), next.queued());
                 found |= next.next() != null;
             }
         }
@@ -312,7 +318,10 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     public void addSplits(List<ChangeSplit> added) {
         for (ChangeSplit split : added) {
             splits.add(new Active(split));
-            split.shards().forEach(c -> gauge(c.shardId()));
+            split.shards().forEach(c -> {
+                gauge(c.shardId());
+                pending.found(c.shardId(), c.queued());
+            });
         }
         // Unlike a scan's reader, this one never finishes a split: it asks for more until there are none.
         context.sendSplitRequest();
