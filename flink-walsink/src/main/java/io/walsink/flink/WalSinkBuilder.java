@@ -159,6 +159,16 @@ public final class WalSinkBuilder<IN> {
     }
 
     /**
+     * {@code sink.gc.consumer-expiration}: how long garbage collection keeps, beyond the retention,
+     * what a continuous read with a consumer id ({@code scan.consumer-id}) still needs, after that
+     * read last recorded its progress (default 1 day). Older consumer records are removed.
+     */
+    public WalSinkBuilder<IN> consumerExpiration(Duration expiration) {
+        writer.gcConsumerExpiration(expiration);
+        return this;
+    }
+
+    /**
      * {@code sink.maintenance.interval}: at most one compaction and collection run per interval
      * (default 10 s); a compaction run starts no merge after this long (at least 10 s).
      */

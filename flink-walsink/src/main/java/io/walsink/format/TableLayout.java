@@ -41,6 +41,8 @@ public final class TableLayout {
     public static final String VERSION_HINT = "version_hint.json";
     public static final String COMPACTION_LEASE_FOLDER = WALSINK + "compaction-lease/";
     public static final String JOB_START_FOLDER = WALSINK + "jobs/";
+    /** Continuous reads' consumer records: {@code consumers/{id}/{split}.json}. */
+    public static final String CONSUMER_FOLDER = WALSINK + "consumers/";
 
     /** The folders of a shard folder that hold its manifest versions and its WAL entries. */
     static final String MANIFESTS = "manifest";
@@ -157,6 +159,11 @@ public final class TableLayout {
     /** {@code _walsink/merges/{shard}/}: merges the compactor started and has not seen marked. */
     public static String mergeJournalFolder(UUID shard) {
         return WALSINK + "merges/" + shard + "/";
+    }
+
+    /** {@code _walsink/consumers/{id}/}: the records of one consumer id, one per split of its read. */
+    public static String consumerFolder(String consumerId) {
+        return CONSUMER_FOLDER + consumerId + "/";
     }
 
     /** {@code _walsink/jobs/{job}/bucket-{b}.bin}: a shard's descriptor when the job first opened it. */

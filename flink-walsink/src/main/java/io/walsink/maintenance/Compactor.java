@@ -13,6 +13,7 @@ import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,7 @@ public final class Compactor {
     private final LongSupplier nanoClock;
     private final LongSupplier leaseClock;
     private volatile boolean stopRequested;
+    private volatile Duration consumerExpiration = GarbageCollector.DEFAULT_CONSUMER_EXPIRATION;
     private final LeaseClaimant claimant;
 
     /**
@@ -158,6 +160,18 @@ public final class Compactor {
     }
 
     /**
+     * With {@link CompactorOptions#cleanupRetention()}, consumer records written within this long
+     * keep the base version their snapshot is pinned at (default 1 day, as garbage collection's).
+     */
+    public Compactor consumerExpiration(Duration expiration) {
+        if (expiration.isNegative() || expiration.isZero()) {
+            throw new IllegalArgumentException("consumer expiration must be positive, was " + expiration);
+        }
+        consumerExpiration = expiration;
+        return this;
+    }
+
+    /**
      * One run over every shard of the table, then the optional base table housekeeping. The shards
      * take turns, one generation each, until each has merged what it lists or the run's budget
      * ({@link CompactorOptions#maxGenerationsPerRun()}, {@link CompactorOptions#maxRunTime()},
@@ -190,7 +204,12 @@ public final class Compactor {
             }
             Optional<Long> cleaned = Optional.empty();
             Optional<CleanupPolicy> cleanup = options.cleanup().or(() -> options.cleanupRetention()
-                    .map(r -> RetainedBaseVersions.cleanupPolicy(base, r, leaseClock.getAsLong())));
+                    .map(r -> RetainedBaseVersions.cleanupPolicy(
+                            base,
+                            r,
+                            leaseClock.getAsLong(),
+                            ConsumerNeeds.read(store, Instant.ofEpochMilli(leaseClock.getAsLong()), consumerExpiration)
+                                    .baseVersion())));
             if (housekeeping && cleanup.isPresent()) {
                 taken.renew();
                 RemovalStats removed = base.cleanupWithPolicy(cleanup.get());

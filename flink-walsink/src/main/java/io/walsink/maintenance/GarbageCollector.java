@@ -49,6 +49,11 @@ import org.slf4j.LoggerFactory;
  *       records.
  * </ul>
  *
+ * <p>Beyond the retention it keeps what a live consumer record (a continuous read with a consumer
+ * id, see {@link ConsumerNeeds}) still needs: the manifest versions from the one it read last and
+ * the SSTable folders of generations it has not emitted. Records older than the consumer
+ * expiration protect nothing and are removed.
+ *
  * <p>One collector per table at a time, enforced: a run (other than a dry run) takes the table's
  * maintenance lease, the compaction lease, so that a table is never compacted or collected in two
  * places at once; a second collector or a compactor is refused with {@link
@@ -65,18 +70,26 @@ public final class GarbageCollector {
     /** Manifest versions always kept per shard, however old. */
     public static final int DEFAULT_KEEP_MANIFEST_VERSIONS = 10;
 
+    /** How long a consumer record protects what its read needs after it was last written. */
+    public static final Duration DEFAULT_CONSUMER_EXPIRATION = Duration.ofDays(1);
+
     /**
      * @param retention nothing younger is removed; at least the age of the oldest checkpoint or
      *     savepoint that may be restored
      * @param keepManifestVersions the newest versions of each shard kept whatever their age (at
      *     least 1: the latest is never removed)
      * @param dryRun report what would be removed, remove nothing
+     * @param consumerExpiration consumer records written longer ago than this are ignored and removed
      */
-    public record Options(Duration retention, int keepManifestVersions, boolean dryRun) {
+    public record Options(Duration retention, int keepManifestVersions, boolean dryRun, Duration consumerExpiration) {
         public Options {
             Objects.requireNonNull(retention, "retention");
             if (retention.isNegative()) {
                 throw new IllegalArgumentException("retention must not be negative, got " + retention);
+            }
+            Objects.requireNonNull(consumerExpiration, "consumerExpiration");
+            if (consumerExpiration.isNegative() || consumerExpiration.isZero()) {
+                throw new IllegalArgumentException("consumer expiration must be positive, got " + consumerExpiration);
             }
             if (keepManifestVersions < 1) {
                 throw new IllegalArgumentException(
@@ -85,15 +98,19 @@ public final class GarbageCollector {
         }
 
         public static Options retaining(Duration retention) {
-            return new Options(retention, DEFAULT_KEEP_MANIFEST_VERSIONS, false);
+            return new Options(retention, DEFAULT_KEEP_MANIFEST_VERSIONS, false, DEFAULT_CONSUMER_EXPIRATION);
         }
 
         public Options keepingNewest(int versions) {
-            return new Options(retention, versions, dryRun);
+            return new Options(retention, versions, dryRun, consumerExpiration);
         }
 
         public Options dryRun(boolean dry) {
-            return new Options(retention, keepManifestVersions, dry);
+            return new Options(retention, keepManifestVersions, dry, consumerExpiration);
+        }
+
+        public Options consumerExpiration(Duration expiration) {
+            return new Options(retention, keepManifestVersions, dryRun, expiration);
         }
     }
 
@@ -140,11 +157,17 @@ public final class GarbageCollector {
         Instant now = clock.instant();
         Instant cutoff = now.minus(options.retention());
         GcSummary total = new GcSummary(options.dryRun(), 0, 0, 0, 0, 0, 0, 0, 0);
+        ConsumerNeeds consumers = ConsumerNeeds.read(store, now, options.consumerExpiration());
         MemWalListing listing = MemWalListing.of(store);
         for (UUID shard : listing.shards()) {
-            total = total.plus(collectShard(shard, listing.objects(shard), now, cutoff, lease));
+            total = total.plus(collectShard(shard, listing.objects(shard), now, cutoff, consumers, lease));
         }
         total = total.plus(collectJobRecords(cutoff, lease));
+        if (!consumers.expired().isEmpty()) {
+            renew(lease);
+            int removed = consumers.removeExpired(store, options.dryRun());
+            total = total.plus(new GcSummary(options.dryRun(), 0, 0, 0, 0, 0, 0, removed, 0));
+        }
         LOG.info(
                 "Garbage collection of {} (retention {}, keeping the newest {} manifest versions{}): {} shards, "
                         + "{} WAL entries, {} manifest versions, {} SSTable folders, {} temporary files, "
@@ -166,7 +189,12 @@ public final class GarbageCollector {
     }
 
     private GcSummary collectShard(
-            UUID shard, List<MemWalListing.Listed> objects, Instant now, Instant cutoff, CompactionLease lease) {
+            UUID shard,
+            List<MemWalListing.Listed> objects,
+            Instant now,
+            Instant cutoff,
+            ConsumerNeeds consumers,
+            CompactionLease lease) {
         ManifestStore manifests = new ManifestStore(store, shard);
         TreeMap<Long, ObjectMeta> versions = new TreeMap<>();
         TreeMap<Long, ObjectMeta> positions = new TreeMap<>();
@@ -211,16 +239,21 @@ public final class GarbageCollector {
             }
             manifestFloor = v + 1;
         }
-        manifestFloor = Math.min(manifestFloor, latest);
+        long retentionFloor = Math.min(manifestFloor, latest);
+        // A live consumer's versions stay too, but only retained checkpoints replay WAL entries.
+        ConsumerNeeds.Need consumed = consumers.of(shard, ConsumerNeeds.bucketOf(latestRead.get()));
+        manifestFloor = Math.max(oldFloor.manifestFloor(), Math.min(retentionFloor, consumed.manifestVersion()));
 
-        // What the kept versions, and hence the retained checkpoints, can need.
+        // What the kept versions, and hence the retained checkpoints and live consumers, can need.
         long minReplayAfter = Long.MAX_VALUE;
         long minGeneration = Long.MAX_VALUE;
         Set<String> referenced = new HashSet<>();
         for (long v = Math.max(manifestFloor, 1); v <= latest; v++) {
             ShardManifest m = v == latest ? latestRead.get() : manifests.read(v);
-            minReplayAfter = Math.min(minReplayAfter, m.replayAfterWalEntryPosition());
-            minGeneration = Math.min(minGeneration, m.currentGeneration());
+            if (v >= retentionFloor) {
+                minReplayAfter = Math.min(minReplayAfter, m.replayAfterWalEntryPosition());
+                minGeneration = Math.min(minGeneration, m.currentGeneration());
+            }
             for (SsTable t : m.sstables()) {
                 referenced.add(t.path());
             }
@@ -249,6 +282,7 @@ public final class GarbageCollector {
             String name = e.getKey();
             if (!referenced.contains(name)
                     && generations.get(name) < minGeneration
+                    && generations.get(name) <= consumed.emittedThrough()
                     && e.getValue().stream().allMatch(m -> old(m, cutoff))) {
                 foldersRemoved.put(name, e.getValue());
             }

@@ -1,6 +1,7 @@
 package io.walsink.maintenance;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import org.lance.Dataset;
 import org.lance.Version;
 import org.lance.cleanup.CleanupPolicy;
@@ -15,10 +16,15 @@ import org.lance.cleanup.CleanupPolicy;
 final class RetainedBaseVersions {
     private RetainedBaseVersions() {}
 
-    /** A policy removing the versions before the one that was the latest {@code retention} before {@code nowMillis}. */
-    static CleanupPolicy cleanupPolicy(Dataset base, Duration retention, long nowMillis) {
+    /**
+     * A policy removing the versions before the one that was the latest {@code retention} before
+     * {@code nowMillis}, and before {@code consumerPinned} (the oldest version a live consumer's
+     * snapshot reads) if that is older.
+     */
+    static CleanupPolicy cleanupPolicy(Dataset base, Duration retention, long nowMillis, OptionalLong consumerPinned) {
+        long keep = oldestRetained(base, retention, nowMillis);
         return CleanupPolicy.builder()
-                .withBeforeVersion(oldestRetained(base, retention, nowMillis))
+                .withBeforeVersion(Math.min(keep, consumerPinned.orElse(keep)))
                 .build();
     }
 

@@ -44,6 +44,8 @@ public final class ShardWriterConfig implements Serializable {
      */
     public static final Duration DEFAULT_GC_RETENTION = Duration.ofHours(1);
 
+    public static final Duration DEFAULT_GC_CONSUMER_EXPIRATION = Duration.ofDays(1);
+
     /**
      * The settings that size a writer subtask's memory. Those a user did not set are derived, when
      * the writer starts, from the memory its slot gives it (docs/configuration.md#memory); those set
@@ -84,6 +86,7 @@ public final class ShardWriterConfig implements Serializable {
     private final Duration maintenanceInterval;
     private final boolean garbageCollection;
     private final Duration gcRetention;
+    private final Duration gcConsumerExpiration;
     /** The memory settings given explicitly (builder calls, SQL options present in the table's WITH). */
     private final EnumSet<MemorySetting> explicitMemory;
 
@@ -102,6 +105,7 @@ public final class ShardWriterConfig implements Serializable {
         this.maintenanceInterval = b.maintenanceInterval;
         this.garbageCollection = b.garbageCollection;
         this.gcRetention = b.gcRetention;
+        this.gcConsumerExpiration = b.gcConsumerExpiration;
         this.explicitMemory = EnumSet.copyOf(b.explicitMemory);
     }
 
@@ -121,7 +125,8 @@ public final class ShardWriterConfig implements Serializable {
                 .compaction(compaction)
                 .maintenanceInterval(maintenanceInterval)
                 .garbageCollection(garbageCollection)
-                .gcRetention(gcRetention);
+                .gcRetention(gcRetention)
+                .gcConsumerExpiration(gcConsumerExpiration);
         b.explicitMemory = EnumSet.copyOf(explicitMemory);
         return b;
     }
@@ -251,6 +256,11 @@ public final class ShardWriterConfig implements Serializable {
         return gcRetention;
     }
 
+    /** How long a continuous read's consumer record keeps what the read needs after it was written. */
+    public Duration gcConsumerExpiration() {
+        return gcConsumerExpiration;
+    }
+
     /**
      * How old the base version a checkpoint records for a shard may get before a snapshot reads a
      * newer one ({@link BaseVersionRefresh}): well within the retention the base table's cleanup
@@ -278,6 +288,7 @@ public final class ShardWriterConfig implements Serializable {
                 + ", maintenanceInterval=" + maintenanceInterval
                 + ", garbageCollection=" + garbageCollection
                 + ", gcRetention=" + gcRetention
+                + ", gcConsumerExpiration=" + gcConsumerExpiration
                 + ", explicitMemory=" + explicitMemory + "}";
     }
 
@@ -296,6 +307,7 @@ public final class ShardWriterConfig implements Serializable {
         private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
         private boolean garbageCollection = DEFAULT_GARBAGE_COLLECTION;
         private Duration gcRetention = DEFAULT_GC_RETENTION;
+        private Duration gcConsumerExpiration = DEFAULT_GC_CONSUMER_EXPIRATION;
         private EnumSet<MemorySetting> explicitMemory = EnumSet.noneOf(MemorySetting.class);
 
         public Builder flushInterval(Duration v) {
@@ -378,6 +390,11 @@ public final class ShardWriterConfig implements Serializable {
             return this;
         }
 
+        public Builder gcConsumerExpiration(Duration v) {
+            this.gcConsumerExpiration = v;
+            return this;
+        }
+
         /** @throws IllegalArgumentException listing every problem, each naming its setting */
         public ShardWriterConfig build() {
             List<String> problems = new ArrayList<>();
@@ -389,6 +406,9 @@ public final class ShardWriterConfig implements Serializable {
             positive(problems, "sink.memtable.max-rows", memtableMaxRows);
             if (gcRetention == null || gcRetention.isNegative() || gcRetention.isZero()) {
                 problems.add("sink.gc.retention must be positive, was " + gcRetention);
+            }
+            if (gcConsumerExpiration == null || gcConsumerExpiration.isNegative() || gcConsumerExpiration.isZero()) {
+                problems.add("sink.gc.consumer-expiration must be positive, was " + gcConsumerExpiration);
             }
             if (maintenanceInterval == null || maintenanceInterval.isNegative()) {
                 problems.add("sink.maintenance.interval must be zero or positive, was " + maintenanceInterval);

@@ -24,7 +24,7 @@ public interface ObjectStore extends AutoCloseable {
      */
     void putIfAbsent(String key, byte[] data);
 
-    /** Creates or replaces {@code key}. Used only for best-effort hints. */
+    /** Creates or replaces {@code key} whole (readers see the old or the new bytes): best-effort hints and consumer records. */
     void put(String key, byte[] data);
 
     /** Whole object. @throws ObjectNotFoundException if absent */

@@ -1,9 +1,11 @@
 package io.walsink.table;
 
+import static io.walsink.table.WalSinkTableOptions.SCAN_CONSUMER_ID;
 import static io.walsink.table.WalSinkTableOptions.SCAN_DISCOVERY_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SCAN_STARTUP_MODE;
 
+import io.walsink.format.consumer.ConsumerRecord;
 import io.walsink.read.ReadMode;
 import io.walsink.table.stream.StartupMode;
 import java.time.Duration;
@@ -18,7 +20,7 @@ import org.apache.flink.table.api.ValidationException;
  * reads the bounded snapshot. Kept apart from {@link WalSinkTableConfig} because it depends on
  * the job, not only on the table.
  */
-record ContinuousReadConfig(StartupMode startup, Duration discoveryInterval) {
+record ContinuousReadConfig(StartupMode startup, Duration discoveryInterval, String consumerId) {
 
     /** @throws ValidationException naming the option at fault */
     static ContinuousReadConfig from(ReadableConfig options, ReadableConfig job, ReadMode scanMode) {
@@ -34,6 +36,14 @@ record ContinuousReadConfig(StartupMode startup, Duration discoveryInterval) {
         if (interval.isZero() || interval.isNegative()) {
             throw invalid(SCAN_DISCOVERY_INTERVAL.key(), "must be positive, was " + interval);
         }
+        String consumerId = options.getOptional(SCAN_CONSUMER_ID).orElse(null);
+        if (consumerId != null) {
+            try {
+                ConsumerRecord.requireName(consumerId, "a consumer id");
+            } catch (IllegalArgumentException e) {
+                throw invalid(SCAN_CONSUMER_ID.key(), e.getMessage());
+            }
+        }
         if (job.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH) {
             startup = StartupMode.SNAPSHOT;
         }
@@ -45,7 +55,7 @@ record ContinuousReadConfig(StartupMode startup, Duration discoveryInterval) {
                             + " later holds it. Use scan.mode committed, or scan.startup-mode snapshot for a bounded"
                             + " read that includes the WAL tail");
         }
-        return new ContinuousReadConfig(startup, interval);
+        return new ContinuousReadConfig(startup, interval, consumerId);
     }
 
     boolean continuous() {

@@ -18,6 +18,7 @@ import static io.walsink.table.WalSinkTableOptions.S3_SECRET_KEY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
 import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
+import static io.walsink.table.WalSinkTableOptions.SINK_GC_CONSUMER_EXPIRATION;
 import static io.walsink.table.WalSinkTableOptions.SINK_GC_ENABLED;
 import static io.walsink.table.WalSinkTableOptions.SINK_GC_RETENTION;
 import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
@@ -130,6 +131,7 @@ record WalSinkTableConfig(
                     .compaction(options.get(SINK_COMPACTION_ENABLED))
                     .garbageCollection(options.get(SINK_GC_ENABLED))
                     .gcRetention(options.get(SINK_GC_RETENTION))
+                    .gcConsumerExpiration(options.get(SINK_GC_CONSUMER_EXPIRATION))
                     .maintenanceInterval(options.get(SINK_MAINTENANCE_INTERVAL))
                     .build();
         } catch (IllegalArgumentException e) {

@@ -87,6 +87,15 @@ public final class WalSinkTableOptions {
                     + " than this fails, naming the retention, and so does a bounded scan (SELECT) of the table"
                     + " that runs longer than this, restarts included.");
 
+    public static final ConfigOption<Duration> SINK_GC_CONSUMER_EXPIRATION = ConfigOptions.key(
+                    "sink.gc.consumer-expiration")
+            .durationType()
+            .defaultValue(ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION)
+            .withDescription("How long garbage collection keeps, even past 'sink.gc.retention', what a continuous"
+                    + " read with a 'scan.consumer-id' still needs, counted from the read's last completed"
+                    + " checkpoint; an older consumer record is ignored and removed, and the read fails once"
+                    + " what it needs is gone. Must be positive.");
+
     public static final ConfigOption<Duration> SINK_MAINTENANCE_INTERVAL = ConfigOptions.key(
                     "sink.maintenance.interval")
             .durationType()
@@ -182,6 +191,15 @@ public final class WalSinkTableOptions {
             .withDescription("How often a continuous read looks at the shards' manifests for new generations (one"
                     + " small GET per shard, plus one per manifest version published meanwhile); must be"
                     + " positive.");
+
+    public static final ConfigOption<String> SCAN_CONSUMER_ID = ConfigOptions.key("scan.consumer-id")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("A name for a continuous read: at each completed checkpoint it records under"
+                    + " _walsink/consumers/ what it still needs, and garbage collection keeps that beyond"
+                    + " 'sink.gc.retention' for 'sink.gc.consumer-expiration'. 1 to 100 letters, digits, '.', '_'"
+                    + " or '-', starting with a letter or digit; one running read per id.");
+
     public static final ConfigOption<String> LOOKUP_CACHE = ConfigOptions.key("lookup.cache")
             .stringType()
             .defaultValue("NONE")
@@ -244,6 +262,7 @@ public final class WalSinkTableOptions {
                 SINK_COMPACTION_ENABLED,
                 SINK_GC_ENABLED,
                 SINK_GC_RETENTION,
+                SINK_GC_CONSUMER_EXPIRATION,
                 SINK_MAINTENANCE_INTERVAL,
                 SINK_MAX_UNFLUSHED_BYTES,
                 SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
@@ -260,6 +279,7 @@ public final class WalSinkTableOptions {
                 SCAN_MODE,
                 SCAN_STARTUP_MODE,
                 SCAN_DISCOVERY_INTERVAL,
+                SCAN_CONSUMER_ID,
                 LOOKUP_CACHE,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE,

@@ -74,8 +74,8 @@ final class WalSinkTableSource
                         + "' emits changes by primary key: declare PRIMARY KEY " + table.primaryKey()
                         + " NOT ENFORCED, or set 'scan.startup-mode' = 'snapshot' for a bounded read");
             }
-            ChangeStream stream =
-                    new ChangeStream(scan, read.startup(), read.discoveryInterval(), !declaredKey.isEmpty());
+            ChangeStream stream = new ChangeStream(
+                    scan, read.startup(), read.discoveryInterval(), !declaredKey.isEmpty(), read.consumerId());
             return SourceProvider.of(new WalTableChangeSource(stream), 1);
         }
         // One split (see WalTableScanSource): more subtasks would only idle.

@@ -53,6 +53,7 @@ class WalSinkSqlValidationTest {
                 "lookup.cache|PARTIAL|'lookup.cache': PARTIAL needs 'lookup.partial-cache.max-rows'",
                 "lookup.partial-cache.max-rows|0|'lookup.partial-cache.max-rows': must be positive",
                 "lookup.max-retries|-1|'lookup.max-retries': must not be negative",
+                "sink.gc.consumer-expiration|0 ms|sink.gc.consumer-expiration must be positive",
                 "lookup.full-cache.reload-strategy|PERIODIC|lookup.full-cache.reload-strategy",
                 "no.such-option|1|no.such-option",
             })
@@ -73,6 +74,8 @@ class WalSinkSqlValidationTest {
                 "scan.discovery-interval|0 ms|scan.mode|committed|'scan.discovery-interval': must be positive",
                 "scan.startup-mode|initial|scan.mode|latest|'scan.mode': latest reads the WAL tail, which a continuous read does not follow",
                 "scan.startup-mode|latest|scan.mode|latest|'scan.mode': latest reads the WAL tail",
+                "scan.consumer-id|../etl|scan.mode|committed|'scan.consumer-id': a consumer id must be 1 to 100 letters, digits",
+                "scan.consumer-id|etl/1|scan.mode|committed|it names a file under _walsink/consumers/), was 'etl/1'",
             })
     void anInvalidContinuousReadOptionFailsTheSelectNamingIt(
             String option, String value, String option2, String value2, String message) {

@@ -47,6 +47,7 @@ final class SinkMaintenance implements AutoCloseable {
     private final Map<String, String> lanceStorageOptions;
     private final boolean compaction;
     private final Duration gcRetention;
+    private final Duration consumerExpiration;
     private final GarbageCollector collector;
     private final long minIntervalMillis;
     private final ShardWriterMetrics metrics;
@@ -79,6 +80,7 @@ final class SinkMaintenance implements AutoCloseable {
             Map<String, String> lanceStorageOptions,
             boolean compaction,
             Duration gcRetention,
+            Duration consumerExpiration,
             long minIntervalMillis,
             ShardWriterMetrics metrics,
             LeaseClaimant claimant,
@@ -91,10 +93,14 @@ final class SinkMaintenance implements AutoCloseable {
         this.lanceStorageOptions = lanceStorageOptions;
         this.compaction = compaction;
         this.gcRetention = gcRetention;
+        this.consumerExpiration = consumerExpiration;
         this.collector = gcRetention == null
                 ? null
                 : new GarbageCollector(
-                        store, GarbageCollector.Options.retaining(gcRetention), Clock.systemUTC(), this.claimant);
+                        store,
+                        GarbageCollector.Options.retaining(gcRetention).consumerExpiration(consumerExpiration),
+                        Clock.systemUTC(),
+                        this.claimant);
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
         this.allocator = SinkAllocators.open(Long.MAX_VALUE, "maintenance of " + path);
@@ -118,6 +124,7 @@ final class SinkMaintenance implements AutoCloseable {
                 options.lanceStorageOptions(),
                 config.compaction(),
                 config.garbageCollection() ? config.gcRetention() : null,
+                config.gcConsumerExpiration(),
                 config.maintenanceInterval().toMillis(),
                 metrics,
                 claimant,
@@ -136,8 +143,9 @@ final class SinkMaintenance implements AutoCloseable {
     private void runOnce() {
         if (compaction) {
             try {
-                Compactor compactor =
-                        new Compactor(store, lanceUri, lanceStorageOptions, allocator, options(), claimant);
+                Compactor compactor = new Compactor(
+                                store, lanceUri, lanceStorageOptions, allocator, options(), claimant)
+                        .consumerExpiration(consumerExpiration);
                 compacting = compactor;
                 if (stopping) {
                     compactor.requestStop(); // close() came before this run saw its compactor

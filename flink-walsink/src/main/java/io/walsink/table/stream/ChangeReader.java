@@ -1,10 +1,12 @@
 package io.walsink.table.stream;
 
+import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.read.GenerationLog;
 import io.walsink.read.PinnedShard;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -43,6 +45,10 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     private final Set<UUID> gauged = new HashSet<>();
     /** Shards whose bucket is another reader's split, looked at once. */
     private final Set<UUID> othersShards = new HashSet<>();
+    /** Null without a consumer id. */
+    private final ConsumerProgress progress;
+
+    private final PendingGenerations pending;
 
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private boolean noMoreSplits;
@@ -51,12 +57,20 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     private int turn;
 
     ChangeReader(SourceReaderContext context, ChangeStream stream) {
+        this(context, stream, Clock.systemUTC());
+    }
+
+    /** @param clock when consumer records are written (tests pass a settable one) */
+    ChangeReader(SourceReaderContext context, ChangeStream stream, Clock clock) {
         this.context = context;
         this.stream = stream;
         this.store = ObjectStores.open(stream.scan().path(), stream.scan().s3());
         this.log = stream.log(store, allocator);
+        this.progress = stream.consumerId() == null ? null : new ConsumerProgress(store, stream.consumerId(), clock);
         this.metrics = context.metricGroup();
+        this.pending = new PendingGenerations(clock);
         metrics.gauge("generationsBehind", this::generationsBehind);
+        metrics.gauge("oldestPendingGenerationMs", pending::oldestMillis);
     }
 
     /** A split being read: where its snapshot rows and its shards are. */
@@ -81,6 +95,18 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
 
     @Override
     public InputStatus pollNext(ReaderOutput<RowData> output) {
+        try {
+            return poll(output);
+        } catch (GarbageCollectedException e) {
+            throw progress == null ? e : ConsumerBehind.of(e, store, stream.consumerId(), splits());
+        }
+    }
+
+    private List<String> splits() {
+        return splits.stream().map(a -> a.split.splitId()).toList();
+    }
+
+    private InputStatus poll(ReaderOutput<RowData> output) {
         if (splits.isEmpty()) {
             if (noMoreSplits) {
                 return InputStatus.END_OF_INPUT;
@@ -134,6 +160,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                     output.collect(a.rows.get(next));
                     a.cursors.set(a.loadedShard, cursor.emitted(next + 1));
                 } else {
+                    pending.emitted(cursor.shardId(), cursor.next().generation());
                     a.cursors.set(a.loadedShard, cursor.generationDone());
                     a.rows = null;
                     a.loadedShard = -1;
@@ -186,6 +213,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                 GenerationLog.Publications p = log.since(c.shardId(), c.manifestVersion(), c.emittedThrough());
                 ShardCursor next = c.found(p.manifestVersion(), p.generations());
                 a.cursors.set(i, next);
+                pending.found(next.shardId(), next.queued());
                 found |= next.next() != null;
             }
         }
@@ -261,7 +289,24 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                     s.bucket(),
                     a.cursors));
         }
+        if (progress != null) {
+            progress.checkpointTaken(checkpointId, state);
+        }
         return state;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (progress != null) {
+            progress.checkpointCompleted(checkpointId);
+        }
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        if (progress != null) {
+            progress.checkpointAborted(checkpointId);
+        }
     }
 
     @Override
@@ -273,7 +318,10 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     public void addSplits(List<ChangeSplit> added) {
         for (ChangeSplit split : added) {
             splits.add(new Active(split));
-            split.shards().forEach(c -> gauge(c.shardId()));
+            split.shards().forEach(c -> {
+                gauge(c.shardId());
+                pending.found(c.shardId(), c.queued());
+            });
         }
         // Unlike a scan's reader, this one never finishes a split: it asks for more until there are none.
         context.sendSplitRequest();

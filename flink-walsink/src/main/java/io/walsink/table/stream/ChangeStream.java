@@ -1,6 +1,7 @@
 package io.walsink.table.stream;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.consumer.ConsumerRecord;
 import io.walsink.read.GenerationLog;
 import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
@@ -23,12 +24,23 @@ import org.apache.arrow.memory.RootAllocator;
  * What one continuous read follows: the table and columns (as the bounded scan's {@link
  * TableScan}), where it starts, how often it looks for new generations, and whether the table is
  * keyed (an upsert changelog) or append-only (inserts). Shipped with the job.
+ *
+ * @param consumerId null, or the name under which the read records its progress at every
+ *     completed checkpoint for garbage collection to respect ({@link ConsumerProgress})
  */
 @Internal
-public record ChangeStream(TableScan scan, StartupMode startup, Duration discoveryInterval, boolean keyed)
+public record ChangeStream(
+        TableScan scan, StartupMode startup, Duration discoveryInterval, boolean keyed, String consumerId)
         implements Serializable {
 
+    public ChangeStream(TableScan scan, StartupMode startup, Duration discoveryInterval, boolean keyed) {
+        this(scan, startup, discoveryInterval, keyed, null);
+    }
+
     public ChangeStream {
+        if (consumerId != null) {
+            ConsumerRecord.requireName(consumerId, "consumer id");
+        }
         Objects.requireNonNull(scan, "scan");
         if (!startup.continuous()) {
             throw new IllegalArgumentException("a continuous read needs a continuous startup mode, was " + startup);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.maintenance.CompactionLeaseHolder;
 import io.walsink.maintenance.LeaseClaimant;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;
 import java.time.Clock;
@@ -70,6 +71,7 @@ class SinkMaintenanceCloseTest {
                 Map.of(),
                 false,
                 RETENTION,
+                ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION,
                 0,
                 new ShardWriterMetrics(UnregisteredMetricsGroup.createOperatorMetricGroup()),
                 LeaseClaimant.job("job-1", List.of("job-1")),

@@ -10,6 +10,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.LeaseClaimant;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectStore;
@@ -101,6 +102,7 @@ class SinkMaintenanceStopTest {
                 Map.of(),
                 true,
                 null,
+                ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION,
                 0,
                 new ShardWriterMetrics(new UnregisteredMetricsGroup()),
                 LeaseClaimant.job("job-1", List.of("job-1")),

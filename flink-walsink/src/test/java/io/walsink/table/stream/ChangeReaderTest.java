@@ -17,9 +17,11 @@ import io.walsink.table.scan.ScanHarness;
 import io.walsink.table.scan.TableScanRestoreTest;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.BucketShardWriters;
+import io.walsink.testing.SettableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -130,6 +132,32 @@ class ChangeReaderTest {
             ChangeHarness.drain(reader);
             assertThat(metrics.value("generationsBehind"))
                     .as("after everything was emitted")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void lagInTimeIsTheAgeOfTheOldestGenerationFoundAndNotYetEmitted() throws Exception {
+        writeAndPublish(1);
+        ChangeHarness harness = harness(StartupMode.LATEST);
+        List<ChangeSplit> splits = harness.source.stream().splits();
+        SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        RecordingReaderMetrics metrics = new RecordingReaderMetrics();
+        try (ChangeReader reader =
+                new ChangeReader(new ScanHarness.ReaderContext(metrics), harness.source.stream(), clock)) {
+            reader.start();
+            reader.addSplits(splits);
+            writeAndPublish(2);
+            reader.pollNext(new ScanHarness.RecordingOutput()); // the first look finds them, emits nothing
+            assertThat(metrics.value("generationsBehind")).isPositive();
+            assertThat(metrics.value("oldestPendingGenerationMs"))
+                    .as("found just now")
+                    .isZero();
+            clock.advance(Duration.ofSeconds(7));
+            assertThat(metrics.value("oldestPendingGenerationMs")).isEqualTo(7_000);
+            ChangeHarness.drain(reader);
+            assertThat(metrics.value("oldestPendingGenerationMs"))
+                    .as("everything emitted")
                     .isZero();
         }
     }
