@@ -12,8 +12,10 @@ import java.util.function.Function;
 /**
  * Which shards can hold a key of a bucket: the shard whose manifest names the bucket, and any
  * shard that names none (it could hold any key), as a listing of the table's shards found them.
- * A bucket's shard does not change once it exists, so the listing is repeated only for a bucket
- * that had none yet, or for an unsharded table, and then at most once per refresh interval.
+ * A bucket's shard does not change once it exists, and a keyed unsharded table has exactly one
+ * shard (a second would overlap it, which writers refuse), so the listing is repeated only while
+ * the bucket, or the unsharded table, has no shard yet, or for a key of any bucket, and then at
+ * most once per refresh interval. A probe of a settled bucket reads no listing and no manifest.
  */
 final class ShardsByBucket {
     private final ObjectStore store;
@@ -39,7 +41,7 @@ final class ShardsByBucket {
      */
     List<UUID> of(int bucket) {
         List<UUID> shards = lookUp(bucket);
-        boolean settled = bucket >= 0 && byBucket.containsKey(bucket);
+        boolean settled = bucket != ANY && byBucket.containsKey(bucket);
         if (!listed || (!settled && System.nanoTime() - listedAt >= refreshNanos)) {
             list();
             shards = lookUp(bucket);

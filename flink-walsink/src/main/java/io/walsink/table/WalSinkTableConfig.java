@@ -1,13 +1,6 @@
 package io.walsink.table;
 
 import static io.walsink.table.WalSinkTableOptions.BUCKETS;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_CACHE;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_MAX_RETRIES;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_PARTIAL_CACHE_CACHE_MISSING_KEY;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_PARTIAL_CACHE_MAX_ROWS;
-import static io.walsink.table.WalSinkTableOptions.LOOKUP_REFRESH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.PATH;
 import static io.walsink.table.WalSinkTableOptions.S3_ACCESS_KEY;
 import static io.walsink.table.WalSinkTableOptions.S3_CHECKSUM_MODE;
@@ -146,7 +139,7 @@ record WalSinkTableConfig(
                 s3(options),
                 schemaProfile(options),
                 scanMode(options),
-                lookup(options));
+                LookupOptionsCheck.lookup(options));
     }
 
     /** The table location as lance-core expects it. */
@@ -216,52 +209,14 @@ record WalSinkTableConfig(
         };
     }
 
-    private static LookupConfig lookup(ReadableConfig options) {
-        boolean partial =
-                switch (options.get(LOOKUP_CACHE).toUpperCase(Locale.ROOT)) {
-                    case "NONE" -> false;
-                    case "PARTIAL" -> true;
-                    case "FULL" -> throw invalid(
-                            LOOKUP_CACHE,
-                            "FULL is not supported: Flink 2.x fills a full lookup cache only through an"
-                                    + " InputFormat scan, which walsink does not provide; use NONE or PARTIAL");
-                    default -> throw invalid(
-                            LOOKUP_CACHE, "must be NONE or PARTIAL, was '" + options.get(LOOKUP_CACHE) + "'");
-                };
-        Duration access = options.get(LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS);
-        Duration write = options.get(LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE);
-        Long maxRows = options.get(LOOKUP_PARTIAL_CACHE_MAX_ROWS);
-        if (partial && access == null && write == null && maxRows == null) {
-            // Flink's cache would grow without bound and hold rows forever.
-            throw invalid(
-                    LOOKUP_CACHE,
-                    "PARTIAL needs '" + LOOKUP_PARTIAL_CACHE_MAX_ROWS.key() + "', '"
-                            + LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE.key() + "' or '"
-                            + LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS.key() + "'");
-        }
-        if (maxRows != null) {
-            positive(LOOKUP_PARTIAL_CACHE_MAX_ROWS, maxRows);
-        }
-        int retries = options.get(LOOKUP_MAX_RETRIES);
-        if (retries < 0) {
-            throw invalid(LOOKUP_MAX_RETRIES, "must not be negative, was " + retries);
-        }
-        Duration refresh = options.get(LOOKUP_REFRESH_INTERVAL);
-        if (refresh.isNegative()) {
-            throw invalid(LOOKUP_REFRESH_INTERVAL, "must not be negative, was " + refresh);
-        }
-        return new LookupConfig(
-                partial, access, write, maxRows, options.get(LOOKUP_PARTIAL_CACHE_CACHE_MISSING_KEY), retries, refresh);
-    }
-
-    private static long positive(ConfigOption<?> option, long value) {
+    static long positive(ConfigOption<?> option, long value) {
         if (value <= 0) {
             throw invalid(option, "must be positive, was " + value);
         }
         return value;
     }
 
-    private static ValidationException invalid(ConfigOption<?> option, String problem) {
+    static ValidationException invalid(ConfigOption<?> option, String problem) {
         return new ValidationException("Invalid walsink option '" + option.key() + "': " + problem);
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.table.connector.source.lookup.LookupOptions;
 
 /**
  * Every option of the {@code 'connector' = 'walsink'} tables. docs/configuration.md is rendered
@@ -203,9 +204,10 @@ public final class WalSinkTableOptions {
     public static final ConfigOption<String> LOOKUP_CACHE = ConfigOptions.key("lookup.cache")
             .stringType()
             .defaultValue("NONE")
-            .withDescription("What a lookup join on the table caches: NONE (every probe reads the table) or PARTIAL"
-                    + " (Flink's cache of looked-up keys, per join subtask; needs a 'lookup.partial-cache.*' bound)."
-                    + " FULL is refused: Flink 2.x loads a full cache only through an InputFormat scan.");
+            .withDescription("What a lookup join on the table caches: NONE (every probe reads the table), PARTIAL"
+                    + " (Flink's cache of looked-up keys, per join subtask; needs a 'lookup.partial-cache.*' bound) or"
+                    + " FULL (each join subtask holds the whole table's live rows, loaded from one snapshot and"
+                    + " reloaded as 'lookup.full-cache.*' says).");
 
     public static final ConfigOption<Duration> LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS = ConfigOptions.key(
                     "lookup.partial-cache.expire-after-access")
@@ -232,11 +234,50 @@ public final class WalSinkTableOptions {
             .defaultValue(true)
             .withDescription("PARTIAL cache: whether a key without a row is cached too (as no row).");
 
+    public static final ConfigOption<String> LOOKUP_FULL_CACHE_RELOAD_STRATEGY = ConfigOptions.key(
+                    LookupOptions.FULL_CACHE_RELOAD_STRATEGY.key())
+            .stringType()
+            .defaultValue(
+                    LookupOptions.FULL_CACHE_RELOAD_STRATEGY.defaultValue().name())
+            .withDescription("FULL cache: when the table is loaded again, PERIODIC (every"
+                    + " 'lookup.full-cache.periodic-reload.interval') or TIMED (at"
+                    + " 'lookup.full-cache.timed-reload.iso-time' every 'lookup.full-cache.timed-reload.interval-in-days'"
+                    + " days). Probes use the previous load until the next one is complete.");
+
+    public static final ConfigOption<Duration> LOOKUP_FULL_CACHE_PERIODIC_RELOAD_INTERVAL = ConfigOptions.key(
+                    LookupOptions.FULL_CACHE_PERIODIC_RELOAD_INTERVAL.key())
+            .durationType()
+            .noDefaultValue()
+            .withDescription("FULL cache, PERIODIC: how often the table is loaded again; required, positive. The most"
+                    + " a cached row lags behind the table is about this plus one load.");
+
+    public static final ConfigOption<String> LOOKUP_FULL_CACHE_PERIODIC_RELOAD_SCHEDULE_MODE = ConfigOptions.key(
+                    LookupOptions.FULL_CACHE_PERIODIC_RELOAD_SCHEDULE_MODE.key())
+            .stringType()
+            .defaultValue(LookupOptions.FULL_CACHE_PERIODIC_RELOAD_SCHEDULE_MODE
+                    .defaultValue()
+                    .name())
+            .withDescription("FULL cache, PERIODIC: FIXED_DELAY (the interval counts from the end of a load) or"
+                    + " FIXED_RATE (from its start).");
+
+    public static final ConfigOption<String> LOOKUP_FULL_CACHE_TIMED_RELOAD_ISO_TIME = ConfigOptions.key(
+                    LookupOptions.FULL_CACHE_TIMED_RELOAD_ISO_TIME.key())
+            .stringType()
+            .noDefaultValue()
+            .withDescription("FULL cache, TIMED: the time of day of the reload, ISO-8601 (10:15, 10:15:30,"
+                    + " 10:15:30+01:00; without an offset: the join subtask's time zone); required.");
+
+    public static final ConfigOption<Integer> LOOKUP_FULL_CACHE_TIMED_RELOAD_INTERVAL_IN_DAYS = ConfigOptions.key(
+                    LookupOptions.FULL_CACHE_TIMED_RELOAD_INTERVAL_IN_DAYS.key())
+            .intType()
+            .defaultValue(LookupOptions.FULL_CACHE_TIMED_RELOAD_INTERVAL_IN_DAYS.defaultValue())
+            .withDescription("FULL cache, TIMED: days between reloads; positive.");
+
     public static final ConfigOption<Integer> LOOKUP_MAX_RETRIES = ConfigOptions.key("lookup.max-retries")
             .intType()
             .defaultValue(3)
-            .withDescription("How often a failed lookup is tried again, its opened datasets reopened, before the"
-                    + " job fails.");
+            .withDescription("How often a failed lookup, or a FULL cache's failed load of one bucket, is tried again,"
+                    + " everything it opened reopened, before the job fails.");
 
     public static final ConfigOption<Duration> LOOKUP_REFRESH_INTERVAL = ConfigOptions.key("lookup.refresh-interval")
             .durationType()
@@ -285,6 +326,11 @@ public final class WalSinkTableOptions {
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE,
                 LOOKUP_PARTIAL_CACHE_MAX_ROWS,
                 LOOKUP_PARTIAL_CACHE_CACHE_MISSING_KEY,
+                LOOKUP_FULL_CACHE_RELOAD_STRATEGY,
+                LOOKUP_FULL_CACHE_PERIODIC_RELOAD_INTERVAL,
+                LOOKUP_FULL_CACHE_PERIODIC_RELOAD_SCHEDULE_MODE,
+                LOOKUP_FULL_CACHE_TIMED_RELOAD_ISO_TIME,
+                LOOKUP_FULL_CACHE_TIMED_RELOAD_INTERVAL_IN_DAYS,
                 LOOKUP_MAX_RETRIES,
                 LOOKUP_REFRESH_INTERVAL);
     }

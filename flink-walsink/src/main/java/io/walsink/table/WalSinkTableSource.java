@@ -1,5 +1,7 @@
 package io.walsink.table;
 
+import io.walsink.read.ReadMode;
+import io.walsink.table.lookup.FullCacheFormat;
 import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.WalTableScanSource;
@@ -10,11 +12,13 @@ import java.util.List;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.InputFormatProvider;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.lookup.FullCachingLookupProvider;
 import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
 import org.apache.flink.table.connector.source.lookup.PartialCachingLookupProvider;
 import org.apache.flink.table.types.DataType;
@@ -29,7 +33,8 @@ import org.apache.flink.table.types.logical.RowType;
  * Flink applies them after the scan.
  *
  * <p>As the dimension table of a lookup join it answers each probe with the newest committed row
- * of the probed key ({@link WalSinkLookupFunction}); keys other than the primary key are refused,
+ * of the probed key ({@link WalSinkLookupFunction}), or with FULL cache from the table's live rows
+ * as of its last load ({@link FullCacheFormat}); keys other than the primary key are refused,
  * since only a primary key names one bucket and one row.
  */
 final class WalSinkTableSource
@@ -112,6 +117,21 @@ final class WalSinkTableSource
                     + "' must join on exactly its primary key " + table.primaryKey() + " (each key column equal to"
                     + " a value of the probe side), but joins on " + keys
                     + ": only a primary key names one row, in one bucket");
+        }
+        if (config.lookup().fullCache() != null) {
+            // The cache loader keys the rows itself, by the join's key columns of these rows.
+            TableScan everyRow = new TableScan(
+                    config.path(),
+                    config.s3(),
+                    config.lanceStorageOptions(),
+                    config.schemaProfile(),
+                    ReadMode.COMMITTED, // as a lookup without a cache reads
+                    produced.getFieldNames(),
+                    -1);
+            return FullCachingLookupProvider.of(
+                    InputFormatProvider.of(
+                            new FullCacheFormat(everyRow, config.lookup().maxRetries())),
+                    config.lookup().fullCache().trigger());
         }
         RowType keyType = new RowType(keys.stream()
                 .map(k -> new RowType.RowField(k, produced.getTypeAt(produced.getFieldIndex(k))))

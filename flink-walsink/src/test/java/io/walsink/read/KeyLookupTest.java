@@ -11,6 +11,7 @@ import io.walsink.maintenance.CompactorOptions;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.BucketShardWriters;
+import io.walsink.testing.CountingObjectStore;
 import io.walsink.testing.MemWalTable;
 import io.walsink.testing.RowOp;
 import java.nio.charset.StandardCharsets;
@@ -123,6 +124,62 @@ class KeyLookupTest {
             assertThat(stringLookup(lookup, schema, "plain")).as("deleted").isEmpty();
             assertThat(stringLookup(lookup, schema, "it")).isEmpty();
         }
+    }
+
+    /**
+     * An unsharded table has one shard; once a lookup found it, a probe (checking versions at every
+     * probe) costs the two existence checks of the shard's manifest version: no listing of the
+     * shards and no manifest read, which made every probe of such a table a listing plus a read per
+     * shard. A generation published later is still seen at the next probe.
+     */
+    @Test
+    void aProbeOfAnUnshardedTableChecksTheManifestVersionWithoutListing() {
+        uri = dir.resolve("u").toString();
+        LanceTables.create(uri, TABLE, List.of("id"), TableSharding.unsharded(), Map.of());
+        store = new LocalObjectStore(Path.of(uri));
+        MemWalTable table = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        table.writeBase(List.of(RowOp.put(row("id", 1L, "name", "base"))));
+        MemWalTable.Shard shard = table.shard();
+        shard.flush(List.of(RowOp.put(row("id", 2L, "name", "sstable"))), 4);
+        shard.publish();
+        CountingObjectStore counting = new CountingObjectStore(store);
+        int probes = 30;
+        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), counting, allocator, Duration.ZERO);
+                VectorSchemaRoot keys =
+                        VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
+            assertThat(idLookup(lookup, keys, 1)).contains(row("id", 1L, "name", "base"));
+            long lists = counting.listPages();
+            long gets = counting.gets();
+            long heads = counting.heads();
+            for (int i = 0; i < probes; i++) {
+                long id = 1 + i % 3;
+                assertThat(idLookup(lookup, keys, id))
+                        .as("key %s", id)
+                        .isEqualTo(
+                                id == 3
+                                        ? Optional.empty()
+                                        : Optional.of(row("id", id, "name", id == 1 ? "base" : "sstable")));
+            }
+            assertThat(counting.listPages() - lists)
+                    .as("listings in %s probes", probes)
+                    .isZero();
+            assertThat(counting.gets() - gets)
+                    .as("objects read in %s probes", probes)
+                    .isZero();
+            assertThat(counting.heads() - heads)
+                    .as("existence checks in %s probes", probes)
+                    .isLessThanOrEqualTo(2L * probes);
+
+            shard.flush(List.of(RowOp.put(row("id", 3L, "name", "later"))), 4);
+            shard.publish();
+            assertThat(idLookup(lookup, keys, 3)).contains(row("id", 3L, "name", "later"));
+        }
+    }
+
+    private Optional<Map<String, Object>> idLookup(KeyLookup lookup, VectorSchemaRoot keys, long id) {
+        ((BigIntVector) keys.getVector(0)).setSafe(0, id);
+        keys.setRowCount(1);
+        return lookup.lookup(keys, 0, RowValues.extractor(COLUMNS));
     }
 
     /** Long.MIN_VALUE has no SQL literal (its negation overflows): that key is read without a filter. */

@@ -50,6 +50,7 @@ class WalSinkSqlLookupJoinTest {
 
     private static final int BUCKETS = 4;
     private static final int KEYS = 60;
+    static final String FULL_RELOAD = "lookup.full-cache.periodic-reload.interval";
 
     /** Released by the test once the first probe's row arrived and the table was changed. */
     private static volatile CountDownLatch changed;
@@ -62,7 +63,7 @@ class WalSinkSqlLookupJoinTest {
     private final Map<Long, String> model = new TreeMap<>();
 
     @ParameterizedTest
-    @ValueSource(strings = {"NONE", "PARTIAL"})
+    @ValueSource(strings = {"NONE", "PARTIAL", "FULL"})
     void innerAndLeftLookupJoinsEqualTheModel(String cache) throws Exception {
         long seed = System.nanoTime();
         System.out.println("WalSinkSqlLookupJoinTest seed " + seed + ", cache " + cache);
@@ -86,7 +87,7 @@ class WalSinkSqlLookupJoinTest {
             }
         }
         StreamTableEnvironment sql = SqlTables.env();
-        declare(sql, path, cache, "lookup.partial-cache.max-rows", "1000");
+        declare(sql, path, cache, "lookup.partial-cache.max-rows", "1000", FULL_RELOAD, "1 h");
         // Every key twice (the second probe of a key may come from the cache), and keys never written.
         StringBuilder probes = new StringBuilder();
         for (long id = 0; id < KEYS + 5; id++) {
@@ -142,13 +143,7 @@ class WalSinkSqlLookupJoinTest {
         declare(sql, path, cache, "lookup.partial-cache.expire-after-write", "1 h");
         changed = new CountDownLatch(1);
         DataStream<Long> keys = env.fromData(7L, 7L).map(new HoldTheSecondProbe());
-        sql.createTemporaryView(
-                "probe",
-                sql.fromDataStream(
-                        keys,
-                        org.apache.flink.table.api.Schema.newBuilder()
-                                .columnByExpression("proc", "PROCTIME()")
-                                .build()));
+        probeView(sql, keys);
 
         List<String> rows = new ArrayList<>();
         List<String> opened;
@@ -204,16 +199,23 @@ class WalSinkSqlLookupJoinTest {
                 .contains("LookupJoin");
     }
 
-    /** Table {@code t} at {@code path} with the given cache and a partial-cache bound (ignored without one). */
-    private static void declare(StreamTableEnvironment sql, Path path, String cache, String bound, String value) {
+    /** View {@code probe}: the keys as column {@code f0}, with a processing-time column {@code proc}. */
+    static void probeView(StreamTableEnvironment sql, DataStream<Long> keys) {
+        sql.createTemporaryView(
+                "probe",
+                sql.fromDataStream(
+                        keys,
+                        org.apache.flink.table.api.Schema.newBuilder()
+                                .columnByExpression("proc", "PROCTIME()")
+                                .build()));
+    }
+
+    /** Table {@code t} at {@code path} with the given cache and its settings (ignored by the other caches). */
+    static void declare(StreamTableEnvironment sql, Path path, String cache, String... settings) {
+        List<String> options = new ArrayList<>(List.of("lookup.cache", cache));
+        options.addAll(List.of(settings));
         sql.executeSql(SqlTables.walsinkTable(
-                "t",
-                "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED",
-                path,
-                "lookup.cache",
-                cache,
-                bound,
-                value));
+                "t", "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED", path, options.toArray(String[]::new)));
     }
 
     private static Schema schema() {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.MiniClusters;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,13 +50,13 @@ class WalSinkSqlValidationTest {
                 "s3.access-key|AKIA|'s3.access-key' and 's3.secret-key' go together",
                 "wal.schema-profile|lance-9|'wal.schema-profile': unknown WAL schema profile 'lance-9'",
                 "scan.mode|newest|'scan.mode': must be committed or latest",
-                "lookup.cache|SOMETIMES|'lookup.cache': must be NONE or PARTIAL, was 'SOMETIMES'",
-                "lookup.cache|FULL|'lookup.cache': FULL is not supported",
+                "lookup.cache|SOMETIMES|'lookup.cache': must be NONE, PARTIAL or FULL, was 'SOMETIMES'",
+                "lookup.cache|FULL|'lookup.full-cache.periodic-reload.interval': a FULL cache reloaded PERIODIC needs a"
+                        + " positive interval, was null",
                 "lookup.cache|PARTIAL|'lookup.cache': PARTIAL needs 'lookup.partial-cache.max-rows'",
                 "lookup.partial-cache.max-rows|0|'lookup.partial-cache.max-rows': must be positive",
                 "lookup.max-retries|-1|'lookup.max-retries': must not be negative",
                 "sink.gc.consumer-expiration|0 ms|sink.gc.consumer-expiration must be positive",
-                "lookup.full-cache.reload-strategy|PERIODIC|lookup.full-cache.reload-strategy",
                 "no.such-option|1|no.such-option",
             })
     void anInvalidOptionFailsNamingIt(String option, String value, String message) {
@@ -62,6 +64,36 @@ class WalSinkSqlValidationTest {
                 .replace("'buckets' = '4', 'buckets'", "'buckets'"));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO t VALUES (1, 'a')"))
                 .hasStackTraceContaining(message);
+        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t")).hasStackTraceContaining(message);
+    }
+
+    /** The reload settings of a FULL lookup cache, given as {@code key=value} pairs separated by ';'. */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "lookup.full-cache.reload-strategy=SOMETIMES|'lookup.full-cache.reload-strategy': must be PERIODIC or"
+                        + " TIMED, was 'SOMETIMES'",
+                "lookup.full-cache.periodic-reload.interval=0 ms|'lookup.full-cache.periodic-reload.interval': a FULL"
+                        + " cache reloaded PERIODIC needs a positive interval, was PT0S",
+                "lookup.full-cache.periodic-reload.interval=1 min;lookup.full-cache.periodic-reload.schedule-mode=NOW"
+                        + "|'lookup.full-cache.periodic-reload.schedule-mode': must be FIXED_DELAY or FIXED_RATE, was"
+                        + " 'NOW'",
+                "lookup.full-cache.reload-strategy=TIMED|'lookup.full-cache.timed-reload.iso-time': a FULL cache"
+                        + " reloaded TIMED needs a time of day",
+                "lookup.full-cache.reload-strategy=TIMED;lookup.full-cache.timed-reload.iso-time=25:00"
+                        + "|'lookup.full-cache.timed-reload.iso-time': must be an ISO-8601 time such as 10:15 or"
+                        + " 10:15:30+01:00, was '25:00'",
+                "lookup.full-cache.reload-strategy=TIMED;lookup.full-cache.timed-reload.iso-time=03:00;"
+                        + "lookup.full-cache.timed-reload.interval-in-days=0"
+                        + "|'lookup.full-cache.timed-reload.interval-in-days': must be positive, was 0",
+            })
+    void anInvalidFullCacheOptionFailsNamingIt(String pairs, String message) {
+        List<String> options = new ArrayList<>(List.of("lookup.cache", "FULL"));
+        for (String pair : pairs.split(";")) {
+            options.addAll(List.of(pair.split("=", 2)));
+        }
+        sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, dir.resolve("t"), options.toArray(String[]::new)));
         assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t")).hasStackTraceContaining(message);
     }
 

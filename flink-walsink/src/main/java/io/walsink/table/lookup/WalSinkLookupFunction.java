@@ -105,25 +105,17 @@ public final class WalSinkLookupFunction extends LookupFunction {
 
     @Override
     public Collection<RowData> lookup(RowData keyRow) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                if (lookup == null) {
-                    openLookup();
-                }
-                return lookupOnce(keyRow);
-            } catch (RuntimeException e) {
-                closeLookup(); // the next attempt opens everything again
-                if (attempt >= config.maxRetries()) {
-                    throw new IOException(
-                            "Lookup in walsink table " + path + " failed after " + (attempt + 1) + " attempts", e);
-                }
-                LOG.warn(
-                        "Lookup in walsink table {} failed (attempt {}); reopening, trying again",
-                        path,
-                        attempt + 1,
-                        e);
-            }
-        }
+        // Each retry opens everything again (closeLookup leaves nothing open).
+        return LookupRetries.call(
+                "Lookup in walsink table " + path,
+                config.maxRetries(),
+                () -> {
+                    if (lookup == null) {
+                        openLookup();
+                    }
+                    return lookupOnce(keyRow);
+                },
+                this::closeLookup);
     }
 
     private Collection<RowData> lookupOnce(RowData keyRow) {
