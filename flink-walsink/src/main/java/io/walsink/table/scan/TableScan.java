@@ -3,6 +3,8 @@ package io.walsink.table.scan;
 import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
+import io.walsink.read.SnapshotRows;
+import io.walsink.read.SnapshotScan;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableSnapshot;
 import io.walsink.storage.ObjectStore;
@@ -45,19 +47,32 @@ public record TableScan(
     }
 
     /**
-     * Merge-on-read of the split's snapshot (newest row per key, tombstones removed), the
-     * projected columns of at most {@link #limit} live rows, in an order fixed by the snapshot.
-     * The merge needs every row of every shard, so the limit saves emitting, not reading.
+     * Opens {@code split} at its position: base rows streamed a batch at a time, then the
+     * unmerged rows it owns, the projected columns, at most {@link #limit} rows per split.
      */
-    public List<RowData> read(TableScanSplit split) {
-        try (BufferAllocator allocator = new RootAllocator();
-                ObjectStore store = ObjectStores.open(path, s3)) {
-            TableReader reader = reader(store, allocator);
-            List<RowData> rows = split.bucket() == null
-                    ? reader.read(split.snapshot(), new ProjectedRowExtractor(columns))
-                    : reader.read(split.snapshot(), new ProjectedRowExtractor(columns), split.bucket());
-            // Per split: Flink keeps its own LIMIT above the scan, so each split may stop early.
-            return limit >= 0 && rows.size() > limit ? rows.subList(0, (int) limit) : rows;
+    public SplitRows open(TableScanSplit split) {
+        BufferAllocator allocator = new RootAllocator();
+        ObjectStore store = ObjectStores.open(path, s3);
+        try {
+            SnapshotRows<RowData> rows = new SnapshotScan(
+                            StorageLocation.parse(path).lanceUri(),
+                            lanceStorageOptions,
+                            store,
+                            profile,
+                            allocator,
+                            SnapshotScan.DEFAULT_BATCH_SIZE)
+                    .open(
+                            split.snapshot(),
+                            split.part(),
+                            columns,
+                            new ProjectedRowExtractor(columns),
+                            split.position());
+            return new SplitRows(split, rows, store, allocator, limit);
+        } catch (RuntimeException e) {
+            try (allocator;
+                    store) {
+                throw e;
+            }
         }
     }
 

@@ -9,7 +9,6 @@ import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.StorageLocation;
 import io.walsink.table.scan.TableScan;
-import io.walsink.table.scan.TableScanSplit;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
@@ -74,10 +73,5 @@ public record ChangeStream(TableScan scan, StartupMode startup, Duration discove
     GenerationLog log(ObjectStore store, BufferAllocator allocator) {
         return new GenerationLog(
                 store, StorageLocation.parse(scan.path()).lanceUri(), scan.lanceStorageOptions(), allocator);
-    }
-
-    /** Emits the snapshot rows of a split: the bounded scan's read of it. */
-    List<org.apache.flink.table.data.RowData> snapshotRows(TableScanSplit split) {
-        return scan.read(split);
     }
 }
