@@ -4,6 +4,7 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.storage.ObjectStore;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -112,6 +113,33 @@ public final class SnapshotScan {
         try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
             return fragmentIds(base);
         }
+    }
+
+    /**
+     * The fragments of the pinned base version in consecutive groups of at most {@code rows}
+     * rows (after deletions; a larger fragment is a group of its own), in the version's order:
+     * the base parts of a scan whose parallelism the bucket count does not cap.
+     */
+    public List<List<Integer>> fragmentGroups(TableSnapshot snapshot, long rows) {
+        List<List<Integer>> groups = new ArrayList<>();
+        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+            List<Integer> group = new ArrayList<>();
+            long inGroup = 0;
+            for (Fragment fragment : base.getFragments()) {
+                long count = fragment.metadata().getNumRows();
+                if (!group.isEmpty() && inGroup + count > rows) {
+                    groups.add(List.copyOf(group));
+                    group.clear();
+                    inGroup = 0;
+                }
+                group.add(fragment.getId());
+                inGroup += count;
+            }
+            if (!group.isEmpty()) {
+                groups.add(List.copyOf(group));
+            }
+        }
+        return groups;
     }
 
     private static List<Integer> fragmentIds(Dataset base) {

@@ -24,9 +24,8 @@ import org.apache.flink.table.types.logical.RowType;
  * The SQL source of a walsink table: a bounded scan of the table as of when the job runs, newest
  * row per key, deleted keys absent ({@code scan.mode}: published data only, or also the WAL
  * tail); in a streaming job, by default, that snapshot followed by every generation published
- * after it, as an upsert changelog ({@code scan.startup-mode}, {@link ChangeStream}). Projection and LIMIT are pushed into the scan; filters are not (the merge must see every
- * row of a key before it can tell which one is live, so a pushed filter would cut no reading),
- * Flink applies them after the scan.
+ * after it, as an upsert changelog ({@code scan.startup-mode}, {@link ChangeStream}). Projection
+ * and LIMIT are pushed into the scan; filters are applied by Flink after it.
  *
  * <p>As the dimension table of a lookup join it answers each probe with the newest committed row
  * of the probed key ({@link WalSinkLookupFunction}); keys other than the primary key are refused,
@@ -66,7 +65,8 @@ final class WalSinkTableSource
                 config.schemaProfile(),
                 config.scanMode(),
                 produced.getFieldNames(),
-                limit);
+                limit,
+                config.scanSplitBaseRows());
         if (read.continuous()) {
             if (declaredKey.isEmpty() && !table.primaryKey().isEmpty()) {
                 // Without the key the planner takes the changes for inserts and keeps every version.
@@ -78,8 +78,8 @@ final class WalSinkTableSource
                     new ChangeStream(scan, read.startup(), read.discoveryInterval(), !declaredKey.isEmpty());
             return SourceProvider.of(new WalTableChangeSource(stream), 1);
         }
-        // One split (see WalTableScanSource): more subtasks would only idle.
-        return SourceProvider.of(new WalTableScanSource(scan), 1);
+        // The job's parallelism: the splits follow the base table's size (see WalTableScanSource).
+        return SourceProvider.of(new WalTableScanSource(scan));
     }
 
     /** The table at the path, checked against the declaration. */

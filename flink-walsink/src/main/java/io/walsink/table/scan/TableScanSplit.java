@@ -5,6 +5,7 @@ import io.walsink.read.BucketSelection;
 import io.walsink.read.ScanPosition;
 import io.walsink.read.SnapshotPart;
 import io.walsink.read.TableSnapshot;
+import java.util.List;
 import java.util.Objects;
 import org.apache.flink.api.connector.source.SourceSplit;
 
@@ -46,6 +47,24 @@ public record TableScanSplit(String splitId, TableSnapshot snapshot, SnapshotPar
                 "bucket-" + bucket.bucket(),
                 snapshot.forBucket(bucket.bucket()),
                 SnapshotPart.whole(bucket),
+                ScanPosition.START);
+    }
+
+    /**
+     * Base fragments {@code fragments} (group {@code index}) without the keys any shard's
+     * unmerged part holds: the snapshot keeps every shard.
+     */
+    public static TableScanSplit baseFragments(int index, List<Integer> fragments, TableSnapshot snapshot) {
+        return new TableScanSplit(
+                "base-" + index, snapshot, new SnapshotPart(null, fragments, false), ScanPosition.START);
+    }
+
+    /** The live unmerged rows of {@code bucket}'s shards (of every shard when null), no base rows. */
+    public static TableScanSplit unmerged(BucketSelection bucket, TableSnapshot snapshot) {
+        return new TableScanSplit(
+                bucket == null ? "unmerged" : "unmerged-" + bucket.bucket(),
+                bucket == null ? snapshot : snapshot.forBucket(bucket.bucket()),
+                new SnapshotPart(bucket, List.of(), true),
                 ScanPosition.START);
     }
 

@@ -56,7 +56,7 @@ public record ChangeStream(TableScan scan, StartupMode startup, Duration discove
                 ObjectStore store = ObjectStores.open(scan.path(), scan.s3())) {
             covered = log(store, allocator).coveredBy(snapshot);
         }
-        return scan.splits(snapshot).stream()
+        return scan.bucketSplits(snapshot).stream()
                 .map(split -> new ChangeSplit(
                         split.splitId(),
                         startup == StartupMode.INITIAL ? split : null,
