@@ -23,6 +23,7 @@ final class BaseFragments implements AutoCloseable {
     private final List<Integer> fragments;
     private final List<String> columns;
     private final long batchSize;
+    private final String filter;
 
     private int fragment;
     private long row; // rows of the current fragment consumed, the current one included
@@ -35,6 +36,7 @@ final class BaseFragments implements AutoCloseable {
     /**
      * @param fragments fragment ids, scanned in this order
      * @param columns the columns to read
+     * @param filter a Lance predicate the rows must satisfy, or null: offsets count the rows it keeps
      */
     BaseFragments(
             Dataset base,
@@ -43,6 +45,7 @@ final class BaseFragments implements AutoCloseable {
             List<Integer> fragments,
             List<String> columns,
             long batchSize,
+            String filter,
             int fromFragment,
             long fromRow) {
         this.base = base;
@@ -51,6 +54,7 @@ final class BaseFragments implements AutoCloseable {
         this.fragments = fragments;
         this.columns = columns;
         this.batchSize = batchSize;
+        this.filter = filter;
         this.fragment = fromFragment;
         this.row = fromRow;
     }
@@ -94,8 +98,12 @@ final class BaseFragments implements AutoCloseable {
                 .fragmentIds(List.of(fragments.get(fragment)))
                 .columns(columns)
                 .batchSize(batchSize);
+        if (filter != null) {
+            // A fixed order for a fixed filter: no index, whose results could come in another order.
+            options.filter(filter).useScalarIndex(false);
+        }
         if (row > 0) {
-            options.offset(row); // rows after deletions, in the fragment's fixed order
+            options.offset(row); // rows after deletions (and the filter), in the fragment's fixed order
         }
         scanner = base.newScan(options.build());
         reader = scanner.scanBatches();

@@ -61,6 +61,9 @@ public final class SnapshotScan {
      * open until closed.
      *
      * @param columns the columns {@code extractor} reads
+     * @param baseFilter a Lance predicate for the base rows (null for all): base rows it drops are
+     *     not emitted, the unmerged rows are not filtered, and the keys they hold still leave out
+     *     base rows the filter keeps (a newer row failing the filter hides the older one)
      * @throws io.walsink.format.manifest.GarbageCollectedException if an object the snapshot names is gone
      */
     public <R> SnapshotRows<R> open(
@@ -68,6 +71,7 @@ public final class SnapshotScan {
             SnapshotPart part,
             List<String> columns,
             RowExtractor<R> extractor,
+            String baseFilter,
             ScanPosition from) {
         Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot);
         try {
@@ -97,6 +101,7 @@ public final class SnapshotScan {
                             fragments,
                             scanColumns(layout, columns, part.bucket()),
                             batchSize,
+                            baseFilter,
                             from.fragment(),
                             from.row())
                     : null;

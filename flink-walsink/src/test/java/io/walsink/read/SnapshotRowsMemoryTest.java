@@ -104,7 +104,7 @@ class SnapshotRowsMemoryTest {
         try (BufferAllocator scanAllocator = allocator.newChildAllocator("scan", 0, Long.MAX_VALUE)) {
             SnapshotScan scan = new SnapshotScan(uri, Map.of(), store, WalSchemaProfile.SPEC, scanAllocator, BATCH);
             try (SnapshotRows<Map<String, Object>> rowsRead = scan.open(
-                    snapshot, SnapshotPart.whole(null), List.of("id", "name"), counting, ScanPosition.START)) {
+                    snapshot, SnapshotPart.whole(null), List.of("id", "name"), counting, null, ScanPosition.START)) {
                 for (Map<String, Object> r = rowsRead.next(); r != null; r = rowsRead.next()) {
                     read.add(r);
                     held = Math.max(held, extracted[0] - read.size() + 1);

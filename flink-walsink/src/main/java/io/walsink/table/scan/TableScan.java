@@ -32,6 +32,8 @@ import org.apache.flink.table.data.RowData;
  * @param columns the columns to emit, in output order
  * @param limit the most rows to emit, or -1 for all
  * @param splitBaseRows base rows per bounded-scan split (whole fragments are grouped up to it)
+ * @param baseFilter a Lance predicate the base rows are scanned with, or null: only ever a
+ *     superset of what Flink keeps after the scan, and never applied to the unmerged rows
  */
 @Internal
 public record TableScan(
@@ -42,7 +44,8 @@ public record TableScan(
         ReadMode mode,
         List<String> columns,
         long limit,
-        long splitBaseRows)
+        long splitBaseRows,
+        String baseFilter)
         implements Serializable {
     /** About one Lance data file's worth (lance-core writes up to 1 M rows per file). */
     public static final long DEFAULT_SPLIT_BASE_ROWS = 1_000_000;
@@ -65,7 +68,7 @@ public record TableScan(
             ReadMode mode,
             List<String> columns,
             long limit) {
-        this(path, s3, lanceStorageOptions, profile, mode, columns, limit, DEFAULT_SPLIT_BASE_ROWS);
+        this(path, s3, lanceStorageOptions, profile, mode, columns, limit, DEFAULT_SPLIT_BASE_ROWS, null);
     }
 
     /**
@@ -82,6 +85,7 @@ public record TableScan(
                             split.part(),
                             columns,
                             new ProjectedRowExtractor(columns),
+                            baseFilter,
                             split.position());
             return new SplitRows(split, rows, store, allocator, limit);
         } catch (RuntimeException e) {
@@ -159,6 +163,6 @@ public record TableScan(
     @Override
     public String toString() {
         return "TableScan[" + path + ", " + mode + ", columns=" + columns + (limit >= 0 ? ", limit=" + limit : "")
-                + ", splitBaseRows=" + splitBaseRows + "]";
+                + ", splitBaseRows=" + splitBaseRows + (baseFilter == null ? "" : ", baseFilter=" + baseFilter) + "]";
     }
 }

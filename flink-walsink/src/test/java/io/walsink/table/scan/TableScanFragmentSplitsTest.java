@@ -114,7 +114,8 @@ class TableScanFragmentSplitsTest {
                 ReadMode.LATEST,
                 List.of("id", "name"),
                 -1,
-                2 * PER_FRAGMENT);
+                2 * PER_FRAGMENT,
+                null);
         ScanHarness harness = new ScanHarness(scan);
         List<TableScanSplit> splits = harness.allSplits();
         assertThat(splits)
