@@ -24,6 +24,7 @@ final class MergedRows<R> {
     private final RowExtractor<R> extractor;
     private final PrimaryKeyEncoder keys; // null: append-only
     private final KeyBuffer key = new KeyBuffer();
+    private final KeyBuffer probe = new KeyBuffer();
     // Optional.empty() marks a key whose newest row is a tombstone.
     private final TreeMap<byte[], Optional<R>> newest = new TreeMap<>(Arrays::compareUnsigned);
     private final List<R> appended = new ArrayList<>();
@@ -77,7 +78,23 @@ final class MergedRows<R> {
         }
     }
 
-    private FieldVector[] keyColumns(VectorSchemaRoot batch, String source) {
+    /** Whether keys are merged (false for an append-only table, whose rows are all kept). */
+    boolean keyed() {
+        return keys != null;
+    }
+
+    /** Whether any key was applied (a row or a tombstone). */
+    boolean holdsAnyKey() {
+        return !newest.isEmpty();
+    }
+
+    /** Whether a row (live or a tombstone) was applied for the key of row {@code row} of {@code keyColumns}. */
+    boolean holdsKeyOf(FieldVector[] keyColumns, int row) {
+        keys.encode(keyColumns, row, probe);
+        return newest.containsKey(probe.toByteArray());
+    }
+
+    FieldVector[] keyColumns(VectorSchemaRoot batch, String source) {
         if (keys == null) {
             return null;
         }

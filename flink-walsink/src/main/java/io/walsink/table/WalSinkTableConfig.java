@@ -9,6 +9,7 @@ import static io.walsink.table.WalSinkTableOptions.S3_PATH_STYLE_ACCESS;
 import static io.walsink.table.WalSinkTableOptions.S3_REGION;
 import static io.walsink.table.WalSinkTableOptions.S3_SECRET_KEY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
+import static io.walsink.table.WalSinkTableOptions.SCAN_SPLIT_BASE_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
 import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_GC_CONSUMER_EXPIRATION;
@@ -61,6 +62,7 @@ record WalSinkTableConfig(
         S3Options s3,
         WalSchemaProfile schemaProfile,
         ReadMode scanMode,
+        long scanSplitBaseRows,
         LookupConfig lookup) {
 
     public static WalSinkTableConfig from(ReadableConfig options) {
@@ -139,6 +141,7 @@ record WalSinkTableConfig(
                 s3(options),
                 schemaProfile(options),
                 scanMode(options),
+                positive(SCAN_SPLIT_BASE_ROWS, options.get(SCAN_SPLIT_BASE_ROWS)),
                 LookupOptionsCheck.lookup(options));
     }
 
@@ -225,6 +228,7 @@ record WalSinkTableConfig(
         // S3Options hides the secret; the rest holds none.
         return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", writer=" + writer
                 + ", sinkParallelism=" + sinkParallelism + ", ioThreads=" + ioThreads + ", s3=" + s3
-                + ", schemaProfile=" + schemaProfile + ", scanMode=" + scanMode + ", lookup=" + lookup + "]";
+                + ", schemaProfile=" + schemaProfile + ", scanMode=" + scanMode + ", scanSplitBaseRows="
+                + scanSplitBaseRows + ", lookup=" + lookup + "]";
     }
 }

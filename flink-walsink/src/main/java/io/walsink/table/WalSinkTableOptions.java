@@ -2,6 +2,7 @@ package io.walsink.table;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.table.scan.TableScan;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -201,6 +202,15 @@ public final class WalSinkTableOptions {
                     + " 'sink.gc.retention' for 'sink.gc.consumer-expiration'. 1 to 100 letters, digits, '.', '_'"
                     + " or '-', starting with a letter or digit; one running read per id.");
 
+    public static final ConfigOption<Long> SCAN_SPLIT_BASE_ROWS = ConfigOptions.key("scan.split.base-rows")
+            .longType()
+            .defaultValue(TableScan.DEFAULT_SPLIT_BASE_ROWS)
+            .withDescription("Base table rows per split of a bounded SELECT: whole Lance fragments are grouped up"
+                    + " to this many rows, so the scan runs in parallel beyond the bucket count; each bucket's"
+                    + " rows not yet compacted into the base come as one more split. Each split reads the keys"
+                    + " of every shard's uncompacted rows, so much smaller splits repeat that work. Must be"
+                    + " positive.");
+
     public static final ConfigOption<String> LOOKUP_CACHE = ConfigOptions.key("lookup.cache")
             .stringType()
             .defaultValue("NONE")
@@ -321,6 +331,7 @@ public final class WalSinkTableOptions {
                 SCAN_STARTUP_MODE,
                 SCAN_DISCOVERY_INTERVAL,
                 SCAN_CONSUMER_ID,
+                SCAN_SPLIT_BASE_ROWS,
                 LOOKUP_CACHE,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE,

@@ -16,11 +16,13 @@ import org.apache.flink.table.connector.source.InputFormatProvider;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.lookup.FullCachingLookupProvider;
 import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
 import org.apache.flink.table.connector.source.lookup.PartialCachingLookupProvider;
+import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -28,9 +30,9 @@ import org.apache.flink.table.types.logical.RowType;
  * The SQL source of a walsink table: a bounded scan of the table as of when the job runs, newest
  * row per key, deleted keys absent ({@code scan.mode}: published data only, or also the WAL
  * tail); in a streaming job, by default, that snapshot followed by every generation published
- * after it, as an upsert changelog ({@code scan.startup-mode}, {@link ChangeStream}). Projection and LIMIT are pushed into the scan; filters are not (the merge must see every
- * row of a key before it can tell which one is live, so a pushed filter would cut no reading),
- * Flink applies them after the scan.
+ * after it, as an upsert changelog ({@code scan.startup-mode}, {@link ChangeStream}). Projection
+ * and LIMIT are pushed into the scan, and simple filters into the bounded scan's base table
+ * reads ({@link #applyFilters}); Flink applies every filter after the scan as well.
  *
  * <p>As the dimension table of a lookup join it answers each probe with the newest committed row
  * of the probed key ({@link WalSinkLookupFunction}), or with FULL cache from the table's live rows
@@ -38,13 +40,19 @@ import org.apache.flink.table.types.logical.RowType;
  * since only a primary key names one bucket and one row.
  */
 final class WalSinkTableSource
-        implements ScanTableSource, LookupTableSource, SupportsProjectionPushDown, SupportsLimitPushDown {
+        implements ScanTableSource,
+                LookupTableSource,
+                SupportsProjectionPushDown,
+                SupportsLimitPushDown,
+                SupportsFilterPushDown {
     private final WalSinkTableConfig config;
     private final ContinuousReadConfig read;
     private final RowType declared;
     private final List<String> declaredKey;
     private RowType produced;
     private long limit = -1;
+    /** A Lance predicate for the base table's scan, or null. */
+    private String baseFilter;
 
     WalSinkTableSource(
             WalSinkTableConfig config, ContinuousReadConfig read, RowType declared, List<String> declaredKey) {
@@ -71,7 +79,9 @@ final class WalSinkTableSource
                 config.schemaProfile(),
                 config.scanMode(),
                 produced.getFieldNames(),
-                limit);
+                limit,
+                config.scanSplitBaseRows(),
+                read.continuous() ? null : baseFilter);
         if (read.continuous()) {
             if (declaredKey.isEmpty() && !table.primaryKey().isEmpty()) {
                 // Without the key the planner takes the changes for inserts and keeps every version.
@@ -83,8 +93,8 @@ final class WalSinkTableSource
                     scan, read.startup(), read.discoveryInterval(), !declaredKey.isEmpty(), read.consumerId());
             return SourceProvider.of(new WalTableChangeSource(stream), 1);
         }
-        // One split (see WalTableScanSource): more subtasks would only idle.
-        return SourceProvider.of(new WalTableScanSource(scan), 1);
+        // The job's parallelism: the splits follow the base table's size (see WalTableScanSource).
+        return SourceProvider.of(new WalTableScanSource(scan));
     }
 
     /** The table at the path, checked against the declaration. */
@@ -164,11 +174,31 @@ final class WalSinkTableSource
         this.limit = limit;
     }
 
+    /**
+     * Filters that have an exact Lance form narrow the bounded scan's base rows (lance-core skips
+     * what its statistics and indexes rule out); every filter stays with Flink too, because the
+     * rows above the base are merged per key first and must be judged after that merge.
+     */
+    @Override
+    public Result applyFilters(List<ResolvedExpression> filters) {
+        List<ResolvedExpression> accepted = new ArrayList<>();
+        List<String> predicates = new ArrayList<>();
+        for (ResolvedExpression filter : filters) {
+            LanceFilter.of(filter).ifPresent(predicate -> {
+                accepted.add(filter);
+                predicates.add("(" + predicate + ")");
+            });
+        }
+        baseFilter = predicates.isEmpty() ? null : String.join(" AND ", predicates);
+        return Result.of(accepted, filters);
+    }
+
     @Override
     public DynamicTableSource copy() {
         WalSinkTableSource copy = new WalSinkTableSource(config, read, declared, declaredKey);
         copy.produced = produced;
         copy.limit = limit;
+        copy.baseFilter = baseFilter;
         return copy;
     }
 

@@ -57,7 +57,7 @@ class WalSinkSqlTest {
                 io.walsink.read.ReadMode.COMMITTED,
                 List.of("id", "name"),
                 -1);
-        assertThat(scan.splits(scan.pin())).hasSize(4).allSatisfy(s -> assertThat(s.bucket())
+        assertThat(scan.bucketSplits(scan.pin())).hasSize(4).allSatisfy(s -> assertThat(s.bucket())
                 .isNotNull());
         assertThat(SqlTables.collect(sql, "SELECT id FROM split")).hasSize(5);
     }

@@ -96,6 +96,11 @@ public final class BucketShardWriters implements AutoCloseable {
         writers.forEach(SyncShardDriver::flushAndPublishAll);
     }
 
+    /** Appends every writer's pending rows to its WAL, publishing nothing: what a LATEST read adds. */
+    public void appendToWal() {
+        writers.forEach(SyncShardDriver::appendAllPending);
+    }
+
     /** Closes and opens the writers again: a claim drops SSTables merged into the base table. */
     public void reopen() {
         writers.forEach(ShardWriter::close);

@@ -2,9 +2,11 @@ package io.walsink.table.lookup;
 
 import io.walsink.annotation.Internal;
 import io.walsink.read.TableSnapshot;
+import io.walsink.table.scan.SplitRows;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.TableScanSplit;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Supplier;
@@ -55,7 +57,7 @@ public final class FullCacheFormat implements InputFormat<RowData, FullCacheSpli
     public FullCacheSplit[] createInputSplits(int minNumSplits) throws IOException {
         TableSnapshot snapshot = retrying("Pinning a snapshot of walsink table " + scan.path(), scan::pin);
         List<TableScanSplit> splits =
-                retrying("Splitting walsink table " + scan.path() + " by bucket", () -> scan.splits(snapshot));
+                retrying("Splitting walsink table " + scan.path(), () -> scan.scanSplits(snapshot));
         FullCacheSplit[] result = new FullCacheSplit[splits.size()];
         for (int i = 0; i < result.length; i++) {
             result[i] = new FullCacheSplit(i, splits.get(i));
@@ -78,7 +80,7 @@ public final class FullCacheFormat implements InputFormat<RowData, FullCacheSpli
         rows = retrying(
                         "Loading " + split.scan().splitId() + " of walsink table " + scan.path()
                                 + " into a lookup cache",
-                        () -> scan.read(split.scan()))
+                        () -> readWhole(split.scan()))
                 .iterator();
     }
 
@@ -95,6 +97,17 @@ public final class FullCacheFormat implements InputFormat<RowData, FullCacheSpli
     @Override
     public void close() {
         rows = null;
+    }
+
+    /** All of a split's rows: the cache holds them anyway, and a failed attempt is retried from the start. */
+    private List<RowData> readWhole(TableScanSplit split) {
+        List<RowData> all = new ArrayList<>();
+        try (SplitRows rows = scan.open(split)) {
+            for (RowData row = rows.next(); row != null; row = rows.next()) {
+                all.add(row);
+            }
+        }
+        return all;
     }
 
     private <T> T retrying(String what, Supplier<T> read) throws IOException {

@@ -2,7 +2,10 @@ package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.BucketSelection;
 import io.walsink.read.ReadMode;
+import io.walsink.read.SnapshotRows;
+import io.walsink.read.SnapshotScan;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableSnapshot;
 import io.walsink.storage.ObjectStore;
@@ -10,9 +13,11 @@ import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.data.RowData;
@@ -26,6 +31,9 @@ import org.apache.flink.table.data.RowData;
  * @param lanceStorageOptions lance-core options for the base table and SSTables
  * @param columns the columns to emit, in output order
  * @param limit the most rows to emit, or -1 for all
+ * @param splitBaseRows base rows per bounded-scan split (whole fragments are grouped up to it)
+ * @param baseFilter a Lance predicate the base rows are scanned with, or null: only ever a
+ *     superset of what Flink keeps after the scan, and never applied to the unmerged rows
  */
 @Internal
 public record TableScan(
@@ -35,29 +43,56 @@ public record TableScan(
         WalSchemaProfile profile,
         ReadMode mode,
         List<String> columns,
-        long limit)
+        long limit,
+        long splitBaseRows,
+        String baseFilter)
         implements Serializable {
+    /** About one Lance data file's worth (lance-core writes up to 1 M rows per file). */
+    public static final long DEFAULT_SPLIT_BASE_ROWS = 1_000_000;
 
     public TableScan {
         lanceStorageOptions =
                 new HashMap<>(lanceStorageOptions); // HashMap: Map.copyOf's class is not stable across JVMs
         columns = List.copyOf(columns);
+        if (splitBaseRows < 1) {
+            throw new IllegalArgumentException("base rows per split must be positive, was " + splitBaseRows);
+        }
+    }
+
+    /** A scan with {@link #DEFAULT_SPLIT_BASE_ROWS}. */
+    public TableScan(
+            String path,
+            S3Options s3,
+            Map<String, String> lanceStorageOptions,
+            WalSchemaProfile profile,
+            ReadMode mode,
+            List<String> columns,
+            long limit) {
+        this(path, s3, lanceStorageOptions, profile, mode, columns, limit, DEFAULT_SPLIT_BASE_ROWS, null);
     }
 
     /**
-     * Merge-on-read of the split's snapshot (newest row per key, tombstones removed), the
-     * projected columns of at most {@link #limit} live rows, in an order fixed by the snapshot.
-     * The merge needs every row of every shard, so the limit saves emitting, not reading.
+     * Opens {@code split} at its position: base rows streamed a batch at a time, then the
+     * unmerged rows it owns, the projected columns, at most {@link #limit} rows per split.
      */
-    public List<RowData> read(TableScanSplit split) {
-        try (BufferAllocator allocator = new RootAllocator();
-                ObjectStore store = ObjectStores.open(path, s3)) {
-            TableReader reader = reader(store, allocator);
-            List<RowData> rows = split.bucket() == null
-                    ? reader.read(split.snapshot(), new ProjectedRowExtractor(columns))
-                    : reader.read(split.snapshot(), new ProjectedRowExtractor(columns), split.bucket());
-            // Per split: Flink keeps its own LIMIT above the scan, so each split may stop early.
-            return limit >= 0 && rows.size() > limit ? rows.subList(0, (int) limit) : rows;
+    public SplitRows open(TableScanSplit split) {
+        BufferAllocator allocator = new RootAllocator();
+        ObjectStore store = ObjectStores.open(path, s3);
+        try {
+            SnapshotRows<RowData> rows = snapshotScan(store, allocator)
+                    .open(
+                            split.snapshot(),
+                            split.part(),
+                            columns,
+                            new ProjectedRowExtractor(columns),
+                            baseFilter,
+                            split.position());
+            return new SplitRows(split, rows, store, allocator, limit);
+        } catch (RuntimeException e) {
+            try (allocator;
+                    store) {
+                throw e;
+            }
         }
     }
 
@@ -70,11 +105,36 @@ public record TableScan(
     }
 
     /**
-     * One split per bucket when the table is bucket-sharded and every shard of {@code snapshot}
-     * names its bucket, so the scan runs in parallel; the whole table as one split otherwise.
-     * Each split carries the part of the snapshot it reads.
+     * The bounded scan's splits: the base table's fragments in groups of about {@link
+     * #splitBaseRows} rows, each without the keys the shards hold above the base, then one split
+     * per bucket for its shard's rows above the base (one for every shard when the table cannot
+     * be read by bucket). Parallelism follows the base table's size, not the bucket count.
      */
-    public List<TableScanSplit> splits(TableSnapshot snapshot) {
+    public List<TableScanSplit> scanSplits(TableSnapshot snapshot) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = ObjectStores.open(path, s3)) {
+            List<TableScanSplit> splits = new ArrayList<>();
+            List<List<Integer>> groups = snapshotScan(store, allocator).fragmentGroups(snapshot, splitBaseRows);
+            for (int i = 0; i < groups.size(); i++) {
+                splits.add(TableScanSplit.baseFragments(i, groups.get(i), snapshot));
+            }
+            Optional<List<BucketSelection>> buckets = reader(store, allocator).bucketsReadSeparately(snapshot);
+            if (buckets.isPresent()) {
+                buckets.get().forEach(bucket -> splits.add(TableScanSplit.unmerged(bucket, snapshot)));
+            } else {
+                splits.add(TableScanSplit.unmerged(null, snapshot));
+            }
+            return splits;
+        }
+    }
+
+    /**
+     * One split per bucket when the table is bucket-sharded and every shard of {@code snapshot}
+     * names its bucket, the whole table as one split otherwise: what the continuous read needs,
+     * whose split emits a key's snapshot row and then its changes. Each split carries the part of
+     * the snapshot it reads.
+     */
+    public List<TableScanSplit> bucketSplits(TableSnapshot snapshot) {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore store = ObjectStores.open(path, s3)) {
             return reader(store, allocator)
@@ -86,6 +146,16 @@ public record TableScan(
         }
     }
 
+    private SnapshotScan snapshotScan(ObjectStore store, BufferAllocator allocator) {
+        return new SnapshotScan(
+                StorageLocation.parse(path).lanceUri(),
+                lanceStorageOptions,
+                store,
+                profile,
+                allocator,
+                SnapshotScan.DEFAULT_BATCH_SIZE);
+    }
+
     private TableReader reader(ObjectStore store, BufferAllocator allocator) {
         return new TableReader(StorageLocation.parse(path).lanceUri(), lanceStorageOptions, store, profile, allocator);
     }
@@ -93,6 +163,6 @@ public record TableScan(
     @Override
     public String toString() {
         return "TableScan[" + path + ", " + mode + ", columns=" + columns + (limit >= 0 ? ", limit=" + limit : "")
-                + "]";
+                + ", splitBaseRows=" + splitBaseRows + (baseFilter == null ? "" : ", baseFilter=" + baseFilter) + "]";
     }
 }

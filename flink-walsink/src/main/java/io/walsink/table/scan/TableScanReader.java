@@ -12,10 +12,10 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Reads the splits it is given one after another: the split's pinned snapshot is read (and
- * merged) when the split starts, then its rows are emitted one per poll so that checkpoints can
- * pass between them. A restored split skips the rows its checkpoint counted, which are exactly
- * the first rows of the same snapshot (see {@link TableScanSplit}).
+ * Reads the splits it is given one after another, one row per poll so that checkpoints can pass
+ * between rows: base rows are streamed a batch at a time, the unmerged part a split owns is
+ * merged when the split starts. A restored split opens at the position its checkpoint recorded,
+ * within the same pinned snapshot (see {@link TableScanSplit}).
  */
 final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
     private final SourceReaderContext context;
@@ -24,9 +24,7 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private boolean noMoreSplits;
 
-    private TableScanSplit current;
-    private List<RowData> rows;
-    private int next;
+    private SplitRows current;
 
     TableScanReader(SourceReaderContext context, TableScan scan) {
         this.context = context;
@@ -51,29 +49,29 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
                 }
                 return InputStatus.NOTHING_AVAILABLE;
             }
-            open(split);
+            current = scan.open(split);
         }
-        if (next < rows.size()) {
-            output.collect(rows.get(next++));
+        RowData row = current.next();
+        if (row != null) {
+            output.collect(row);
             return InputStatus.MORE_AVAILABLE;
         }
-        current = null;
-        rows = null;
+        closeCurrent();
         context.sendSplitRequest();
         return InputStatus.MORE_AVAILABLE; // the next poll starts a split or waits for one
     }
 
-    private void open(TableScanSplit split) {
-        current = split;
-        rows = scan.read(split);
-        next = (int) Math.min(split.rowsEmitted(), rows.size());
+    private void closeCurrent() {
+        try (SplitRows done = current) {
+            current = null;
+        }
     }
 
     @Override
     public List<TableScanSplit> snapshotState(long checkpointId) {
         List<TableScanSplit> state = new ArrayList<>();
         if (current != null) {
-            state.add(current.emitted(next));
+            state.add(current.state());
         }
         state.addAll(assigned);
         return state;
@@ -97,5 +95,9 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
     }
 
     @Override
-    public void close() {}
+    public void close() {
+        if (current != null) {
+            closeCurrent();
+        }
+    }
 }

@@ -4,6 +4,8 @@ import io.walsink.annotation.Internal;
 import io.walsink.read.BucketSelection;
 import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
+import io.walsink.read.ScanPosition;
+import io.walsink.read.SnapshotPart;
 import io.walsink.read.TableSnapshot;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,14 +18,17 @@ import java.util.UUID;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Splits as (id, bucket, pinned snapshot, rows emitted); lists of them as the enumerator's
- * checkpoint. Version 1 splits (before issue #19) carry no snapshot: a row count is only exact
- * within the snapshot it was counted in, so they are refused rather than resumed inexactly.
+ * Splits as (id, part, pinned snapshot, position); lists of them as the enumerator's checkpoint.
+ * Version 1 splits (before issue #19) carry no snapshot: a row count is only exact within the
+ * snapshot it was counted in, so they are refused rather than resumed inexactly. Version 2 splits
+ * count rows of a bucket merged whole in key order, which the streamed read (version 3) does not
+ * emit in that order: refused for the same reason.
  */
 @Internal
 public final class TableScanSplitSerializer implements SimpleVersionedSerializer<TableScanSplit> {
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
     private static final int UNPINNED = 1;
+    private static final int MERGED_WHOLE = 2;
 
     @Override
     public int getVersion() {
@@ -50,15 +55,27 @@ public final class TableScanSplitSerializer implements SimpleVersionedSerializer
     /** One split into a stream other state shares (the continuous source's splits embed one). */
     public static void write(TableScanSplit split, DataOutputStream out) throws IOException {
         out.writeUTF(split.splitId());
-        BucketSelection bucket = split.bucket();
+        SnapshotPart part = split.part();
+        BucketSelection bucket = part.bucket();
         out.writeBoolean(bucket != null);
         if (bucket != null) {
             out.writeUTF(bucket.column());
             out.writeInt(bucket.numBuckets());
             out.writeInt(bucket.bucket());
         }
+        List<Integer> fragments = part.baseFragments();
+        out.writeInt(fragments == null ? -1 : fragments.size());
+        if (fragments != null) {
+            for (int fragment : fragments) {
+                out.writeInt(fragment);
+            }
+        }
+        out.writeBoolean(part.unmerged());
         write(split.snapshot(), out);
-        out.writeLong(split.rowsEmitted());
+        ScanPosition position = split.position();
+        out.writeInt(position.fragment());
+        out.writeLong(position.row());
+        out.writeLong(position.emitted());
     }
 
     private static void write(TableSnapshot snapshot, DataOutputStream out) throws IOException {
@@ -91,7 +108,18 @@ public final class TableScanSplitSerializer implements SimpleVersionedSerializer
         String id = in.readUTF();
         BucketSelection bucket =
                 in.readBoolean() ? new BucketSelection(in.readUTF(), in.readInt(), in.readInt()) : null;
-        return new TableScanSplit(id, bucket, readSnapshot(in), in.readLong());
+        int n = in.readInt();
+        List<Integer> fragments = null;
+        if (n >= 0) {
+            fragments = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                fragments.add(in.readInt());
+            }
+        }
+        SnapshotPart part = new SnapshotPart(bucket, fragments, in.readBoolean());
+        TableSnapshot snapshot = readSnapshot(in);
+        ScanPosition position = new ScanPosition(in.readInt(), in.readLong(), in.readLong());
+        return new TableScanSplit(id, snapshot, part, position);
     }
 
     private static void requireVersion(int version) throws IOException {
@@ -99,6 +127,11 @@ public final class TableScanSplitSerializer implements SimpleVersionedSerializer
             throw new IOException("this walsink scan split was checkpointed by a release before issue #19, whose"
                     + " splits did not pin a snapshot; resuming it could skip or repeat rows, so it is not"
                     + " restored: start the bounded scan again without this checkpoint");
+        }
+        if (version == MERGED_WHOLE) {
+            throw new IOException("this walsink scan split was checkpointed by a release that read each bucket"
+                    + " whole, in key order; this release streams the base table in storage order, so its row"
+                    + " count names other rows: start the bounded scan again without this checkpoint");
         }
         if (version != VERSION) {
             throw new IOException("unknown walsink scan split version " + version + "; this build reads " + VERSION);

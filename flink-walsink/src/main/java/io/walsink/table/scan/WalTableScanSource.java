@@ -14,13 +14,14 @@ import org.apache.flink.table.data.RowData;
 /**
  * A bounded FLIP-27 source that reads one snapshot of a walsink table, pinned when its enumerator
  * is created (when the job starts, not on restore: a restored enumerator keeps the splits it had,
- * snapshot included), one split per bucket.
+ * snapshot included).
  *
  * <p>Merge-on-read must see, for every key, the base table's row together with the rows of the
- * key's shard. Every key lives in exactly one bucket, so a split reads the base rows of its bucket
- * (each split scans the base table and keeps its bucket's rows) and the shard that names that
- * bucket. A table that is not bucket-sharded, or has a shard without a bucket entry, is read as
- * one split.
+ * key's shard that compaction has not merged yet. Those unmerged rows are few (the writers'
+ * memtables since the last compaction), so every split of base fragments reads the keys of all
+ * shards' unmerged rows and leaves those keys out of its base rows, and one split per bucket (one
+ * for the table when it cannot be read by bucket) emits the unmerged live rows. See {@link
+ * TableScan#scanSplits}.
  */
 @Internal
 public final class WalTableScanSource implements Source<RowData, TableScanSplit, List<TableScanSplit>> {
@@ -41,7 +42,7 @@ public final class WalTableScanSource implements Source<RowData, TableScanSplit,
     public SplitEnumerator<TableScanSplit, List<TableScanSplit>> createEnumerator(
             SplitEnumeratorContext<TableScanSplit> context) {
         // Pinned once, here: every split, and every restore of one, reads this snapshot.
-        return new TableScanEnumerator<>(context, scan.splits(scan.pin()));
+        return new TableScanEnumerator<>(context, scan.scanSplits(scan.pin()));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.walsink.read.GenerationLog;
 import io.walsink.read.PinnedShard;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
+import io.walsink.table.scan.SplitRows;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,8 +32,8 @@ import org.apache.flink.table.data.RowData;
  * rows and cursors; a generation is read whole when it starts and its storage order is fixed,
  * so a restored cursor's row count resumes at exactly the next row.
  *
- * <p>I/O runs on the task thread inside {@code pollNext}, as the bounded scan's does: a
- * generation is one memtable's worth of rows.
+ * <p>I/O runs on the task thread inside {@code pollNext}, as the bounded scan's does: snapshot
+ * rows are streamed a base batch at a time, a generation is one memtable's worth of rows.
  */
 final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     private final SourceReaderContext context;
@@ -76,8 +77,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     /** A split being read: where its snapshot rows and its shards are. */
     private static final class Active {
         final ChangeSplit split;
-        List<RowData> snapshotRows; // loaded when the split starts emitting them
-        int snapshotNext;
+        SplitRows snapshotRows; // opened when the split starts emitting them
         final List<ShardCursor> cursors;
         int loadedShard = -1; // index of the cursor whose first queued generation is in `rows`
         List<RowData> rows;
@@ -135,13 +135,14 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     /** Whether a snapshot row was emitted; clears the split's snapshot part once all are. */
     private boolean emitSnapshotRow(Active a, ReaderOutput<RowData> output) {
         if (a.snapshotRows == null) {
-            a.snapshotRows = stream.snapshotRows(a.split.snapshot());
-            a.snapshotNext = (int) Math.min(a.split.snapshot().rowsEmitted(), a.snapshotRows.size());
+            a.snapshotRows = stream.scan().open(a.split.snapshot());
         }
-        if (a.snapshotNext < a.snapshotRows.size()) {
-            output.collect(a.snapshotRows.get(a.snapshotNext++));
+        RowData row = a.snapshotRows.next();
+        if (row != null) {
+            output.collect(row);
             return true;
         }
+        a.snapshotRows.close();
         splits.set(splits.indexOf(a), withoutSnapshot(a));
         return false;
     }
@@ -283,9 +284,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
             ChangeSplit s = a.split;
             state.add(new ChangeSplit(
                     s.splitId(),
-                    s.snapshot() == null || a.snapshotRows == null
-                            ? s.snapshot()
-                            : s.snapshot().emitted(a.snapshotNext),
+                    s.snapshot() == null || a.snapshotRows == null ? s.snapshot() : a.snapshotRows.state(),
                     s.bucket(),
                     a.cursors));
         }
@@ -337,6 +336,11 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
 
     @Override
     public void close() {
+        for (Active a : splits) {
+            if (a.snapshotRows != null && a.split.snapshot() != null) {
+                a.snapshotRows.close();
+            }
+        }
         store.close();
         allocator.close();
     }

@@ -19,7 +19,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * later layout can still read this one.
  */
 final class ChangeSplitSerializer implements SimpleVersionedSerializer<ChangeSplit> {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** Version 1 embedded the bounded scan's version 2 splits, whose row counts the streamed read cannot resume. */
+    private static final int WHOLE_BUCKET_SNAPSHOT = 1;
 
     @Override
     public int getVersion() {
@@ -95,6 +97,11 @@ final class ChangeSplitSerializer implements SimpleVersionedSerializer<ChangeSpl
     }
 
     private static void requireVersion(int version) throws IOException {
+        if (version == WHOLE_BUCKET_SNAPSHOT) {
+            throw new IOException("this walsink continuous-read split was checkpointed by a release that read each"
+                    + " bucket's snapshot whole, in key order; this release streams it in storage order, so its"
+                    + " row count names other rows: start the continuous read again without this checkpoint");
+        }
         if (version != VERSION) {
             throw new IOException(
                     "unknown walsink continuous-read split version " + version + "; this build reads " + VERSION);

@@ -10,7 +10,6 @@ import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.StorageLocation;
 import io.walsink.table.scan.TableScan;
-import io.walsink.table.scan.TableScanSplit;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
@@ -69,7 +68,7 @@ public record ChangeStream(
                 ObjectStore store = ObjectStores.open(scan.path(), scan.s3())) {
             covered = log(store, allocator).coveredBy(snapshot);
         }
-        return scan.splits(snapshot).stream()
+        return scan.bucketSplits(snapshot).stream()
                 .map(split -> new ChangeSplit(
                         split.splitId(),
                         startup == StartupMode.INITIAL ? split : null,
@@ -86,10 +85,5 @@ public record ChangeStream(
     GenerationLog log(ObjectStore store, BufferAllocator allocator) {
         return new GenerationLog(
                 store, StorageLocation.parse(scan.path()).lanceUri(), scan.lanceStorageOptions(), allocator);
-    }
-
-    /** Emits the snapshot rows of a split: the bounded scan's read of it. */
-    List<org.apache.flink.table.data.RowData> snapshotRows(TableScanSplit split) {
-        return scan.read(split);
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.read.BucketSelection;
 import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
+import io.walsink.read.ScanPosition;
 import io.walsink.read.TableSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -27,8 +28,8 @@ class TableScanSplitSerializerTest {
     void aSplitRoundTripsWithItsSnapshot() throws IOException {
         TableScanSplitSerializer serializer = new TableScanSplitSerializer();
         TableScanSplit bucket =
-                TableScanSplit.of(new BucketSelection("id", 4, 1), SNAPSHOT).emitted(5);
-        TableScanSplit whole = TableScanSplit.wholeTable(SNAPSHOT).emitted(2);
+                TableScanSplit.of(new BucketSelection("id", 4, 1), SNAPSHOT).at(new ScanPosition(1, 5, 9));
+        TableScanSplit whole = TableScanSplit.wholeTable(SNAPSHOT).at(new ScanPosition(0, 2, 2));
         for (TableScanSplit split : List.of(bucket, whole)) {
             assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split)))
                     .isEqualTo(split);
