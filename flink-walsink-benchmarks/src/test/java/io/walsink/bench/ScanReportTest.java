@@ -1,0 +1,45 @@
+package io.walsink.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner at a tiny size: both scans read every key (each checks its count and fails
+ * otherwise), the walsink scan is net of its baseline, and the table shows the size.
+ */
+class ScanReportTest {
+    // lance-core's native threads may still hold files when JUnit deletes the folder.
+    @TempDir(cleanup = CleanupMode.NEVER)
+    Path dir;
+
+    @Test
+    void aTinyRunScansEveryTableBothWays() throws Exception {
+        ScanReport.Settings s = new ScanReport.Settings(List.of(3_000L), 2, 0.05, 2, 1);
+        List<ScanReport.Outcome> outcomes = ScanReport.run(dir, s);
+
+        assertThat(outcomes).extracting(ScanReport.Outcome::rows).containsExactly(3_000L, 3_000L);
+        assertThat(outcomes).allSatisfy(o -> {
+            assertThat(o.nanos()).isPositive();
+            assertThat(o.arrowBytes()).isPositive();
+            assertThat(o.peakHeap()).isPositive();
+        });
+        assertThat(outcomes.get(1).baselineNanos()).isPositive();
+        assertThat(outcomes.get(0).baselineNanos()).isZero();
+        assertThat(ScanReport.render(s, outcomes))
+                .contains("lance-core scan of the base table", "walsink SQL scan (base + SSTables)", "3,000");
+    }
+
+    @Test
+    void ratesAreNetOfTheBaseline() {
+        ScanReport.Outcome o = new ScanReport.Outcome("x", 1_000, 2_000_000, 3_000_000_000L, 1_000_000_000L, 1, 1);
+        assertThat(o.rowsPerSecond()).isEqualTo(500);
+        assertThat(o.megabytesPerSecond()).isEqualTo(1.0);
+        assertThat(new ScanReport.Outcome("x", 1, 1, 1, 2, 1, 1).rowsPerSecond())
+                .isNaN();
+    }
+}
