@@ -35,7 +35,8 @@ final class LookupTable {
         sql.executeSql("CREATE TABLE t (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' ="
                 + " 'walsink', 'path' = '" + path + "', 'buckets' = '" + buckets + "', 'sink.compaction.enabled' ="
                 + " 'false', 'sink.gc.enabled' = 'false')");
-        write(sql, "name-", rows, rows);
+        // memtables of at most 1 M rows: the memtable's key index is on the heap
+        write(sql, "name-", rows, Math.min(rows, 1_000_000));
         CompactionResult merged = Compactor.compact(path.toString(), S3Options.defaults(), CompactorOptions.defaults());
         long perSsTable = Math.max(1, updates / buckets / sstablesPerShard);
         write(sql, "upd-", updates, perSsTable);
@@ -50,8 +51,10 @@ final class LookupTable {
     private static void write(StreamTableEnvironment sql, String prefix, long keys, long memtableRows)
             throws Exception {
         String source = "gen_" + prefix.replace("-", "");
+        // datagen emits 10,000 rows/s unless told otherwise
         sql.executeSql("CREATE TEMPORARY TABLE " + source + " (id BIGINT) WITH ('connector' = 'datagen',"
-                + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '" + (keys - 1) + "')");
+                + " 'rows-per-second' = '1000000000000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '"
+                + (keys - 1) + "')");
         sql.executeSql("INSERT INTO t /*+ OPTIONS('sink.memtable.max-rows' = '" + memtableRows + "') */ SELECT id,"
                         + " CONCAT('" + prefix + "', CAST(id AS STRING)) FROM " + source)
                 .await();
