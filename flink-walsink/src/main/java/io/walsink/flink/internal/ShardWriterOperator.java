@@ -248,6 +248,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
             maintenance.checkpointCompleted(now());
         }
         checkpoints.completed(checkpointId, finished);
+        refreshMetrics(); // once per checkpoint; after the final one, the gauges show what it published
     }
 
     @Override
