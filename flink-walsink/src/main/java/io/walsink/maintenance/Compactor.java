@@ -192,6 +192,9 @@ public final class Compactor {
                 results.add(part.result(base, tableUri));
             }
             boolean housekeeping = !stopRequested; // a stop skips it: it can take long
+            if (housekeeping) {
+                refreshIndexes(base, taken);
+            }
             boolean filesCompacted = false;
             if (housekeeping && options.fileCompaction().isPresent()) {
                 base.checkoutLatest();
@@ -236,6 +239,24 @@ public final class Compactor {
                     result.duration().toMillis(),
                     result.baseVersion());
             return result;
+        }
+    }
+
+    /**
+     * The base table's own indexes lose the fragments a merge touched; a failure here leaves them
+     * stale, which slows reads but keeps them right, and the next run tries again.
+     */
+    private void refreshIndexes(Dataset base, CompactionLease taken) {
+        try {
+            base.checkoutLatest();
+            if (!BaseIndexRefresh.stale(base).isEmpty()) {
+                taken.renew();
+                BaseIndexRefresh.run(base, tableUri);
+            }
+        } catch (CompactionLeaseException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn("Could not bring the indexes of {} up to date; the next compaction tries again", tableUri, e);
         }
     }
 

@@ -36,15 +36,27 @@ final class DatasetBatches {
             Map<String, String> storageOptions,
             String filter,
             Consumer<VectorSchemaRoot> visitor) {
-        try (LanceScanner scanner = filter == null
-                        ? ds.newScan()
-                        : ds.newScan(new ScanOptions.Builder()
-                                .filter(filter)
-                                .useScalarIndex(true)
-                                .build());
+        forEach(ds, location, storageOptions, filter, null, visitor);
+    }
+
+    /** As above, adding lance-core's statistics of the scan to {@code scans} (null: none collected). */
+    static void forEach(
+            Dataset ds,
+            String location,
+            Map<String, String> storageOptions,
+            String filter,
+            LookupScans scans,
+            Consumer<VectorSchemaRoot> visitor) {
+        try (LanceScanner scanner =
+                        filter == null && scans == null ? ds.newScan() : ds.newScan(options(filter, scans));
                 ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 visitor.accept(reader.getVectorSchemaRoot());
+            }
+            if (scans != null) {
+                // Known once the stream is read to its end.
+                scanner.getStats()
+                        .ifPresent(stats -> scans.add(stats.getAllCounts().getOrDefault("rows_scanned", 0L)));
             }
         } catch (FormatException e) {
             throw e;
@@ -54,5 +66,13 @@ final class DatasetBatches {
             }
             throw new FormatException(location, "cannot scan Lance dataset: " + e.getMessage(), e);
         }
+    }
+
+    private static ScanOptions options(String filter, LookupScans scans) {
+        ScanOptions.Builder options = new ScanOptions.Builder().collectStats(scans != null);
+        if (filter != null) {
+            options.filter(filter).useScalarIndex(true);
+        }
+        return options.build();
     }
 }

@@ -63,6 +63,7 @@ public final class KeyLookup implements AutoCloseable {
     private final Map<UUID, OpenShard> shards = new HashMap<>();
     private final Map<UUID, Long> shardCheckedAt = new HashMap<>();
     private final KeyBuffer key = new KeyBuffer();
+    private final LookupScans scans;
 
     /**
      * @param storageOptions lance-core options for the base table and the SSTables
@@ -77,6 +78,18 @@ public final class KeyLookup implements AutoCloseable {
             ObjectStore store,
             BufferAllocator allocator,
             Duration refreshInterval) {
+        this(tableUri, storageOptions, store, allocator, refreshInterval, new LookupScans());
+    }
+
+    /** @param scans where the lance-core scans of the lookups are counted (may outlive this lookup) */
+    public KeyLookup(
+            String tableUri,
+            Map<String, String> storageOptions,
+            ObjectStore store,
+            BufferAllocator allocator,
+            Duration refreshInterval,
+            LookupScans scans) {
+        this.scans = Objects.requireNonNull(scans, "scans");
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.storageOptions = Map.copyOf(storageOptions);
         this.store = Objects.requireNonNull(store, "store");
@@ -141,18 +154,23 @@ public final class KeyLookup implements AutoCloseable {
         refreshBase(); // after the shards' manifests: see TableReader#merge
         String filter = KeyFilter.of(keyColumns, row).orElse(null);
         MergedRows<R> rows = new MergedRows<>(layout, extractor, key);
-        DatasetBatches.forEach(base, tableUri, storageOptions, filter, batch -> rows.apply(batch, tableUri));
+        DatasetBatches.forEach(base, tableUri, storageOptions, filter, scans, batch -> rows.apply(batch, tableUri));
         for (OpenShard shard : read) {
             long through = compacted.getOrDefault(shard.shardId(), 0L);
             for (OpenShard.Generation g : shard.generations()) {
                 if (g.generation() > through) {
                     DatasetBatches.forEach(
-                            g.dataset(), g.uri(), storageOptions, filter, batch -> rows.apply(batch, g.uri()));
+                            g.dataset(), g.uri(), storageOptions, filter, scans, batch -> rows.apply(batch, g.uri()));
                 }
             }
         }
         List<R> live = rows.live();
         return live.isEmpty() ? Optional.empty() : Optional.of(live.get(0));
+    }
+
+    /** The lance-core scans of the lookups so far. */
+    public LookupScans scans() {
+        return scans;
     }
 
     /** The shards that may hold the key, each opened at its current manifest version. */

@@ -3,6 +3,7 @@ package io.walsink.table.lookup;
 import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.read.KeyLookup;
+import io.walsink.read.LookupScans;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -19,6 +20,8 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.LookupFunction;
@@ -54,6 +57,7 @@ public final class WalSinkLookupFunction extends LookupFunction {
     private transient VectorSchemaRoot keyBatch;
     private transient RowDataArrowWriter keyWriter;
     private transient ProjectedRowExtractor extractor;
+    private transient LookupScans scans; // outlives a reopened lookup
 
     /**
      * @param keyType the probe's key row: the table's primary-key columns by name, in the order
@@ -77,6 +81,10 @@ public final class WalSinkLookupFunction extends LookupFunction {
 
     @Override
     public void open(FunctionContext context) {
+        scans = new LookupScans();
+        MetricGroup metrics = context.getMetricGroup().addGroup("walsink");
+        metrics.gauge("lookupDatasetScans", (Gauge<Long>) scans::datasets);
+        metrics.gauge("lookupRowsRead", (Gauge<Long>) scans::rowsRead);
         openLookup();
         LOG.info(
                 "Lookup join on walsink table {}: {} buckets, key {}, {}, versions checked {}",
@@ -95,7 +103,8 @@ public final class WalSinkLookupFunction extends LookupFunction {
                 lanceStorageOptions,
                 store,
                 allocator,
-                config.refreshInterval());
+                config.refreshInterval(),
+                scans);
         Schema keySchema = new Schema(
                 lookup.primaryKey().stream().map(lookup.schema()::findField).toList());
         keyBatch = VectorSchemaRoot.create(keySchema, allocator);
