@@ -15,6 +15,7 @@ import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.types.logical.RowType;
@@ -42,6 +43,7 @@ public final class WalSinkBuilder<IN> {
     private int ioThreads = 4;
     private Integer parallelism;
     private WalSinkOptions.StoreWrapper storeWrapper;
+    private final Map<String, Integer> vectorColumns = new LinkedHashMap<>();
 
     WalSinkBuilder(InputConversion<IN> conversion, RowType rowType) {
         this.conversion = conversion;
@@ -71,6 +73,23 @@ public final class WalSinkBuilder<IN> {
      */
     public WalSinkBuilder<IN> createTableIfMissing(int buckets) {
         this.createBuckets = buckets;
+        return this;
+    }
+
+    /**
+     * Stores ARRAY column {@code column} as a vector: a Lance fixed-size list of {@code dimension}
+     * elements ({@code ARRAY<FLOAT>}, from a POJO's {@code float[]}, becomes FixedSizeList of
+     * float32, the layout Lance's vector indexes and LanceDB's vector search take; {@code
+     * ARRAY<DOUBLE>} float64). Applies when the table is created; an existing table's column must
+     * already be such a list. A row whose array has another length fails naming the column and the
+     * row, before anything of its batch is written.
+     */
+    public WalSinkBuilder<IN> vectorColumn(String column, int dimension) {
+        if (dimension <= 0) {
+            throw new IllegalArgumentException(
+                    "vector column '" + column + "': the dimension must be positive, got " + dimension);
+        }
+        vectorColumns.put(column, dimension);
         return this;
     }
 
@@ -233,6 +252,7 @@ public final class WalSinkBuilder<IN> {
         lance.putAll(lanceStorageOptions); // explicit options win over derived ones
         WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, writer.build(), ioThreads, storeWrapper);
         TableInfo table = openOrCreate(options);
+        VectorColumns.check(vectorColumns, table.schema(), path);
         if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
             throw new IllegalArgumentException("primary key " + primaryKey + " does not match the primary key "
                     + table.primaryKey() + " of the table at " + path);
@@ -266,7 +286,7 @@ public final class WalSinkBuilder<IN> {
             LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, key, createBuckets);
             return LanceTables.create(
                     options.lanceUri(),
-                    FlinkArrowTypes.toArrowSchema(rowType),
+                    FlinkArrowTypes.toArrowSchema(rowType, vectorColumns),
                     key,
                     sharding,
                     options.lanceStorageOptions());

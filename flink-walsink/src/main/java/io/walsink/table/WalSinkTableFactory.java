@@ -49,12 +49,17 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
         WalSinkTableConfig config = validatedConfig(context);
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
         // Without a PRIMARY KEY the table is append-only: every row kept, no updates or deletes.
-        return new WalSinkTableSink(config, physicalRowType(schema), primaryKey(schema));
+        return new WalSinkTableSink(
+                config,
+                physicalRowType(schema),
+                primaryKey(schema),
+                VectorColumnOptions.from(context.getCatalogTable().getOptions()));
     }
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
         WalSinkTableConfig config = validatedConfig(context);
+        VectorColumnOptions.from(context.getCatalogTable().getOptions()); // only checked: reads take the table's types
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
         ContinuousReadConfig read = ContinuousReadConfig.from(
                 FactoryUtil.createTableFactoryHelper(this, context).getOptions(),
@@ -65,7 +70,9 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
 
     private WalSinkTableConfig validatedConfig(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate(); // unknown options and missing 'path' fail here, named
+        // unknown options and missing 'path' fail here, named; the per-column vector options are
+        // checked by VectorColumnOptions
+        helper.validateExcept(VectorColumnOptions.PREFIX);
         return WalSinkTableConfig.from(helper.getOptions());
     }
 

@@ -4,7 +4,9 @@ import io.walsink.error.InputException;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.WalSinkBuilder;
 import io.walsink.format.FormatException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.api.ValidationException;
@@ -26,11 +28,14 @@ final class WalSinkTableSink implements DynamicTableSink {
     private final WalSinkTableConfig config;
     private final RowType rowType;
     private final List<String> primaryKey;
+    private final Map<String, Integer> vectorColumns;
 
-    WalSinkTableSink(WalSinkTableConfig config, RowType rowType, List<String> primaryKey) {
+    WalSinkTableSink(
+            WalSinkTableConfig config, RowType rowType, List<String> primaryKey, Map<String, Integer> vectorColumns) {
         this.config = config;
         this.rowType = rowType;
         this.primaryKey = List.copyOf(primaryKey);
+        this.vectorColumns = new LinkedHashMap<>(vectorColumns);
     }
 
     /**
@@ -77,6 +82,7 @@ final class WalSinkTableSink implements DynamicTableSink {
         if (config.sinkParallelism() != null) {
             builder.parallelism(config.sinkParallelism());
         }
+        vectorColumns.forEach(builder::vectorColumn);
         if (config.buckets() != null) {
             builder.createTableIfMissing(config.buckets());
         } else if (ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
@@ -94,7 +100,7 @@ final class WalSinkTableSink implements DynamicTableSink {
 
     @Override
     public DynamicTableSink copy() {
-        return new WalSinkTableSink(config, rowType, primaryKey);
+        return new WalSinkTableSink(config, rowType, primaryKey, vectorColumns);
     }
 
     @Override
