@@ -3,6 +3,7 @@ package io.walsink.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.flink.ChangeGenerator;
+import io.walsink.flink.FailoverTestSupport;
 import io.walsink.flink.MiniClusters;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
@@ -135,8 +136,7 @@ class StreamingReadBothSidesFailoverTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aStreamingReadOfATableBeingWrittenSurvivesFailoversOnBothSides() throws Exception {
-        long seed = System.nanoTime();
-        System.out.println("StreamingReadBothSidesFailoverTest seed " + seed);
+        long seed = FailoverTestSupport.seed("StreamingReadBothSidesFailoverTest", System.nanoTime());
         Random random = new Random(seed);
         ChangeGenerator writer = new ChangeGenerator(KEYS, 5, random.nextLong() | 1); // seed 0 is not random
         long writerFailAt = 2L * ROWS_PER_CHECKPOINT + random.nextInt(ROWS - 2 * ROWS_PER_CHECKPOINT);
