@@ -77,6 +77,7 @@ class StreamingReadBothSidesFailoverTest {
     private static final AtomicLong READER_ROWS = new AtomicLong();
     private static final AtomicBoolean READER_FAILED = new AtomicBoolean();
     private static final AtomicLong GENERATED_WHEN_READER_FAILED = new AtomicLong(-1);
+    private static final AtomicLong GENERATED_AT_FIRST_READER_CHECKPOINT = new AtomicLong(-1);
 
     @TempDir
     Path dir;
@@ -129,6 +130,7 @@ class StreamingReadBothSidesFailoverTest {
 
         @Override
         public void notifyCheckpointComplete(long checkpointId) {
+            GENERATED_AT_FIRST_READER_CHECKPOINT.compareAndSet(-1, GENERATED.get());
             checkpointed = true;
         }
     }
@@ -140,13 +142,14 @@ class StreamingReadBothSidesFailoverTest {
         Random random = new Random(seed);
         ChangeGenerator writer = new ChangeGenerator(KEYS, 5, random.nextLong() | 1); // seed 0 is not random
         long writerFailAt = 2L * ROWS_PER_CHECKPOINT + random.nextInt(ROWS - 2 * ROWS_PER_CHECKPOINT);
-        long readerFailAt = 1 + random.nextInt(ROWS / 4);
+        long readerFailAt = 1 + random.nextInt(ROWS / 3); // it reads more: the snapshot, then most rows
         GENERATED.set(-1);
         WRITER_FAILED.set(false);
         WRITER_RESUMED_AT.set(-1);
         READER_ROWS.set(0);
         READER_FAILED.set(false);
         GENERATED_WHEN_READER_FAILED.set(-1);
+        GENERATED_AT_FIRST_READER_CHECKPOINT.set(-1);
         Path src = dir.resolve("src");
         LanceTables.create(
                 src.toString(), TableScanRestoreTest.TABLE, List.of("id"), TableSharding.bucket("id", 4), Map.of());
@@ -199,12 +202,13 @@ class StreamingReadBothSidesFailoverTest {
                     .isEqualTo(model);
         }
         System.out.printf(
-                "seed %s: %.1f s, writer failed at row %s and resumed at %s; reader failed at its row %s"
-                        + " (writer at row %s then), %s changes read%n",
+                "seed %s: %.1f s, writer failed at row %s and resumed at %s; reader checkpointed first with the"
+                        + " writer at row %s, failed at its row %s (writer at row %s then), %s changes read%n",
                 seed,
                 (System.nanoTime() - started) / 1e9,
                 writerFailAt,
                 WRITER_RESUMED_AT.get(),
+                GENERATED_AT_FIRST_READER_CHECKPOINT.get(),
                 readerFailAt,
                 GENERATED_WHEN_READER_FAILED.get(),
                 read.size());

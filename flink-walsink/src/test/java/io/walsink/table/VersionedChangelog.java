@@ -72,6 +72,9 @@ final class VersionedChangelog {
                             id, change, before, seed)
                     .isTrue();
         }
+        assertThat(changes.stream().filter(c -> c.startsWith("+I")))
+                .as("the snapshot comes as +I, seed %s", seed)
+                .isNotEmpty();
         assertThat(changes.stream().filter(c -> c.startsWith("-D")))
                 .as("deletes come as -D, seed %s", seed)
                 .isNotEmpty();
