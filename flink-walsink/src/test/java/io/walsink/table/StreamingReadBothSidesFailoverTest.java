@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * while it is written, each job failing once at a seeded random row and restoring its latest
  * checkpoint. The writer's input is a pure function of the row number (upserts and deletes over
  * a small key space, every value "v" + its row number) whose position is in the checkpoints,
- * throttled to a number of rows per checkpoint, so the reader reads while the writer writes.
+ * throttled to a number of rows per checkpoint and held after two checkpoints until the read has
+ * emitted a change, so the reader reads while the writer writes.
  * The read's upsert changelog, collected exactly-once, must name each key's versions in
  * increasing order only (no change twice, none out of order), and applied to a map end equal to
  * the table the writer's input makes.
@@ -68,6 +70,11 @@ class StreamingReadBothSidesFailoverTest {
             .build();
     private static final TypeInformation<Row> ROW =
             Types.ROW_NAMED(new String[] {"id", "name"}, Types.LONG, Types.STRING);
+
+    /** The writer holds at this row until the read has emitted a change, so that both overlap. */
+    private static final int HOLD_AT = 2 * ROWS_PER_CHECKPOINT;
+
+    private static volatile CountDownLatch readerEmitted;
 
     /** The highest row number the writer's source generated, by any attempt. */
     private static final AtomicLong GENERATED = new AtomicLong(-1);
@@ -95,7 +102,10 @@ class StreamingReadBothSidesFailoverTest {
      */
     private record WriterInput(ChangeGenerator changes, long failAt) implements GeneratorFunction<Long, Row> {
         @Override
-        public Row map(Long i) {
+        public Row map(Long i) throws InterruptedException {
+            if (i == HOLD_AT && !readerEmitted.await(2, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the read emitted nothing within two minutes");
+            }
             if (WRITER_FAILED.get()) {
                 WRITER_RESUMED_AT.compareAndSet(-1, i);
             } else if (i == failAt && WRITER_FAILED.compareAndSet(false, true)) {
@@ -121,6 +131,7 @@ class StreamingReadBothSidesFailoverTest {
 
         @Override
         public String map(Row row) {
+            readerEmitted.countDown();
             if (READER_ROWS.incrementAndGet() >= failAt && checkpointed && READER_FAILED.compareAndSet(false, true)) {
                 GENERATED_WHEN_READER_FAILED.set(GENERATED.get());
                 throw new IllegalStateException("injected reader failure at row " + READER_ROWS.get());
@@ -141,8 +152,9 @@ class StreamingReadBothSidesFailoverTest {
         long seed = FailoverTestSupport.seed("StreamingReadBothSidesFailoverTest", System.nanoTime());
         Random random = new Random(seed);
         ChangeGenerator writer = new ChangeGenerator(KEYS, 5, random.nextLong() | 1); // seed 0 is not random
-        long writerFailAt = 2L * ROWS_PER_CHECKPOINT + random.nextInt(ROWS - 2 * ROWS_PER_CHECKPOINT);
+        long writerFailAt = HOLD_AT + random.nextInt(ROWS - HOLD_AT); // while the read runs
         long readerFailAt = 1 + random.nextInt(ROWS / 3); // it reads more: the snapshot, then most rows
+        readerEmitted = new CountDownLatch(1);
         GENERATED.set(-1);
         WRITER_FAILED.set(false);
         WRITER_RESUMED_AT.set(-1);
