@@ -12,6 +12,7 @@ import io.walsink.table.scan.HoldingSource;
 import io.walsink.table.scan.TableScanRestoreTest;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -28,6 +29,9 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
@@ -119,10 +123,15 @@ class StreamingReadBothSidesFailoverTest {
 
     /**
      * Describes each change the read emitted; throws once, at the first row from {@code failAt}
-     * on that comes after a completed checkpoint of the attempt, so the restore has one to use.
+     * on that comes after a completed checkpoint covering rows this subtask saw, so the restore
+     * starts from a position inside the read (a checkpoint before its first row would restore
+     * the start, which a restore that loses its position also does).
      */
-    private static final class ReaderFailsOnce extends RichMapFunction<Row, String> implements CheckpointListener {
+    private static final class ReaderFailsOnce extends RichMapFunction<Row, String>
+            implements CheckpointedFunction, CheckpointListener {
         private final long failAt;
+        private transient long rows;
+        private transient Map<Long, Long> rowsAtSnapshot;
         private transient boolean checkpointed;
 
         ReaderFailsOnce(long failAt) {
@@ -132,6 +141,7 @@ class StreamingReadBothSidesFailoverTest {
         @Override
         public String map(Row row) {
             readerEmitted.countDown();
+            rows++;
             if (READER_ROWS.incrementAndGet() >= failAt && checkpointed && READER_FAILED.compareAndSet(false, true)) {
                 GENERATED_WHEN_READER_FAILED.set(GENERATED.get());
                 throw new IllegalStateException("injected reader failure at row " + READER_ROWS.get());
@@ -140,9 +150,21 @@ class StreamingReadBothSidesFailoverTest {
         }
 
         @Override
+        public void initializeState(FunctionInitializationContext context) {
+            rowsAtSnapshot = new HashMap<>();
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) {
+            rowsAtSnapshot.put(context.getCheckpointId(), rows);
+        }
+
+        @Override
         public void notifyCheckpointComplete(long checkpointId) {
-            GENERATED_AT_FIRST_READER_CHECKPOINT.compareAndSet(-1, GENERATED.get());
-            checkpointed = true;
+            if (rowsAtSnapshot.getOrDefault(checkpointId, 0L) > 0) {
+                GENERATED_AT_FIRST_READER_CHECKPOINT.compareAndSet(-1, GENERATED.get());
+                checkpointed = true;
+            }
         }
     }
 
@@ -214,7 +236,7 @@ class StreamingReadBothSidesFailoverTest {
                     .isEqualTo(model);
         }
         System.out.printf(
-                "seed %s: %.1f s, writer failed at row %s and resumed at %s; reader checkpointed first with the"
+                "seed %s: %.1f s, writer failed at row %s and resumed at %s; reader checkpointed its first rows with the"
                         + " writer at row %s, failed at its row %s (writer at row %s then), %s changes read%n",
                 seed,
                 (System.nanoTime() - started) / 1e9,
