@@ -45,8 +45,13 @@ public final class HoldingSource<S extends SourceSplit, C> implements Source<Row
 
     /** An environment checkpointing every 100 ms whose job restarts at once after the failure. */
     public static StreamExecutionEnvironment environment() {
+        return environment(Duration.ofMillis(100));
+    }
+
+    /** An environment checkpointing every {@code interval} whose job restarts at once after a failure. */
+    public static StreamExecutionEnvironment environment(Duration interval) {
         Configuration config = new Configuration();
-        config.setString("execution.checkpointing.interval", "100ms");
+        config.setString("execution.checkpointing.interval", interval.toMillis() + "ms");
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);

@@ -96,17 +96,26 @@ public final class ChangeModel {
             perKey.computeIfAbsent(id, k -> new ArrayList<>()).add(change);
         }
         assertThat(perKey).isEqualTo(expected);
-        Map<Long, String> applied = new TreeMap<>();
-        for (String change : emitted) {
-            String[] kv = change.substring(3).split("=");
-            if (change.startsWith("-D")) {
-                applied.remove(Long.parseLong(kv[0]));
-            } else {
-                applied.put(Long.parseLong(kv[0]), kv[1]);
-            }
-        }
+        Map<Long, String> applied = applied(emitted);
         if (expected.values().stream().flatMap(List::stream).anyMatch(c -> c.startsWith("+I"))) {
             assertThat(applied).as("the changelog applied to a map").isEqualTo(model);
         }
+    }
+
+    /**
+     * Changes ("+I 3=a", "+U 3=b", "-D 3", a delete may name a value too) applied in order to an
+     * empty map: id -> name of the live keys.
+     */
+    public static Map<Long, String> applied(List<String> changes) {
+        Map<Long, String> table = new TreeMap<>();
+        for (String change : changes) {
+            String[] kv = change.substring(3).split("=");
+            if (change.startsWith("-D")) {
+                table.remove(Long.parseLong(kv[0]));
+            } else {
+                table.put(Long.parseLong(kv[0]), kv[1]);
+            }
+        }
+        return table;
     }
 }
