@@ -2,6 +2,7 @@ package io.walsink.bench;
 
 import java.net.URI;
 import java.time.Duration;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -53,6 +54,11 @@ final class InProcessCluster implements AutoCloseable {
             Thread.sleep(50); // pause between polls of the status
             status = job.getJobStatus().get();
         }
+    }
+
+    /** The checkpoints of a job on this cluster, running or ended. */
+    CheckpointFigures checkpoints(JobID job) throws Exception {
+        return CheckpointFigures.of(cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot());
     }
 
     @Override

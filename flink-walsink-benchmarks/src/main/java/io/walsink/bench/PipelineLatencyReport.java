@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableResult;
 
@@ -78,7 +79,9 @@ public final class PipelineLatencyReport {
             long repeated,
             long unexpected,
             long mismatched,
-            List<PipelineSpans.Span> spans) {
+            List<PipelineSpans.Span> spans,
+            CheckpointFigures writerCheckpoints,
+            CheckpointFigures pipelineCheckpoints) {
         /** Every generated row in src and in dst, once each, with the value it was generated with. */
         boolean complete() {
             return seenInSrc == generated
@@ -165,10 +168,11 @@ public final class PipelineLatencyReport {
             InProcessCluster.awaitRunning(pipelineJob, Duration.ofMinutes(1));
             InProcessCluster.awaitRunning(observer, Duration.ofMinutes(1));
             System.err.printf("C = %d ms: generating %,d rows at %,d rows/s%n", checkpointMs, s.rows(), s.rate());
-            writer.execute("src writer");
+            JobID writerJob = writer.execute("src writer").getJobID();
             boolean drained = dst.awaitAll(Duration.ofSeconds(s.drainSeconds()));
             System.err.printf(
                     "C = %d ms: writer done, %s in dst%n", checkpointMs, drained ? "every row" : "rows missing");
+            CheckpointFigures pipelineCheckpoints = cluster.checkpoints(pipelineJob.getJobID());
             pipelineJob.cancel().get();
             observer.cancel().get();
             long warmupEnd = PipelineSpans.firstCreatedMs(src, dst) + s.warmupSeconds() * 1000L;
@@ -180,7 +184,9 @@ public final class PipelineLatencyReport {
                     src.repeated() + dst.repeated(),
                     src.unexpected() + dst.unexpected(),
                     PipelineSpans.mismatched(src, dst),
-                    PipelineSpans.of(src, dst, warmupEnd));
+                    PipelineSpans.of(src, dst, warmupEnd),
+                    cluster.checkpoints(writerJob),
+                    pipelineCheckpoints);
         } finally {
             Arrivals.close(name + "/src");
             Arrivals.close(name + "/dst");
@@ -199,6 +205,8 @@ public final class PipelineLatencyReport {
                 ">unexpected",
                 ">value differs",
                 "every row in dst once");
+        TextTable checkpoints =
+                new TextTable(">C ms", "job", ">completed", ">failed", ">duration p50 ms", ">duration max ms");
         for (Outcome o : outcomes) {
             for (PipelineSpans.Span span : o.spans()) {
                 boolean goalRow = span.name().equals(PipelineSpans.END_TO_END);
@@ -222,6 +230,8 @@ public final class PipelineLatencyReport {
                     Figures.count(o.unexpected()),
                     Figures.count(o.mismatched()),
                     o.complete() ? "yes" : "NO: ROWS LOST OR WRONG");
+            checkpoints(checkpoints, o.checkpointMs(), "writer of src", o.writerCheckpoints());
+            checkpoints(checkpoints, o.checkpointMs(), "pipeline", o.pipelineCheckpoints());
         }
         return String.format(
                         "Pipeline latency: INSERT INTO dst SELECT ... FROM src, both walsink; %,d rows/s for %d s per run,"
@@ -235,6 +245,35 @@ public final class PipelineLatencyReport {
                         s.parallelism(),
                         s.discoveryMs(),
                         s.observerDiscoveryMs())
-                + latency.render() + "\n" + rows.render();
+                + latency.render() + "\n" + rows.render()
+                + "\nCheckpoints (trigger to completion, as Flink counts them)\n"
+                + checkpoints.render() + failures(outcomes);
+    }
+
+    /** The latest failed checkpoint's reason per run and job: a failed checkpoint delays its rows by C. */
+    private static String failures(List<Outcome> outcomes) {
+        StringBuilder out = new StringBuilder();
+        for (Outcome o : outcomes) {
+            for (var job : List.of(
+                    Map.entry("writer of src", o.writerCheckpoints()),
+                    Map.entry("pipeline", o.pipelineCheckpoints()))) {
+                if (!job.getValue().latestFailure().isEmpty()) {
+                    out.append(String.format(
+                            "C = %d ms, %s, latest failed %s%n",
+                            o.checkpointMs(), job.getKey(), job.getValue().latestFailure()));
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static void checkpoints(TextTable table, long checkpointMs, String job, CheckpointFigures f) {
+        table.row(
+                Figures.count(checkpointMs),
+                job,
+                Figures.count(f.completed()),
+                Figures.count(f.failed()),
+                Figures.count(f.p50Ms()),
+                Figures.count(f.maxMs()));
     }
 }

@@ -44,19 +44,27 @@ class PipelineLatencyReportTest {
             assertThat(span.p99()).isLessThanOrEqualTo(span.max());
         });
         assertThat(o.endToEnd().p50()).isPositive();
+        assertThat(o.writerCheckpoints().completed()).isPositive();
+        assertThat(o.pipelineCheckpoints().completed()).isPositive();
         assertThat(PipelineLatencyReport.render(s, List.of(o)))
-                .contains("generated -> dst (end to end)", "goal p99 <= 2 C", "every row in dst once", "600", "yes");
+                .contains(
+                        "generated -> dst (end to end)",
+                        "goal p99 <= 2 C",
+                        "every row in dst once",
+                        "600",
+                        "yes",
+                        "writer of src");
     }
 
     @Test
     void aRunThatLostRowsSaysSoAndMissesItsGoal() {
         PipelineSpans.Span fast = PipelineSpans.Span.of(PipelineSpans.END_TO_END, new long[] {10, 20, 30});
-        PipelineLatencyReport.Outcome lost =
-                new PipelineLatencyReport.Outcome(1_000, 100, 100, 99, 0, 0, 0, List.of(fast));
-        PipelineLatencyReport.Outcome whole =
-                new PipelineLatencyReport.Outcome(1_000, 100, 100, 100, 0, 0, 0, List.of(fast));
-        PipelineLatencyReport.Outcome repeated =
-                new PipelineLatencyReport.Outcome(1_000, 100, 100, 100, 1, 0, 0, List.of(fast));
+        PipelineLatencyReport.Outcome lost = new PipelineLatencyReport.Outcome(
+                1_000, 100, 100, 99, 0, 0, 0, List.of(fast), CheckpointFigures.NONE, CheckpointFigures.NONE);
+        PipelineLatencyReport.Outcome whole = new PipelineLatencyReport.Outcome(
+                1_000, 100, 100, 100, 0, 0, 0, List.of(fast), CheckpointFigures.NONE, CheckpointFigures.NONE);
+        PipelineLatencyReport.Outcome repeated = new PipelineLatencyReport.Outcome(
+                1_000, 100, 100, 100, 1, 0, 0, List.of(fast), CheckpointFigures.NONE, CheckpointFigures.NONE);
 
         assertThat(lost.complete()).isFalse();
         assertThat(lost.goalMet()).isFalse();
@@ -75,9 +83,13 @@ class PipelineLatencyReportTest {
             latencies[i] = 1_000 + 20L * i; // 1,000 .. 2,980 ms; p99 = 2,960
         }
         PipelineSpans.Span span = PipelineSpans.Span.of(PipelineSpans.END_TO_END, latencies);
-        assertThat(new PipelineLatencyReport.Outcome(1_480, 1, 1, 1, 0, 0, 0, List.of(span)).goalMet())
+        assertThat(new PipelineLatencyReport.Outcome(
+                                1_480, 1, 1, 1, 0, 0, 0, List.of(span), CheckpointFigures.NONE, CheckpointFigures.NONE)
+                        .goalMet())
                 .isTrue();
-        assertThat(new PipelineLatencyReport.Outcome(1_479, 1, 1, 1, 0, 0, 0, List.of(span)).goalMet())
+        assertThat(new PipelineLatencyReport.Outcome(
+                                1_479, 1, 1, 1, 0, 0, 0, List.of(span), CheckpointFigures.NONE, CheckpointFigures.NONE)
+                        .goalMet())
                 .isFalse();
     }
 
