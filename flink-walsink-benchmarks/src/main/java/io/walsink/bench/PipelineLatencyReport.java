@@ -40,7 +40,8 @@ public final class PipelineLatencyReport {
             "  --parallelism N              parallelism of the writer and the pipeline job (default 1)",
             "  --discovery-ms N             scan.discovery-interval of the pipeline's read of src (default 100)",
             "  --observer-discovery-ms N    scan.discovery-interval of the observer's reads (default 100)",
-            "  --drain-seconds N            after the writer ends, how long to wait for the last rows in dst (default 120)");
+            "  --drain-seconds N            after the writer ends, how long to wait for the last rows in dst (default 120)",
+            "  --pipeline-checkpoint-ms N   checkpoint interval of the pipeline job alone; 0: the same C as the writer (default 0)");
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
     static {
@@ -53,6 +54,7 @@ public final class PipelineLatencyReport {
         DEFAULTS.put("--discovery-ms", "100");
         DEFAULTS.put("--observer-discovery-ms", "100");
         DEFAULTS.put("--drain-seconds", "120");
+        DEFAULTS.put("--pipeline-checkpoint-ms", "0");
     }
 
     record Settings(
@@ -64,9 +66,15 @@ public final class PipelineLatencyReport {
             int parallelism,
             long discoveryMs,
             long observerDiscoveryMs,
-            int drainSeconds) {
+            int drainSeconds,
+            long pipelineCheckpointMs) {
         int rows() {
             return Math.multiplyExact(rate, seconds);
+        }
+
+        /** The pipeline job's checkpoint interval when the writer's is {@code c}. */
+        long pipelineInterval(long c) {
+            return pipelineCheckpointMs == 0 ? c : pipelineCheckpointMs;
         }
     }
 
@@ -121,7 +129,8 @@ public final class PipelineLatencyReport {
                 f.positiveInt("--parallelism"),
                 f.positive("--discovery-ms"),
                 f.positive("--observer-discovery-ms"),
-                f.positiveInt("--drain-seconds"));
+                f.positiveInt("--drain-seconds"),
+                Long.parseLong(f.get("--pipeline-checkpoint-ms")));
         Path dir = Files.createTempDirectory("walsink-pipeline-latency-");
         List<Outcome> outcomes;
         try {
@@ -129,7 +138,7 @@ public final class PipelineLatencyReport {
         } finally {
             LocalShardTable.deleteRecursively(dir);
         }
-        System.out.println(render(s, outcomes));
+        System.out.println(PipelineLatencyTables.render(s, outcomes));
         // the cluster's and lance-core's threads would keep the JVM alive; the exit code says whether rows were lost
         System.exit(outcomes.stream().allMatch(Outcome::complete) ? 0 : 1);
     }
@@ -137,6 +146,9 @@ public final class PipelineLatencyReport {
     static List<Outcome> run(Path dir, Settings s) throws Exception {
         if (s.warmupSeconds() < 0 || s.warmupSeconds() >= s.seconds()) {
             throw new IllegalArgumentException("--warmup-seconds must be at least 0 and less than --seconds");
+        }
+        if (s.pipelineCheckpointMs() < 0) {
+            throw new IllegalArgumentException("--pipeline-checkpoint-ms must be 0 (the writer's C) or positive");
         }
         List<Outcome> outcomes = new ArrayList<>();
         // the writer and the pipeline at their parallelism, the observer in one slot, one to spare
@@ -155,8 +167,8 @@ public final class PipelineLatencyReport {
         Arrivals dst = Arrivals.open(name + "/dst", s.rows());
         try {
             var writer = PipelineJobs.writer(cluster, dir.resolve("src"), s, checkpointMs);
-            TableResult pipeline =
-                    PipelineJobs.pipeline(cluster, dir.resolve("src"), dir.resolve("dst"), s, checkpointMs);
+            TableResult pipeline = PipelineJobs.pipeline(
+                    cluster, dir.resolve("src"), dir.resolve("dst"), s, s.pipelineInterval(checkpointMs));
             JobClient observer = PipelineJobs.observer(
                     cluster,
                     dir.resolve("src"),
@@ -191,89 +203,5 @@ public final class PipelineLatencyReport {
             Arrivals.close(name + "/src");
             Arrivals.close(name + "/dst");
         }
-    }
-
-    static String render(Settings s, List<Outcome> outcomes) {
-        TextTable latency = new TextTable(
-                ">C ms", "span", ">rows", ">p50 ms", ">p90 ms", ">p99 ms", ">max ms", ">p99 / C", "goal p99 <= 2 C");
-        TextTable rows = new TextTable(
-                ">C ms",
-                ">generated",
-                ">seen in src",
-                ">seen in dst",
-                ">repeated",
-                ">unexpected",
-                ">value differs",
-                "every row in dst once");
-        TextTable checkpoints =
-                new TextTable(">C ms", "job", ">completed", ">failed", ">duration p50 ms", ">duration max ms");
-        for (Outcome o : outcomes) {
-            for (PipelineSpans.Span span : o.spans()) {
-                boolean goalRow = span.name().equals(PipelineSpans.END_TO_END);
-                latency.row(
-                        Figures.count(o.checkpointMs()),
-                        span.name(),
-                        Figures.count(span.rows()),
-                        Figures.count(span.p50()),
-                        Figures.count(span.p90()),
-                        Figures.count(span.p99()),
-                        Figures.count(span.max()),
-                        Figures.ratio(span.rows() == 0 ? Double.NaN : (double) span.p99() / o.checkpointMs()),
-                        !goalRow ? "" : o.goalMet() ? "met" : "MISSED");
-            }
-            rows.row(
-                    Figures.count(o.checkpointMs()),
-                    Figures.count(o.generated()),
-                    Figures.count(o.seenInSrc()),
-                    Figures.count(o.seenInDst()),
-                    Figures.count(o.repeated()),
-                    Figures.count(o.unexpected()),
-                    Figures.count(o.mismatched()),
-                    o.complete() ? "yes" : "NO: ROWS LOST OR WRONG");
-            checkpoints(checkpoints, o.checkpointMs(), "writer of src", o.writerCheckpoints());
-            checkpoints(checkpoints, o.checkpointMs(), "pipeline", o.pipelineCheckpoints());
-        }
-        return String.format(
-                        "Pipeline latency: INSERT INTO dst SELECT ... FROM src, both walsink; %,d rows/s for %d s per run,"
-                                + " rows of the first %d s left out of the percentiles; %d buckets, parallelism %d;"
-                                + " checkpoints every C in the writer and the pipeline; scan.discovery-interval %d ms"
-                                + " (pipeline), %d ms (observer, included in every span)%n",
-                        s.rate(),
-                        s.seconds(),
-                        s.warmupSeconds(),
-                        s.buckets(),
-                        s.parallelism(),
-                        s.discoveryMs(),
-                        s.observerDiscoveryMs())
-                + latency.render() + "\n" + rows.render()
-                + "\nCheckpoints (trigger to completion, as Flink counts them)\n"
-                + checkpoints.render() + failures(outcomes);
-    }
-
-    /** The latest failed checkpoint's reason per run and job: a failed checkpoint delays its rows by C. */
-    private static String failures(List<Outcome> outcomes) {
-        StringBuilder out = new StringBuilder();
-        for (Outcome o : outcomes) {
-            for (var job : List.of(
-                    Map.entry("writer of src", o.writerCheckpoints()),
-                    Map.entry("pipeline", o.pipelineCheckpoints()))) {
-                if (!job.getValue().latestFailure().isEmpty()) {
-                    out.append(String.format(
-                            "C = %d ms, %s, latest failed %s%n",
-                            o.checkpointMs(), job.getKey(), job.getValue().latestFailure()));
-                }
-            }
-        }
-        return out.toString();
-    }
-
-    private static void checkpoints(TextTable table, long checkpointMs, String job, CheckpointFigures f) {
-        table.row(
-                Figures.count(checkpointMs),
-                job,
-                Figures.count(f.completed()),
-                Figures.count(f.failed()),
-                Figures.count(f.p50Ms()),
-                Figures.count(f.maxMs()));
     }
 }

@@ -23,7 +23,7 @@ class PipelineLatencyReportTest {
     @Test
     void aTinyRunSeesEveryGeneratedRowInDstOnce() throws Exception {
         PipelineLatencyReport.Settings s =
-                new PipelineLatencyReport.Settings(List.of(500L), 200, 3, 1, 2, 1, 50, 50, 60);
+                new PipelineLatencyReport.Settings(List.of(500L), 200, 3, 1, 2, 1, 50, 50, 60, 0);
         List<PipelineLatencyReport.Outcome> outcomes = PipelineLatencyReport.run(dir, s);
 
         assertThat(outcomes).hasSize(1);
@@ -46,7 +46,7 @@ class PipelineLatencyReportTest {
         assertThat(o.endToEnd().p50()).isPositive();
         assertThat(o.writerCheckpoints().completed()).isPositive();
         assertThat(o.pipelineCheckpoints().completed()).isPositive();
-        assertThat(PipelineLatencyReport.render(s, List.of(o)))
+        assertThat(PipelineLatencyTables.render(s, List.of(o)))
                 .contains(
                         "generated -> dst (end to end)",
                         "goal p99 <= 2 C",
@@ -72,8 +72,13 @@ class PipelineLatencyReportTest {
         assertThat(whole.complete()).isTrue();
         assertThat(whole.goalMet()).isTrue();
         PipelineLatencyReport.Settings s =
-                new PipelineLatencyReport.Settings(List.of(1_000L), 10, 10, 1, 2, 1, 100, 100, 60);
-        assertThat(PipelineLatencyReport.render(s, List.of(lost))).contains("NO: ROWS LOST OR WRONG", "MISSED");
+                new PipelineLatencyReport.Settings(List.of(1_000L), 10, 10, 1, 2, 1, 100, 100, 60, 0);
+        assertThat(PipelineLatencyTables.render(s, List.of(lost))).contains("NO: ROWS LOST OR WRONG", "MISSED");
+        PipelineLatencyReport.Settings split =
+                new PipelineLatencyReport.Settings(List.of(1_000L), 10, 10, 1, 2, 1, 100, 100, 60, 250);
+        assertThat(split.pipelineInterval(1_000)).isEqualTo(250);
+        assertThat(s.pipelineInterval(1_000)).isEqualTo(1_000);
+        assertThat(PipelineLatencyTables.render(split, List.of(whole))).contains("every 250 ms in the pipeline");
     }
 
     @Test
