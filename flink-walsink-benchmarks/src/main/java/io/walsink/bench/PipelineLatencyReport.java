@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 
 /**
@@ -166,7 +167,7 @@ public final class PipelineLatencyReport {
         Arrivals src = Arrivals.open(name + "/src", s.rows());
         Arrivals dst = Arrivals.open(name + "/dst", s.rows());
         try {
-            var writer = PipelineJobs.writer(cluster, dir.resolve("src"), s, checkpointMs);
+            StreamExecutionEnvironment writer = PipelineJobs.writer(cluster, dir.resolve("src"), s, checkpointMs);
             TableResult pipeline = PipelineJobs.pipeline(
                     cluster, dir.resolve("src"), dir.resolve("dst"), s, s.pipelineInterval(checkpointMs));
             JobClient observer = PipelineJobs.observer(
@@ -181,9 +182,12 @@ public final class PipelineLatencyReport {
             InProcessCluster.awaitRunning(observer, Duration.ofMinutes(1));
             System.err.printf("C = %d ms: generating %,d rows at %,d rows/s%n", checkpointMs, s.rows(), s.rate());
             JobID writerJob = writer.execute("src writer").getJobID();
-            boolean drained = dst.awaitAll(Duration.ofSeconds(s.drainSeconds()));
+            // src too: the observer is cancelled next, and its read of src must not be cut short
+            Duration drain = Duration.ofSeconds(s.drainSeconds());
+            boolean drained = src.awaitAll(drain) && dst.awaitAll(drain);
             System.err.printf(
-                    "C = %d ms: writer done, %s in dst%n", checkpointMs, drained ? "every row" : "rows missing");
+                    "C = %d ms: writer done, %s in src and dst%n",
+                    checkpointMs, drained ? "every row" : "rows missing");
             CheckpointFigures pipelineCheckpoints = cluster.checkpoints(pipelineJob.getJobID());
             pipelineJob.cancel().get();
             observer.cancel().get();
