@@ -1,6 +1,8 @@
 package io.walsink.bench;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -88,6 +90,24 @@ final class Flags {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " needs a positive integer, got '" + get(name) + "'");
         }
+    }
+
+    /** A comma-separated list of positive integers, e.g. {@code --rows 1000000,4000000}. */
+    List<Long> positives(String name) {
+        List<Long> values = new ArrayList<>();
+        for (String item : get(name).split(",")) {
+            try {
+                long v = Long.parseLong(item.trim().replace("_", ""));
+                if (v < 1) {
+                    throw new NumberFormatException();
+                }
+                values.add(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        name + " needs positive integers separated by commas, got '" + get(name) + "'");
+            }
+        }
+        return List.copyOf(values);
     }
 
     int positiveInt(String name) {

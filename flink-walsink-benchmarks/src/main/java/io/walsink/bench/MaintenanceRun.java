@@ -142,10 +142,10 @@ public final class MaintenanceRun {
                 "visibility lag p50 / p90 / p99 / max (ms)",
                 String.format(
                         "%d / %d / %d / %d",
-                        percentile(sorted, 50),
-                        percentile(sorted, 90),
-                        percentile(sorted, 99),
-                        percentile(sorted, 100)));
+                        Percentiles.of(sorted, 50),
+                        Percentiles.of(sorted, 90),
+                        Percentiles.of(sorted, 99),
+                        Percentiles.of(sorted, 100)));
         out.row(
                 "SSTables per shard: most during the run / at the end",
                 maxSsTables[0] + " / " + maxSsTablesPerShard(table));
@@ -216,13 +216,5 @@ public final class MaintenanceRun {
                     .mapToLong(r -> 12 + ((String) r.get("name")).getBytes(StandardCharsets.UTF_8).length)
                     .sum();
         }
-    }
-
-    private static long percentile(long[] sorted, int p) {
-        if (sorted.length == 0) {
-            return -1;
-        }
-        int i = (int) Math.min(sorted.length - 1, Math.max(0, Math.ceil(p / 100.0 * sorted.length) - 1));
-        return sorted[i];
     }
 }

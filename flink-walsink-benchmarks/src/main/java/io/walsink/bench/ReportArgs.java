@@ -35,7 +35,8 @@ record ReportArgs(
             "Whole-writer and whole-job runs (issue #11), each with its own --help:",
             "  java ... -cp benchmarks.jar io.walsink.bench.EngineReport   our shard writer beside lance-core's; WAL replay",
             "  java ... -cp benchmarks.jar io.walsink.bench.Q1Report       the q1 job through walsink beside discarding references",
-            "  java ... -cp benchmarks.jar io.walsink.bench.LookupReport   lookups/s: KeyLookup, SQL joins without and with cache");
+            "  java ... -cp benchmarks.jar io.walsink.bench.LookupReport   lookups/s: KeyLookup, SQL joins without and with cache",
+            "  java ... -cp benchmarks.jar io.walsink.bench.PipelineLatencyReport  latency of a walsink -> walsink SQL pipeline");
 
     static ReportArgs defaults() {
         return parse(new String[0]);

@@ -8,7 +8,6 @@ import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,10 +91,7 @@ public final class ScanReport {
         }
         Flags f = parsed.get();
         Settings s = new Settings(
-                Arrays.stream(f.get("--rows").split(","))
-                        .map(String::trim)
-                        .map(Long::parseLong)
-                        .toList(),
+                f.positives("--rows"),
                 f.positiveInt("--buckets"),
                 Double.parseDouble(f.get("--updated-share")),
                 f.positiveInt("--sstables"),
