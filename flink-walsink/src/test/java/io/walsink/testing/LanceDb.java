@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 public final class LanceDb {
     private static final String RESOURCES = "/lancedb/";
     private static final Path INSTALL = Path.of("target/lancedb");
-    private static final List<String> FILES = List.of("package.json", "queries.mjs", "read.mjs", "serve.mjs");
+    private static final List<String> FILES =
+            List.of("package.json", "queries.mjs", "read.mjs", "serve.mjs", "search.mjs");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static boolean installed;
 

@@ -1,0 +1,97 @@
+package io.walsink.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Vector search and vector index creation on a walsink table through LanceDB's Node client
+ * ({@code search.mjs}), as a LanceDB user does them: an independent reader of what walsink wrote,
+ * with a newer Lance inside than the lance-core walsink writes with.
+ */
+public final class LanceDbSearch {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private LanceDbSearch() {}
+
+    /** One row of a search's answer: its key and its distance to the query vector. */
+    public record Hit(long id, double distance) {}
+
+    /** Creates an IVF_PQ index on {@code column} with LanceDB's {@code createIndex}. */
+    public static void createIvfPq(Path table, String column, int partitions, int subVectors)
+            throws IOException, InterruptedException {
+        ObjectNode spec = JSON.createObjectNode();
+        spec.putObject("index")
+                .put("column", column)
+                .put("type", "ivf_pq")
+                .put("numPartitions", partitions)
+                .put("numSubVectors", subVectors);
+        JsonNode answer = run(table, spec).get(0);
+        if (answer.hasNonNull("error")) {
+            throw new IllegalStateException("LanceDB could not index " + table + ": "
+                    + answer.get("error").asText());
+        }
+    }
+
+    /**
+     * The {@code k} nearest rows (column {@code id}) to each of {@code vectors}, nearest first, on
+     * LanceDB's defaults ({@code lsm} null) or with its LSM read switched on or off.
+     */
+    public static List<List<Hit>> nearest(Path table, String column, List<float[]> vectors, int k, Boolean lsm)
+            throws IOException, InterruptedException {
+        ObjectNode spec = JSON.createObjectNode().put("column", column).put("k", k);
+        spec.putArray("columns").add("id");
+        if (lsm != null) {
+            spec.put("lsm", lsm);
+        }
+        ArrayNode all = spec.putArray("vectors");
+        for (float[] v : vectors) {
+            ArrayNode one = all.addArray();
+            for (float f : v) {
+                one.add(f);
+            }
+        }
+        List<JsonNode> answers = run(table, spec);
+        if (answers.size() != vectors.size()) {
+            throw new IllegalStateException(
+                    "LanceDB answered " + answers.size() + " of " + vectors.size() + " searches: " + answers);
+        }
+        List<List<Hit>> hits = new ArrayList<>();
+        for (JsonNode answer : answers) {
+            if (answer.hasNonNull("error")) {
+                throw new IllegalStateException("LanceDB's search of " + table + " failed: " + answer.get("error"));
+            }
+            List<Hit> rows = new ArrayList<>();
+            for (JsonNode row : answer.get("rows")) {
+                rows.add(new Hit(row.get(0).asLong(), row.get(1).asDouble()));
+            }
+            hits.add(rows);
+        }
+        return hits;
+    }
+
+    private static List<JsonNode> run(Path table, ObjectNode spec) throws IOException, InterruptedException {
+        Path dir = LanceDb.install();
+        Process node = new ProcessBuilder(
+                        "node", "search.mjs", table.toAbsolutePath().toString(), JSON.writeValueAsString(spec))
+                .directory(dir.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!node.waitFor(5, TimeUnit.MINUTES) || node.exitValue() != 0) {
+            throw new IllegalStateException("node search.mjs failed on " + table + ": " + out);
+        }
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : out.lines().toList()) {
+            lines.add(JSON.readTree(line));
+        }
+        return lines;
+    }
+}
