@@ -31,7 +31,7 @@ import org.apache.arrow.memory.RootAllocator;
  * walsink scan TABLE [--mode committed|latest] [--columns a,b] [--where col=value] [--limit N] [--format table|csv|json]
  * walsink verify TABLE
  * walsink compact TABLE
- * walsink gc TABLE [--retention 1h] [--dry-run]
+ * walsink gc TABLE [--retention 1h] [--consumer-expiration 1d] [--dry-run]
  * walsink migrate-shard-ids TABLE [--dry-run]
  * </pre>
  *
@@ -171,13 +171,16 @@ public final class WalsinkCli {
                     Set.of(),
                     this::compact);
             case "gc" -> new Command(
-                    "Usage: walsink gc TABLE [--retention 1h] [--dry-run]\n"
+                    "Usage: walsink gc TABLE [--retention 1h] [--consumer-expiration 1d] [--dry-run]\n"
                             + "Removes WAL entries, manifest versions and SSTable folders no reader needs that are\n"
                             + "older than the retention, plus leftovers of interrupted writes; prints a summary.\n"
                             + "Progress (each shard collected) goes to stderr.\n"
                             + "  --retention D   keep everything newer than D (e.g. 30m, 1h, 7d, PT2H); default 1h\n"
+                            + "  --consumer-expiration D\n"
+                            + "                  keep what a continuous read's consumer record needs while the\n"
+                            + "                  record is newer than D (as sink.gc.consumer-expiration); default 1d\n"
                             + "  --dry-run       count what would be removed, remove nothing\n",
-                    Set.of("retention"),
+                    Set.of("retention", "consumer-expiration"),
                     Set.of("dry-run"),
                     this::gc);
             case "migrate-shard-ids" -> new Command(
@@ -234,6 +237,10 @@ public final class WalsinkCli {
     private int gc(Args args) {
         String path = args.table();
         Duration retention = parseDuration(args.option("retention").orElse("1h"));
+        Duration expiration = parseDuration(args.option("consumer-expiration").orElse("1d"));
+        if (expiration.isZero()) {
+            throw new UsageException("--consumer-expiration must be positive");
+        }
         boolean dryRun = args.flag("dry-run");
         // The collector only lists objects; a mistyped path would be an empty, "collected" table.
         StorageLocation location = StorageLocation.parse(path);
@@ -241,11 +248,15 @@ public final class WalsinkCli {
         GcSummary s;
         try (ObjectStore store = ObjectStores.open(path, args.s3())) {
             s = new GarbageCollector(
-                            store, GarbageCollector.Options.retaining(retention).dryRun(dryRun))
+                            store,
+                            GarbageCollector.Options.retaining(retention)
+                                    .consumerExpiration(expiration)
+                                    .dryRun(dryRun))
                     .collect();
         }
         out.println((dryRun ? "Dry run, would remove" : "Removed") + " from " + path + " (retention " + retention
-                + ", " + s.shards() + " shards): " + s.walEntries() + " WAL entries, " + s.manifestVersions()
+                + ", consumer records expire after " + expiration + ", " + s.shards() + " shards): " + s.walEntries()
+                + " WAL entries, " + s.manifestVersions()
                 + " manifest versions, " + s.ssTableFolders() + " SSTable folders, " + s.temporaryFiles()
                 + " temporary files, " + s.jobRecords() + " job records; " + s.objects() + " objects, " + s.bytes()
                 + " bytes");
@@ -305,7 +316,7 @@ public final class WalsinkCli {
 
     private static Duration nonNegative(Duration d, String text) {
         if (d.isNegative()) {
-            throw new UsageException("the retention must not be negative: " + text);
+            throw new UsageException("a duration must not be negative: " + text);
         }
         return d;
     }

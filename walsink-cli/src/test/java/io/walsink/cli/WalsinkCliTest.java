@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.TableLayout;
+import io.walsink.format.consumer.ConsumerRecord;
+import io.walsink.format.consumer.ConsumerRecords;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
@@ -35,11 +37,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -423,6 +428,38 @@ class WalsinkCliTest {
 
         Run human = run("inspect", uri);
         assertThat(human.out()).contains("Primary key  [id]").contains("bucket on id into 2 buckets");
+    }
+
+    /**
+     * A consumer record written two hours ago is live under the default expiry (1 d) and is removed
+     * by a collection told that records expire after an hour.
+     */
+    @Test
+    void gcTakesTheConsumerRecordExpiry() {
+        ConsumerRecords.write(
+                store,
+                new ConsumerRecord(
+                        "etl",
+                        "bucket-0",
+                        0,
+                        Instant.now().minus(Duration.ofHours(2)),
+                        OptionalLong.empty(),
+                        List.of()));
+        Run kept = run("gc", uri);
+        assertThat(kept.code()).as(kept.err()).isZero();
+        assertThat(kept.out()).contains("consumer records expire after PT24H");
+        assertThat(ConsumerRecords.readAll(store))
+                .as("kept under the default expiry")
+                .hasSize(1);
+
+        Run expired = run("gc", uri, "--consumer-expiration", "1h");
+        assertThat(expired.code()).as(expired.err()).isZero();
+        assertThat(expired.out()).contains("consumer records expire after PT1H");
+        assertThat(ConsumerRecords.readAll(store)).as("removed once expired").isEmpty();
+
+        Run zero = run("gc", uri, "--consumer-expiration", "0s");
+        assertThat(zero.code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(zero.err()).contains("--consumer-expiration must be positive");
     }
 
     @Test
