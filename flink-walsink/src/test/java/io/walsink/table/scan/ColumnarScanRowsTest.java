@@ -12,6 +12,7 @@ import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -50,7 +51,8 @@ class ColumnarScanRowsTest {
 
     private static final int KEYS = 10_000;
     private static final String COLUMNS = "id BIGINT, i INT, s STRING, d DOUBLE, b BOOLEAN, amount DECIMAL(10, 2),"
-            + " dt DATE, ts TIMESTAMP(6), bs BYTES, ints ARRAY<INT>, si SMALLINT";
+            + " dt DATE, ts TIMESTAMP(6), bs BYTES, ints ARRAY<INT>, si SMALLINT,"
+            + " f FLOAT, ti TINYINT, bin BINARY(2), t TIME(0), c CHAR(3)";
     private static final DataType ROW = DataTypes.ROW(
             DataTypes.FIELD("id", DataTypes.BIGINT()),
             DataTypes.FIELD("i", DataTypes.INT()),
@@ -62,7 +64,12 @@ class ColumnarScanRowsTest {
             DataTypes.FIELD("ts", DataTypes.TIMESTAMP(6)),
             DataTypes.FIELD("bs", DataTypes.BYTES()),
             DataTypes.FIELD("ints", DataTypes.ARRAY(DataTypes.INT())),
-            DataTypes.FIELD("si", DataTypes.SMALLINT()));
+            DataTypes.FIELD("si", DataTypes.SMALLINT()),
+            DataTypes.FIELD("f", DataTypes.FLOAT()),
+            DataTypes.FIELD("ti", DataTypes.TINYINT()),
+            DataTypes.FIELD("bin", DataTypes.BINARY(2)),
+            DataTypes.FIELD("t", DataTypes.TIME(0)),
+            DataTypes.FIELD("c", DataTypes.CHAR(3)));
     private static final TypeInformation<Row> SOURCE_TYPE = new RowTypeInfo(
             Types.LONG,
             Types.INT,
@@ -74,7 +81,12 @@ class ColumnarScanRowsTest {
             Types.LOCAL_DATE_TIME,
             Types.PRIMITIVE_ARRAY(Types.BYTE),
             Types.OBJECT_ARRAY(Types.INT),
-            Types.SHORT);
+            Types.SHORT,
+            Types.FLOAT,
+            Types.BYTE,
+            Types.PRIMITIVE_ARRAY(Types.BYTE),
+            Types.LOCAL_TIME,
+            Types.STRING);
 
     @TempDir
     Path dir;
@@ -136,7 +148,7 @@ class ColumnarScanRowsTest {
                 Map.of(),
                 WalSchemaProfile.SPEC,
                 ReadMode.COMMITTED,
-                List.of("id", "i", "s", "d", "b", "amount", "dt", "ts", "bs", "ints", "si"),
+                List.of("id", "i", "s", "d", "b", "amount", "dt", "ts", "bs", "ints", "si", "f", "ti", "bin", "t", "c"),
                 -1);
         ScanHarness harness = new ScanHarness(scan);
         try (var reader = harness.reader(harness.allSplits())) {
@@ -148,7 +160,8 @@ class ColumnarScanRowsTest {
             throws Exception {
         sql.createTemporaryView("src", sql.fromDataStream(env.fromData(rows, SOURCE_TYPE)));
         sql.executeSql("INSERT INTO t SELECT f0, f1, f2, f3, f4, CAST(f5 AS DECIMAL(10, 2)), f6,"
-                        + " CAST(f7 AS TIMESTAMP(6)), f8, f9, f10 FROM src")
+                        + " CAST(f7 AS TIMESTAMP(6)), f8, f9, f10, f11, f12, CAST(f13 AS BINARY(2)), CAST(f14 AS TIME(0)),"
+                        + " CAST(f15 AS CHAR(3)) FROM src")
                 .await();
         sql.dropTemporaryView("src");
     }
@@ -166,7 +179,16 @@ class ColumnarScanRowsTest {
                 orNull(random, LocalDateTime.of(2000, 1, 1, 0, 0).plusNanos(random.nextInt(1 << 30) * 1_000L)),
                 orNull(random, bytes(random)),
                 orNull(random, new Integer[] {random.nextInt(), null, random.nextInt(100)}),
-                orNull(random, (short) random.nextInt(Short.MAX_VALUE)));
+                orNull(random, (short) random.nextInt(Short.MAX_VALUE)),
+                orNull(random, random.nextFloat()),
+                orNull(random, (byte) random.nextInt(256)),
+                orNull(random, new byte[] {(byte) random.nextInt(256), (byte) random.nextInt(256)}),
+                orNull(random, LocalTime.ofSecondOfDay(random.nextInt(86_400))),
+                orNull(
+                        random,
+                        Long.toString(
+                                1_296 + random.nextInt(46_656 - 1_296),
+                                36))); // three characters, as CHAR(3) holds them
         model.put(id, row);
         return row;
     }
