@@ -82,9 +82,22 @@ public final class ScanReport {
 
     /** One scan of one table; {@code baselineNanos} is 0 for lance-core's. */
     record Outcome(
-            Kind kind, long rows, long arrowBytes, long nanos, long baselineNanos, long peakHeap, long peakRssGrowth) {
+            Kind kind,
+            long rows,
+            long arrowBytes,
+            long nanos,
+            long baselineNanos,
+            long cpuNanos,
+            long baselineCpuNanos,
+            long peakHeap,
+            long peakRssGrowth) {
         double seconds() {
             return (nanos - baselineNanos) / 1e9;
+        }
+
+        /** Process CPU seconds (all threads, native ones included), net of the baseline's: less load-bound than seconds. */
+        double cpuSeconds() {
+            return (cpuNanos - baselineCpuNanos) / 1e9;
         }
 
         double rowsPerSecond() {
@@ -139,6 +152,7 @@ public final class ScanReport {
         PeakMemory peak = PeakMemory.start();
         long rows = 0;
         long bytes = 0;
+        long cpuStart = ProcessCpu.nanos();
         long start = System.nanoTime();
         try (BufferAllocator allocator = new RootAllocator();
                 Dataset base = LanceTables.openDataset(allocator, table.toString(), Map.of());
@@ -158,8 +172,9 @@ public final class ScanReport {
             throw new IOException("lance-core scan of " + table, e);
         }
         long nanos = System.nanoTime() - start;
+        long cpu = ProcessCpu.nanos() - cpuStart;
         check("lance-core", rows, expectedRows);
-        return new Outcome(Kind.LANCE_CORE, rows, bytes, nanos, 0, peak.heap(), peak.rssGrowth());
+        return new Outcome(Kind.LANCE_CORE, rows, bytes, nanos, 0, cpu, 0, peak.heap(), peak.rssGrowth());
     }
 
     /** The Flink ceiling, then walsink's scan: the same SQL job, in one environment, net of one baseline. */
@@ -177,19 +192,29 @@ public final class ScanReport {
         sql.createTemporaryView("in_memory", sql.fromDataStream(InMemoryRows.stream(env, expectedRows)));
         // The first job of a JVM also loads and compiles the job's classes: the second is the baseline.
         timedCount(sql, "one_row");
-        long baseline = timedCount(sql, "one_row")[0];
+        long[] baseline = timedCount(sql, "one_row");
         List<Outcome> outcomes = new ArrayList<>();
         for (Kind kind : List.of(Kind.FLINK_CEILING, Kind.WALSINK)) {
             PeakMemory peak = PeakMemory.start();
             long[] scan = timedCount(sql, kind == Kind.WALSINK ? "t" : "in_memory");
             check(kind.label, scan[1], expectedRows);
-            outcomes.add(new Outcome(kind, scan[1], arrowBytes, scan[0], baseline, peak.heap(), peak.rssGrowth()));
+            outcomes.add(new Outcome(
+                    kind,
+                    scan[1],
+                    arrowBytes,
+                    scan[0],
+                    baseline[0],
+                    scan[2],
+                    baseline[2],
+                    peak.heap(),
+                    peak.rssGrowth()));
         }
         return outcomes;
     }
 
-    /** @return nanoseconds, and the rows counted */
+    /** @return nanoseconds, the rows counted, and the process's CPU nanoseconds meanwhile */
     private static long[] timedCount(StreamTableEnvironment sql, String table) throws Exception {
+        long cpuStart = ProcessCpu.nanos();
         long start = System.nanoTime();
         try (CloseableIterator<Row> result = sql.executeSql("SELECT COUNT(*), SUM(CHAR_LENGTH(name)) FROM " + table)
                 .collect()) {
@@ -198,7 +223,7 @@ public final class ScanReport {
             while (result.hasNext()) { // to the job's end, so that closing finds nothing to cancel
                 result.next();
             }
-            return new long[] {nanos, (Long) row.getField(0)};
+            return new long[] {nanos, (Long) row.getField(0), ProcessCpu.nanos() - cpuStart};
         }
     }
 
@@ -214,6 +239,7 @@ public final class ScanReport {
                 "path",
                 "rows",
                 "s",
+                "CPU s",
                 "rows/s",
                 "MB/s",
                 "walsink / lance-core",
@@ -229,6 +255,7 @@ public final class ScanReport {
                     o.kind().label,
                     Figures.count(o.rows()),
                     String.format("%.2f", o.seconds()),
+                    String.format("%.2f", o.cpuSeconds()),
                     Figures.number(o.rowsPerSecond()),
                     String.format("%.0f", o.megabytesPerSecond()),
                     measured ? ratio(o, latest.get(Kind.LANCE_CORE)) : "-",
@@ -238,7 +265,7 @@ public final class ScanReport {
         }
         return "Bounded scans: " + s.buckets() + " buckets, " + s.updatedShare() + " of the keys updated in "
                 + s.sstables() + " unmerged SSTables per shard, SQL scan parallelism " + s.parallelism()
-                + "; the SQL jobs' times are net of the same job over a one-row table; MB/s: Arrow bytes of the"
+                + "; the SQL jobs' times (wall and process CPU) are net of the same job over a one-row table; MB/s: Arrow bytes of the"
                 + " base table's rows; the ceiling is the same SQL job over prebuilt in-memory rows (as many, names as"
                 + " long);"
                 + " goal walsink / lance-core >= 0.8x, memory independent of the size\n"

@@ -45,11 +45,20 @@ class ScanReportTest {
 
     @Test
     void ratesAreNetOfTheBaseline() {
-        ScanReport.Outcome o =
-                new ScanReport.Outcome(ScanReport.Kind.WALSINK, 1_000, 2_000_000, 3_000_000_000L, 1_000_000_000L, 1, 1);
+        ScanReport.Outcome o = new ScanReport.Outcome(
+                ScanReport.Kind.WALSINK,
+                1_000,
+                2_000_000,
+                3_000_000_000L,
+                1_000_000_000L,
+                5_000_000_000L,
+                2_000_000_000L,
+                1,
+                1);
         assertThat(o.rowsPerSecond()).isEqualTo(500);
         assertThat(o.megabytesPerSecond()).isEqualTo(1.0);
-        assertThat(new ScanReport.Outcome(ScanReport.Kind.WALSINK, 1, 1, 1, 2, 1, 1).rowsPerSecond())
+        assertThat(o.cpuSeconds()).isEqualTo(3.0);
+        assertThat(new ScanReport.Outcome(ScanReport.Kind.WALSINK, 1, 1, 1, 2, 1, 1, 1, 1).rowsPerSecond())
                 .isNaN();
     }
 }
