@@ -9,8 +9,8 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The runner at a tiny size: both scans read every key (each checks its count and fails
- * otherwise), the walsink scan is net of its baseline, and the table shows the size.
+ * The runner at a tiny size: every scan reads every key (each checks its count and fails
+ * otherwise), the SQL jobs are net of their baseline, and the table shows the size and both ratios.
  */
 class ScanReportTest {
     // lance-core's native threads may still hold files when JUnit deletes the folder.
@@ -22,24 +22,43 @@ class ScanReportTest {
         ScanReport.Settings s = new ScanReport.Settings(List.of(3_000L), 2, 0.05, 2, 1);
         List<ScanReport.Outcome> outcomes = ScanReport.run(dir, s);
 
-        assertThat(outcomes).extracting(ScanReport.Outcome::rows).containsExactly(3_000L, 3_000L);
+        assertThat(outcomes).extracting(ScanReport.Outcome::rows).containsExactly(3_000L, 3_000L, 3_000L);
+        assertThat(outcomes)
+                .extracting(ScanReport.Outcome::kind)
+                .containsExactly(ScanReport.Kind.LANCE_CORE, ScanReport.Kind.FLINK_CEILING, ScanReport.Kind.WALSINK);
         assertThat(outcomes).allSatisfy(o -> {
             assertThat(o.nanos()).isPositive();
             assertThat(o.arrowBytes()).isPositive();
             assertThat(o.peakHeap()).isPositive();
         });
         assertThat(outcomes.get(1).baselineNanos()).isPositive();
+        assertThat(outcomes.get(2).baselineNanos()).isEqualTo(outcomes.get(1).baselineNanos());
         assertThat(outcomes.get(0).baselineNanos()).isZero();
         assertThat(ScanReport.render(s, outcomes))
-                .contains("lance-core scan of the base table", "walsink SQL scan (base + SSTables)", "3,000");
+                .contains(
+                        "lance-core scan of the base table",
+                        "Flink ceiling: same job over in-memory rows",
+                        "walsink SQL scan (base + SSTables)",
+                        "walsink / ceiling",
+                        "3,000");
     }
 
     @Test
     void ratesAreNetOfTheBaseline() {
-        ScanReport.Outcome o = new ScanReport.Outcome("x", 1_000, 2_000_000, 3_000_000_000L, 1_000_000_000L, 1, 1);
+        ScanReport.Outcome o = new ScanReport.Outcome(
+                ScanReport.Kind.WALSINK,
+                1_000,
+                2_000_000,
+                3_000_000_000L,
+                1_000_000_000L,
+                5_000_000_000L,
+                2_000_000_000L,
+                1,
+                1);
         assertThat(o.rowsPerSecond()).isEqualTo(500);
         assertThat(o.megabytesPerSecond()).isEqualTo(1.0);
-        assertThat(new ScanReport.Outcome("x", 1, 1, 1, 2, 1, 1).rowsPerSecond())
+        assertThat(o.cpuSeconds()).isEqualTo(3.0);
+        assertThat(new ScanReport.Outcome(ScanReport.Kind.WALSINK, 1, 1, 1, 2, 1, 1, 1, 1).rowsPerSecond())
                 .isNaN();
     }
 }

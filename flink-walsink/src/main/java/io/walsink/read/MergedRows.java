@@ -24,7 +24,7 @@ final class MergedRows<R> {
     private final RowExtractor<R> extractor;
     private final PrimaryKeyEncoder keys; // null: append-only
     private final KeyBuffer key = new KeyBuffer();
-    private final KeyBuffer probe = new KeyBuffer();
+    private NewerKeys probed; // the keys of newest as a hash set, built at the first probe after the last apply
     // Optional.empty() marks a key whose newest row is a tombstone.
     private final TreeMap<byte[], Optional<R>> newest = new TreeMap<>(Arrays::compareUnsigned);
     private final List<R> appended = new ArrayList<>();
@@ -75,6 +75,7 @@ final class MergedRows<R> {
                 continue;
             }
             newest.put(key.toByteArray(), deleted ? Optional.empty() : Optional.of(extractor.extract(batch, r)));
+            probed = null;
         }
     }
 
@@ -90,8 +91,10 @@ final class MergedRows<R> {
 
     /** Whether a row (live or a tombstone) was applied for the key of row {@code row} of {@code keyColumns}. */
     boolean holdsKeyOf(FieldVector[] keyColumns, int row) {
-        keys.encode(keyColumns, row, probe);
-        return newest.containsKey(probe.toByteArray());
+        if (probed == null) {
+            probed = new NewerKeys(keys, newest.keySet());
+        }
+        return probed.contains(keyColumns, row);
     }
 
     FieldVector[] keyColumns(VectorSchemaRoot batch, String source) {

@@ -1,6 +1,7 @@
 package io.walsink.read;
 
 import io.walsink.annotation.Internal;
+import java.util.function.IntFunction;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -12,4 +13,14 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 @Internal
 public interface RowExtractor<R> {
     R extract(VectorSchemaRoot batch, int row);
+
+    /**
+     * The rows of {@code batch} by index, for a reader that takes several rows of one base batch:
+     * the function is asked only while {@code batch} holds these rows, and its results must own
+     * their values as {@link #extract}'s do. An extractor may override it to convert the batch
+     * once instead of a row at a time.
+     */
+    default IntFunction<R> rowsOf(VectorSchemaRoot batch) {
+        return row -> extract(batch, row);
+    }
 }

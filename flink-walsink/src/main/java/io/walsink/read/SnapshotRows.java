@@ -2,6 +2,7 @@ package io.walsink.read;
 
 import io.walsink.annotation.Internal;
 import java.util.List;
+import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.lance.Dataset;
@@ -30,6 +31,7 @@ public final class SnapshotRows<R> implements AutoCloseable {
     private long boundBatch = -1;
     private FieldVector[] keyColumns;
     private BucketSelection.Assigner inBucket;
+    private IntFunction<R> batchRows; // the bound batch's rows, made at its first row emitted
 
     SnapshotRows(
             Dataset base,
@@ -65,7 +67,10 @@ public final class SnapshotRows<R> implements AutoCloseable {
                 if ((inBucket == null || inBucket.keeps(row))
                         && (overlay == null || !overlay.holdsKeyOf(keyColumns, row))) {
                     emitted++;
-                    return extractor.extract(batch, row);
+                    if (batchRows == null) {
+                        batchRows = extractor.rowsOf(batch);
+                    }
+                    return batchRows.apply(row);
                 }
             }
         }
@@ -79,6 +84,7 @@ public final class SnapshotRows<R> implements AutoCloseable {
     private void bind(VectorSchemaRoot batch) {
         keyColumns = overlay == null ? null : overlay.keyColumns(batch, uri);
         inBucket = bucket == null ? null : bucket.assigner(batch);
+        batchRows = null;
         boundBatch = baseRows.batchNumber();
     }
 

@@ -73,20 +73,27 @@ public record TableScan(
 
     /**
      * Opens {@code split} at its position: base rows streamed a batch at a time, then the
-     * unmerged rows it owns, the projected columns, at most {@link #limit} rows per split.
+     * unmerged rows it owns, the projected columns, at most {@link #limit} rows per split; rows a
+     * copy each, to be kept and compared (see {@link #openForEmit}).
      */
     public SplitRows open(TableScanSplit split) {
+        return open(split, new ProjectedRowExtractor(columns));
+    }
+
+    /**
+     * As {@link #open}, base rows as columnar rows over a heap copy of their batch ({@link
+     * ProjectedRowExtractor#columnar}): what the source emits, cheaper per row, values owned alike.
+     */
+    SplitRows openForEmit(TableScanSplit split) {
+        return open(split, ProjectedRowExtractor.columnar(columns));
+    }
+
+    private SplitRows open(TableScanSplit split, ProjectedRowExtractor extractor) {
         BufferAllocator allocator = new RootAllocator();
         ObjectStore store = ObjectStores.open(path, s3);
         try {
             SnapshotRows<RowData> rows = snapshotScan(store, allocator)
-                    .open(
-                            split.snapshot(),
-                            split.part(),
-                            columns,
-                            new ProjectedRowExtractor(columns),
-                            baseFilter,
-                            split.position());
+                    .open(split.snapshot(), split.part(), columns, extractor, baseFilter, split.position());
             return new SplitRows(split, rows, store, allocator, limit);
         } catch (RuntimeException e) {
             try (allocator;

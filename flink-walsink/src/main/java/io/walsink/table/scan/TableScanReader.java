@@ -49,7 +49,7 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
                 }
                 return InputStatus.NOTHING_AVAILABLE;
             }
-            current = scan.open(split);
+            current = scan.openForEmit(split);
         }
         RowData row = current.next();
         if (row != null) {
