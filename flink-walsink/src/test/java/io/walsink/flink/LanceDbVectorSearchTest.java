@@ -6,6 +6,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceDbSearch;
 import io.walsink.testing.LanceDbSearch.Hit;
 import java.nio.file.Path;
@@ -13,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericArrayData;
@@ -39,7 +42,8 @@ import org.lance.Dataset;
  * deletes and inserts vectors and a compaction merges them. LanceDB's search of the base table then
  * finds each updated row by its new vector and not by its old one, never returns a deleted row,
  * finds the inserted rows, and lance-core reports the index covering every row again (the
- * compaction brought it up to date).
+ * compaction brought it up to date). LanceDB's default read returns exactly the live keys before
+ * and after that compaction.
  */
 class LanceDbVectorSearchTest {
     @RegisterExtension
@@ -91,6 +95,12 @@ class LanceDbVectorSearchTest {
             changes.add(upsert(id, inserted.get(id)));
         }
         write(table, changes);
+        Set<Long> live = new TreeSet<>(first.keySet());
+        deleted.forEach(live::remove);
+        live.addAll(inserted.keySet());
+        assertThat(lanceDbIds(table))
+                .as("LanceDB's default read before the compaction, seed %s", seed)
+                .isEqualTo(live);
         System.out.println("before the compaction, LanceDB's default search: "
                 + tryNearest(table, List.copyOf(inserted.values()).subList(0, 3), null));
         compact(table);
@@ -102,6 +112,9 @@ class LanceDbVectorSearchTest {
                     .as("rows outside LanceDB's index after the compaction: %s, seed %s", index, seed)
                     .isZero();
         }
+        assertThat(lanceDbIds(table))
+                .as("LanceDB's default read after the compaction, seed %s", seed)
+                .isEqualTo(live);
         // LanceDB's default (LSM) vector search refuses a MemWAL table whose LSM spec does not list
         // the index as maintained (walsink declares none yet, issue #21); after a compaction of
         // everything the base table holds every row, and that is what is searched here.
@@ -164,6 +177,17 @@ class LanceDbVectorSearchTest {
         } catch (Exception e) {
             return "failed: " + e.getMessage();
         }
+    }
+
+    /** The keys LanceDB's default read (a plain query, its LSM read over base table and SSTables) returns. */
+    private static Set<Long> lanceDbIds(Path table) throws Exception {
+        LanceDb.Result all = LanceDb.read(table, List.of(LanceDb.Query.of("all", null, List.of("id"))))
+                .get("all");
+        assertThat(all.failed()).as("LanceDB's read: %s", all.error()).isFalse();
+        Set<Long> ids = new TreeSet<>();
+        all.rows().forEach(row -> ids.add(Long.parseLong(row.get(0))));
+        assertThat(ids).as("no key twice").hasSize(all.rows().size());
+        return ids;
     }
 
     private static RowData upsert(long id, float[] vector) {
