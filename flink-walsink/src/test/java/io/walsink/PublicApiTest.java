@@ -27,7 +27,8 @@ class PublicApiTest {
             "io.walsink.maintenance.CompactorOptions",
             "io.walsink.maintenance.CompactionResult",
             "io.walsink.storage.S3Options",
-            "io.walsink.format.wal.WalSchemaProfile");
+            "io.walsink.format.wal.WalSchemaProfile",
+            "io.walsink.format.table.MaintainedIndex");
 
     @Test
     void everyPublicTypeIsMarkedOnce() {

@@ -6,6 +6,8 @@ import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.table.TableSharding;
@@ -14,10 +16,12 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +48,7 @@ public final class WalSinkBuilder<IN> {
     private Integer parallelism;
     private WalSinkOptions.StoreWrapper storeWrapper;
     private final Map<String, Integer> vectorColumns = new LinkedHashMap<>();
+    private final List<MaintainedIndex> maintainedIndexes = new ArrayList<>();
 
     WalSinkBuilder(InputConversion<IN> conversion, RowType rowType) {
         this.conversion = conversion;
@@ -90,6 +95,18 @@ public final class WalSinkBuilder<IN> {
                     "vector column '" + column + "': the dimension must be positive, got " + dimension);
         }
         vectorColumns.put(column, dimension);
+        return this;
+    }
+
+    /**
+     * Declares an index the table maintains under streaming writes (vector, scalar or full text):
+     * built for every SSTable before it is published and on the base table by the compactor, as
+     * Lance's MemWAL writers do, so LanceDB's default (LSM) searches find rows one checkpoint after
+     * they are written. Applies when the table is created; for an existing table the declared set
+     * must be the table's (declare none to use the table's own).
+     */
+    public WalSinkBuilder<IN> maintainedIndex(MaintainedIndex index) {
+        maintainedIndexes.add(Objects.requireNonNull(index, "index"));
         return this;
     }
 
@@ -253,6 +270,7 @@ public final class WalSinkBuilder<IN> {
         WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, writer.build(), ioThreads, storeWrapper);
         TableInfo table = openOrCreate(options);
         VectorColumns.check(vectorColumns, table.schema(), path);
+        MaintainedIndexes.checkDeclared(maintainedIndexes, table);
         if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
             throw new IllegalArgumentException("primary key " + primaryKey + " does not match the primary key "
                     + table.primaryKey() + " of the table at " + path);
@@ -289,7 +307,8 @@ public final class WalSinkBuilder<IN> {
                     FlinkArrowTypes.toArrowSchema(rowType, vectorColumns),
                     key,
                     sharding,
-                    options.lanceStorageOptions());
+                    options.lanceStorageOptions(),
+                    maintainedIndexes);
         }
     }
 }

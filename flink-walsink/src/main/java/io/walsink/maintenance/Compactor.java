@@ -6,6 +6,8 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.MergeJournal;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.storage.ObjectStore;
@@ -193,7 +195,7 @@ public final class Compactor {
             }
             boolean housekeeping = !stopRequested; // a stop skips it: it can take long
             if (housekeeping) {
-                refreshIndexes(base, taken);
+                refreshIndexes(base, table, taken);
             }
             boolean filesCompacted = false;
             if (housekeeping && options.fileCompaction().isPresent()) {
@@ -243,12 +245,20 @@ public final class Compactor {
     }
 
     /**
-     * The base table's own indexes lose the fragments a merge touched; a failure here leaves them
-     * stale, which slows reads but keeps them right, and the next run tries again.
+     * The table's maintained indexes are created on the base table once it has rows for them, and
+     * the base table's indexes lose the fragments a merge touched; a failure here leaves them
+     * missing or stale, which slows (or, for LanceDB's LSM searches, refuses) reads but keeps them
+     * right, and the next run tries again.
      */
-    private void refreshIndexes(Dataset base, CompactionLease taken) {
+    private void refreshIndexes(Dataset base, TableInfo table, CompactionLease taken) {
         try {
             base.checkoutLatest();
+            List<MaintainedIndex> maintained = MaintainedIndexes.of(table);
+            if (!maintained.isEmpty()) {
+                taken.renew();
+                MaintainedBaseIndexes.createMissing(base, maintained, tableUri);
+                MaintainedBaseIndexes.listBuilt(base, maintained, tableUri);
+            }
             if (!BaseIndexRefresh.stale(base).isEmpty()) {
                 taken.renew();
                 BaseIndexRefresh.run(base, tableUri);

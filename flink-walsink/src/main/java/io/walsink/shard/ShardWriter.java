@@ -76,7 +76,13 @@ public final class ShardWriter implements AutoCloseable {
         this.publisher =
                 new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergeProgress(shardId));
         SsTableWriter sstables = new SsTableWriter(
-                ctx.table().uri(), ctx.store(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
+                ctx.table().uri(),
+                ctx.store(),
+                ctx.storageOptions(),
+                shardId,
+                ctx.storage(),
+                ctx.allocator(),
+                ctx.maintainedIndexes());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());

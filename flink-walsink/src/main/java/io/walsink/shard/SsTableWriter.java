@@ -3,10 +3,14 @@ package io.walsink.shard;
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.GenerationPkIndex;
+import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.LanceFailures;
+import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.storage.ObjectStore;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -40,6 +44,7 @@ public final class SsTableWriter {
     private final WalStorageSchema storage;
     private final BufferAllocator allocator;
     private final PrimaryKeyEncoder keys; // null for append-only tables: no primary-key index
+    private final List<MaintainedIndex> indexes;
 
     /**
      * @param store the table's object store, where the generation's primary-key index is placed
@@ -54,12 +59,25 @@ public final class SsTableWriter {
             UUID shardId,
             WalStorageSchema storage,
             BufferAllocator allocator) {
+        this(tableUri, store, storageOptions, shardId, storage, allocator, List.of());
+    }
+
+    /** @param indexes the table's maintained indexes, built for every SSTable before it is returned */
+    public SsTableWriter(
+            String tableUri,
+            ObjectStore store,
+            Map<String, String> storageOptions,
+            UUID shardId,
+            WalStorageSchema storage,
+            BufferAllocator allocator,
+            List<MaintainedIndex> indexes) {
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
         this.store = Objects.requireNonNull(store, "store");
         this.storageOptions = Map.copyOf(storageOptions);
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
+        this.indexes = List.copyOf(indexes);
         this.keys = storage.primaryKey().isEmpty()
                 ? null
                 : new PrimaryKeyEncoder(storage.primaryKey().stream()
@@ -95,6 +113,7 @@ public final class SsTableWriter {
         long started = System.nanoTime();
         long rows;
         long indexBytes = 0;
+        long maintainedMillis = 0;
         try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema());
                 Dataset written = Dataset.write()
                         .allocator(allocator)
@@ -110,6 +129,9 @@ public final class SsTableWriter {
                 throw new SsTableWriteException(
                         uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
             }
+            long indexing = System.nanoTime();
+            IndexBuilds.buildOnGeneration(written, indexes);
+            maintainedMillis = (System.nanoTime() - indexing) / 1_000_000;
             if (keys != null) {
                 indexBytes = GenerationPkIndex.write(
                         written, keys, allocator, store, SsTableFolder.key(shardId, name), SCRATCH);
@@ -123,12 +145,15 @@ public final class SsTableWriter {
                     uri, "writing SSTable of generation " + frozen.generation() + " failed: " + why, e);
         }
         LOG.info(
-                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} bytes, last WAL position {}, {} ms",
+                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} bytes, maintained indexes {} ({} ms),"
+                        + " last WAL position {}, {} ms",
                 name,
                 shardId,
                 rows,
                 frozen.rows(),
                 indexBytes,
+                MaintainedIndexes.names(indexes),
+                maintainedMillis,
                 frozen.lastWalPosition(),
                 (System.nanoTime() - started) / 1_000_000);
         return new WrittenSsTable(

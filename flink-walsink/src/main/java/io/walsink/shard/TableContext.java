@@ -3,6 +3,8 @@ package io.walsink.shard;
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.wal.WalEntryCodec;
@@ -42,6 +44,7 @@ public final class TableContext {
     private final InputValidator validator;
     private final PrimaryKeyEncoder keys; // null for append-only tables
     private final int tombstoneColumn;
+    private final List<MaintainedIndex> maintainedIndexes;
 
     public TableContext(
             ObjectStore store,
@@ -61,6 +64,7 @@ public final class TableContext {
         this.keys = keyEncoder(table);
         this.tombstoneColumn =
                 storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
+        this.maintainedIndexes = MaintainedIndexes.of(table);
     }
 
     /**
@@ -88,6 +92,11 @@ public final class TableContext {
 
     public ObjectStore store() {
         return store;
+    }
+
+    /** The indexes every SSTable is published with (the table's maintained indexes). */
+    public List<MaintainedIndex> maintainedIndexes() {
+        return maintainedIndexes;
     }
 
     public TableInfo table() {

@@ -53,13 +53,16 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
                 config,
                 physicalRowType(schema),
                 primaryKey(schema),
-                VectorColumnOptions.from(context.getCatalogTable().getOptions()));
+                VectorColumnOptions.from(context.getCatalogTable().getOptions()),
+                IndexOptions.from(context.getCatalogTable().getOptions()));
     }
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
         WalSinkTableConfig config = validatedConfig(context);
-        VectorColumnOptions.from(context.getCatalogTable().getOptions()); // only checked: reads take the table's types
+        // only checked: reads take the table's types and indexes
+        VectorColumnOptions.from(context.getCatalogTable().getOptions());
+        IndexOptions.from(context.getCatalogTable().getOptions());
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
         ContinuousReadConfig read = ContinuousReadConfig.from(
                 FactoryUtil.createTableFactoryHelper(this, context).getOptions(),
@@ -70,9 +73,9 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
 
     private WalSinkTableConfig validatedConfig(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        // unknown options and missing 'path' fail here, named; the per-column vector options are
-        // checked by VectorColumnOptions
-        helper.validateExcept(VectorColumnOptions.PREFIX);
+        // unknown options and missing 'path' fail here, named; the per-column vector options and
+        // the per-index options are checked by VectorColumnOptions and IndexOptions
+        helper.validateExcept(VectorColumnOptions.PREFIX, IndexOptions.PREFIX);
         return WalSinkTableConfig.from(helper.getOptions());
     }
 

@@ -4,6 +4,7 @@ import io.walsink.error.InputException;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.WalSinkBuilder;
 import io.walsink.format.FormatException;
+import io.walsink.format.table.MaintainedIndex;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,13 +30,19 @@ final class WalSinkTableSink implements DynamicTableSink {
     private final RowType rowType;
     private final List<String> primaryKey;
     private final Map<String, Integer> vectorColumns;
+    private final List<MaintainedIndex> indexes;
 
     WalSinkTableSink(
-            WalSinkTableConfig config, RowType rowType, List<String> primaryKey, Map<String, Integer> vectorColumns) {
+            WalSinkTableConfig config,
+            RowType rowType,
+            List<String> primaryKey,
+            Map<String, Integer> vectorColumns,
+            List<MaintainedIndex> indexes) {
         this.config = config;
         this.rowType = rowType;
         this.primaryKey = List.copyOf(primaryKey);
         this.vectorColumns = new LinkedHashMap<>(vectorColumns);
+        this.indexes = List.copyOf(indexes);
     }
 
     /**
@@ -83,6 +90,7 @@ final class WalSinkTableSink implements DynamicTableSink {
             builder.parallelism(config.sinkParallelism());
         }
         vectorColumns.forEach(builder::vectorColumn);
+        indexes.forEach(builder::maintainedIndex);
         if (config.buckets() != null) {
             builder.createTableIfMissing(config.buckets());
         } else if (ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
@@ -100,7 +108,7 @@ final class WalSinkTableSink implements DynamicTableSink {
 
     @Override
     public DynamicTableSink copy() {
-        return new WalSinkTableSink(config, rowType, primaryKey, vectorColumns);
+        return new WalSinkTableSink(config, rowType, primaryKey, vectorColumns, indexes);
     }
 
     @Override

@@ -21,8 +21,13 @@ public final class LanceDbSearch {
 
     private LanceDbSearch() {}
 
-    /** One row of a search's answer: its key and its distance to the query vector. */
+    /** One row of a search's answer: its key and its distance to the query vector (or its text score). */
     public record Hit(long id, double distance) {}
+
+    /** The keys of {@code hits}, in their order. */
+    public static List<Long> ids(List<Hit> hits) {
+        return hits.stream().map(Hit::id).toList();
+    }
 
     /** Creates an IVF_PQ index on {@code column} with LanceDB's {@code createIndex}. */
     public static void createIvfPq(Path table, String column, int partitions, int subVectors)
@@ -46,11 +51,7 @@ public final class LanceDbSearch {
      */
     public static List<List<Hit>> nearest(Path table, String column, List<float[]> vectors, int k, Boolean lsm)
             throws IOException, InterruptedException {
-        ObjectNode spec = JSON.createObjectNode().put("column", column).put("k", k);
-        spec.putArray("columns").add("id");
-        if (lsm != null) {
-            spec.put("lsm", lsm);
-        }
+        ObjectNode spec = search(column, k, lsm);
         ArrayNode all = spec.putArray("vectors");
         for (float[] v : vectors) {
             ArrayNode one = all.addArray();
@@ -58,10 +59,37 @@ public final class LanceDbSearch {
                 one.add(f);
             }
         }
+        return hits(table, spec, vectors.size());
+    }
+
+    /**
+     * The {@code k} best rows (column {@code id}, with LanceDB's BM25 score as the hit's distance) of a
+     * full-text search for each of {@code texts} in {@code column}, on LanceDB's defaults ({@code lsm}
+     * null) or with its LSM read switched on or off.
+     */
+    public static List<List<Hit>> fullText(Path table, String column, List<String> texts, int k, Boolean lsm)
+            throws IOException, InterruptedException {
+        ObjectNode spec = search(column, k, lsm);
+        ArrayNode all = spec.putArray("texts");
+        texts.forEach(all::add);
+        return hits(table, spec, texts.size());
+    }
+
+    private static ObjectNode search(String column, int k, Boolean lsm) {
+        ObjectNode spec = JSON.createObjectNode().put("column", column).put("k", k);
+        spec.putArray("columns").add("id");
+        if (lsm != null) {
+            spec.put("lsm", lsm);
+        }
+        return spec;
+    }
+
+    private static List<List<Hit>> hits(Path table, ObjectNode spec, int searches)
+            throws IOException, InterruptedException {
         List<JsonNode> answers = run(table, spec);
-        if (answers.size() != vectors.size()) {
+        if (answers.size() != searches) {
             throw new IllegalStateException(
-                    "LanceDB answered " + answers.size() + " of " + vectors.size() + " searches: " + answers);
+                    "LanceDB answered " + answers.size() + " of " + searches + " searches: " + answers);
         }
         List<List<Hit>> hits = new ArrayList<>();
         for (JsonNode answer : answers) {

@@ -45,7 +45,30 @@ public final class LanceTables {
             List<String> primaryKey,
             TableSharding sharding,
             Map<String, String> storageOptions) {
-        Schema keyed = withPrimaryKey(schema, primaryKey);
+        return create(uri, schema, primaryKey, sharding, storageOptions, List.of());
+    }
+
+    /**
+     * As {@link #create(String, Schema, List, TableSharding, Map)}, with {@code maintained} indexes
+     * declared in the schema metadata ({@link MaintainedIndexes}). The indexes themselves are built
+     * later, for every SSTable and by the compactor on the base table, which then lists them in the
+     * MemWAL index.
+     *
+     * @throws IllegalArgumentException for an index a column cannot take, or indexes on an
+     *     append-only table (Lance's LSM readers need a primary key); nothing is written
+     */
+    public static TableInfo create(
+            String uri,
+            Schema schema,
+            List<String> primaryKey,
+            TableSharding sharding,
+            Map<String, String> storageOptions,
+            List<MaintainedIndex> maintained) {
+        if (!maintained.isEmpty() && primaryKey.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "maintained indexes need a primary key: Lance's LSM readers merge SSTables by key");
+        }
+        Schema keyed = MaintainedIndexes.declare(withPrimaryKey(schema, primaryKey), maintained);
         requireShardingOnKey(sharding, primaryKey);
         WriteParams params = new WriteParams.Builder()
                 .withMode(WriteParams.WriteMode.CREATE)
@@ -53,12 +76,14 @@ public final class LanceTables {
                 .build();
         try (BufferAllocator allocator = new RootAllocator()) {
             try (Dataset ds = createDataset(allocator, uri, keyed, params, storageOptions)) {
-                initializeMemWal(uri, ds, sharding, storageOptions);
+                // lance-core lists only indexes that exist; the compactor lists each once it built it
+                initializeMemWal(uri, ds, toLance(sharding), storageOptions);
                 LOG.info(
-                        "Created table {} with primary key {} and {} sharding",
+                        "Created table {} with primary key {}, {} sharding and maintained indexes {}",
                         uri,
                         primaryKey,
-                        sharding.transform().lanceName());
+                        sharding.transform().lanceName(),
+                        maintained);
             }
             return open(uri, storageOptions, primaryKey.isEmpty());
         }
@@ -215,9 +240,9 @@ public final class LanceTables {
     }
 
     private static void initializeMemWal(
-            String uri, Dataset ds, TableSharding sharding, Map<String, String> storageOptions) {
+            String uri, Dataset ds, InitializeMemWalParams params, Map<String, String> storageOptions) {
         try {
-            ds.initializeMemWal(toLance(sharding));
+            ds.initializeMemWal(params);
         } catch (Exception e) {
             if (LanceFailures.isS3Failure(uri, e)) {
                 throw LanceFailures.wrap(uri, "initialising MemWAL on the Lance table", storageOptions, e);
