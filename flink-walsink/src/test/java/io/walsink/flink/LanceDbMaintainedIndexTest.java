@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.read.ReadMode;
 import io.walsink.testing.Compactions;
 import io.walsink.testing.LanceDbSearch;
 import io.walsink.testing.LanceDbSearch.Hit;
@@ -14,7 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -117,6 +120,12 @@ class LanceDbMaintainedIndexTest {
                         .containsEntry("emb_idx", "IVF_HNSW_SQ, 0 rows unindexed")
                         .containsEntry("text_idx", "Inverted, 0 rows unindexed"));
 
+        Set<Long> live = new TreeSet<>(first.keySet());
+        deleted.forEach(live::remove);
+        live.addAll(inserted.keySet());
+        assertThat(HarnessSupport.read(table, ReadMode.COMMITTED).keySet())
+                .as("walsink's reader over SSTables that carry indexes (datasets past version 1), seed %s", seed)
+                .isEqualTo(live);
         searchAndCheck(table, "before the second compaction", first, updated, deleted, inserted, seed);
         Compactions.once(table);
         searchAndCheck(table, "after the second compaction", first, updated, deleted, inserted, seed);
