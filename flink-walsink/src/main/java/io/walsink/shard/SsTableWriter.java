@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * generation gets last-write-wins and deletes without a deletion vector. The alternative the
  * format allows (all rows plus a deletion vector on fragment 0) costs a second commit.
  *
+ * <p>A keyed table's SSTable also gets its primary-key index ({@link GenerationPkIndex}), built from
+ * the very batches handed to lance-core, so the keys are never read back from the SSTable.
+ *
  * <p>Thread-safe: no mutable state; meant to run on an I/O thread while the owner keeps putting.
  */
 @Internal
@@ -95,7 +98,12 @@ public final class SsTableWriter {
         long started = System.nanoTime();
         long rows;
         long indexBytes = 0;
-        try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema());
+        try (GenerationPkIndex index = keys == null ? null : new GenerationPkIndex(keys, allocator);
+                NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema(), false, batch -> {
+                    if (index != null) {
+                        index.add(keys.keyColumns(batch), 0, batch.getRowCount());
+                    }
+                });
                 Dataset written = Dataset.write()
                         .allocator(allocator)
                         .reader(reader)
@@ -110,9 +118,12 @@ public final class SsTableWriter {
                 throw new SsTableWriteException(
                         uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
             }
-            if (keys != null) {
-                indexBytes = GenerationPkIndex.write(
-                        written, keys, allocator, store, SsTableFolder.key(shardId, name), SCRATCH);
+            if (index != null) {
+                if (index.rows() != rows) {
+                    throw new SsTableWriteException(
+                            uri, "the key index holds " + index.rows() + " keys for " + rows + " rows", null);
+                }
+                indexBytes = index.write(store, SsTableFolder.key(shardId, name), SCRATCH);
             }
         } catch (SsTableWriteException e) {
             throw e;
