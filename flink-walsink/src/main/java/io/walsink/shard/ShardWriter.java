@@ -75,8 +75,8 @@ public final class ShardWriter implements AutoCloseable {
                 Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1));
         this.publisher =
                 new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergeProgress(shardId));
-        SsTableWriter sstables = new SsTableWriter(
-                ctx.table().uri(), ctx.store(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
+        SsTableWriter sstables =
+                new SsTableWriter(ctx.table().uri(), ctx.storageOptions(), shardId, ctx.storage(), ctx.allocator());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());

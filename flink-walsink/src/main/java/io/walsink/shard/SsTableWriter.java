@@ -5,8 +5,6 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.GenerationPkIndex;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.storage.ObjectStore;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -34,10 +32,8 @@ import org.slf4j.LoggerFactory;
 @Internal
 public final class SsTableWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
-    private static final Path SCRATCH = Path.of(System.getProperty("java.io.tmpdir"), "walsink");
 
     private final String tableUri;
-    private final ObjectStore store;
     private final Map<String, String> storageOptions;
     private final UUID shardId;
     private final WalStorageSchema storage;
@@ -45,20 +41,17 @@ public final class SsTableWriter {
     private final PrimaryKeyEncoder keys; // null for append-only tables: no primary-key index
 
     /**
-     * @param store the table's object store, where the generation's primary-key index is placed
      * @param storageOptions lance-core object-store options (empty for local paths)
      * @param allocator allocates the copied batches; sharing the memtables' root allocator lets
      *     batches without superseded rows go to Lance without a copy
      */
     public SsTableWriter(
             String tableUri,
-            ObjectStore store,
             Map<String, String> storageOptions,
             UUID shardId,
             WalStorageSchema storage,
             BufferAllocator allocator) {
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.store = Objects.requireNonNull(store, "store");
         this.storageOptions = Map.copyOf(storageOptions);
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
@@ -97,7 +90,7 @@ public final class SsTableWriter {
         String uri = SsTableFolder.uri(tableUri, shardId, name);
         long started = System.nanoTime();
         long rows;
-        long indexBytes = 0;
+        int indexPages = 0;
         try (GenerationPkIndex index = keys == null ? null : new GenerationPkIndex(keys, allocator);
                 NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema(), false, batch -> {
                     if (index != null) {
@@ -123,7 +116,7 @@ public final class SsTableWriter {
                     throw new SsTableWriteException(
                             uri, "the key index holds " + index.rows() + " keys for " + rows + " rows", null);
                 }
-                indexBytes = index.write(store, SsTableFolder.key(shardId, name), SCRATCH);
+                indexPages = index.write(uri, storageOptions);
             }
         } catch (SsTableWriteException e) {
             throw e;
@@ -134,12 +127,12 @@ public final class SsTableWriter {
                     uri, "writing SSTable of generation " + frozen.generation() + " failed: " + why, e);
         }
         LOG.info(
-                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} bytes, last WAL position {}, {} ms",
+                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} pages, last WAL position {}, {} ms",
                 name,
                 shardId,
                 rows,
                 frozen.rows(),
-                indexBytes,
+                indexPages,
                 frozen.lastWalPosition(),
                 (System.nanoTime() - started) / 1_000_000);
         return new WrittenSsTable(

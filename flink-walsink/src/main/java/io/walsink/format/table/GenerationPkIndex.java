@@ -4,19 +4,11 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.storage.AmbiguousWriteException;
-import io.walsink.storage.ObjectAlreadyExistsException;
-import io.walsink.storage.ObjectStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt4Vector;
@@ -42,8 +34,12 @@ import org.lance.file.LanceFileWriter;
  * generation; the keys are sorted here and both files written with lance-core's file writer, in the
  * layout lance-core's own BTree ({@code createIndex(BTREE)}) writes, which a test compares file by
  * file. Building the index through {@code createIndex} cost a scratch dataset, a scan and an index
- * commit per SSTable, about three times the files themselves. Written before the generation is
- * published, so a published generation always has it.
+ * commit per SSTable, about three times the files themselves. The files go straight into the
+ * generation folder through lance-core, with the options it wrote the generation with, as the
+ * generation's own data files do: a scratch copy placed through walsink's store cost two more
+ * writes and, locally, four fsyncs per SSTable. The folder is new and randomly named for each
+ * attempt, so nothing can be overwritten. Written before the generation is published, so a
+ * published generation always has it.
  *
  * <p>Not thread-safe: one per SSTable write.
  */
@@ -133,50 +129,32 @@ public final class GenerationPkIndex implements AutoCloseable {
     }
 
     /**
-     * Writes both files, keys sorted, in a scratch folder under {@code scratchParent} and places
-     * them in {@code _pk_index/} of {@code folderKey}.
+     * Writes both files, keys sorted, into {@code _pk_index/} of the generation folder, through
+     * lance-core as it writes the generation itself.
      *
-     * @param store the table's object store (keys relative to the table root)
-     * @param folderKey the generation folder's key in {@code store}, ending in {@code /}
-     * @param scratchParent a local folder for the scratch files (removed before returning)
-     * @return the bytes of the index files
+     * @param generationUri the generation folder's URI, as lance-core wrote the generation
+     * @param storageOptions lance-core object-store options (empty for local paths)
+     * @return the number of pages
      */
-    public long write(ObjectStore store, String folderKey, Path scratchParent) {
-        if (!folderKey.endsWith("/")) {
-            throw new IllegalArgumentException("folder key must end in '/': " + folderKey);
-        }
+    public int write(String generationUri, Map<String, String> storageOptions) {
         if (rows == 0) {
             throw new IllegalStateException("no keys: a generation holds at least one row");
         }
-        Path scratch;
+        String folder = (generationUri.endsWith("/") ? generationUri : generationUri + "/") + FOLDER;
         try {
-            Files.createDirectories(scratchParent);
-            scratch = Files.createTempDirectory(scratchParent, "walsink-pk-index-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a scratch folder in " + scratchParent, e);
-        }
-        try {
-            writeFiles(scratch);
-            long bytes = 0;
-            for (String name : FILES) {
-                byte[] data = Files.readAllBytes(scratch.resolve(name));
-                place(store, folderKey + FOLDER + name, data);
-                bytes += data.length;
-            }
-            return bytes;
-        } catch (IOException e) {
-            throw new UncheckedIOException("writing the key index of " + folderKey + " failed", e);
+            return writeFiles(folder, storageOptions);
         } catch (RuntimeException e) {
             throw e;
-        } catch (Exception e) { // closing lance-core's file writer
-            throw new FormatException(folderKey + FOLDER, "writing the key index failed: " + e.getMessage(), e);
-        } finally {
-            delete(scratch);
+        } catch (Exception e) { // lance-core's file writer
+            throw new FormatException(folder, "writing the key index failed: " + e.getMessage(), e);
         }
     }
 
-    /** Writes {@code page_data.lance} and {@code page_lookup.lance} into {@code folder}. */
-    void writeFiles(Path folder) throws Exception {
+    /**
+     * Writes {@code page_data.lance} and {@code page_lookup.lance} into {@code folder} (a URI or
+     * path ending in {@code /}); the number of pages.
+     */
+    int writeFiles(String folder, Map<String, String> storageOptions) throws Exception {
         int[] order = sortedRows();
         int pages = (rows + PAGE_ROWS - 1) / PAGE_ROWS;
         Schema dataSchema = new Schema(List.of(valuesField, Field.notNullable(IDS, new ArrowType.Int(64, false))));
@@ -193,7 +171,7 @@ public final class GenerationPkIndex implements AutoCloseable {
             FieldVector max = lookup.getVector(1);
             UInt4Vector nullCount = (UInt4Vector) lookup.getVector(2);
             UInt4Vector pageIdx = (UInt4Vector) lookup.getVector(3);
-            try (LanceFileWriter data = open(folder.resolve(DATA_FILE))) {
+            try (LanceFileWriter data = open(folder + DATA_FILE, storageOptions)) {
                 for (int p = 0; p < pages; p++) {
                     int first = p * PAGE_ROWS;
                     int n = Math.min(PAGE_ROWS, rows - first);
@@ -217,16 +195,17 @@ public final class GenerationPkIndex implements AutoCloseable {
                 }
             }
             lookup.setRowCount(pages);
-            try (LanceFileWriter pageLookup = open(folder.resolve(LOOKUP_FILE))) {
+            try (LanceFileWriter pageLookup = open(folder + LOOKUP_FILE, storageOptions)) {
                 pageLookup.write(lookup);
                 pageLookup.addSchemaMetadata(
                         Map.of("batch_size", Integer.toString(PAGE_ROWS), "range_partitioned", "false"));
             }
         }
+        return pages;
     }
 
-    private LanceFileWriter open(Path file) throws IOException {
-        return LanceFileWriter.open(file.toString(), allocator, null, Optional.of(FILE_VERSION), Map.of());
+    private LanceFileWriter open(String file, Map<String, String> storageOptions) throws IOException {
+        return LanceFileWriter.open(file, allocator, null, Optional.of(FILE_VERSION), storageOptions);
     }
 
     /** Row offsets in key order; a stable sort, though a generation's keys are distinct. */
@@ -274,25 +253,6 @@ public final class GenerationPkIndex implements AutoCloseable {
     public void close() {
         if (unsorted != null) {
             unsorted.close();
-        }
-    }
-
-    /** Creates {@code key}; an existing object with the same bytes (a retried write that landed) is fine. */
-    private static void place(ObjectStore store, String key, byte[] data) {
-        try {
-            store.putIfAbsent(key, data);
-        } catch (ObjectAlreadyExistsException | AmbiguousWriteException e) {
-            if (!Arrays.equals(store.get(key), data)) {
-                throw new FormatException(key, "holds other bytes than the key index being placed there", e);
-            }
-        }
-    }
-
-    private static void delete(Path folder) {
-        try (Stream<Path> files = Files.walk(folder)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a scratch folder under the temporary directory
         }
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -181,10 +180,9 @@ class GenerationPkIndexTest {
     }
 
     @Test
-    void placesBothFilesInTheGenerationFolder() throws Exception {
+    void writesBothFilesIntoTheGenerationFolder() throws Exception {
         Field id = key("id", new ArrowType.Int(64, true));
         PrimaryKeyEncoder encoder = new PrimaryKeyEncoder(List.of(id));
-        LocalObjectStore store = new LocalObjectStore(dir.resolve("table"));
         try (VectorSchemaRoot keys = VectorSchemaRoot.create(new Schema(List.of(id)), allocator);
                 GenerationPkIndex index = new GenerationPkIndex(encoder, allocator)) {
             for (int i = 0; i < 3; i++) {
@@ -192,14 +190,16 @@ class GenerationPkIndexTest {
             }
             keys.setRowCount(3);
             index.add(encoder.keyColumns(keys), 0, 3);
-            long bytes = index.write(store, "_mem_wal/s/abcdef01_gen_1/", dir.resolve("scratch"));
-            Path folder = dir.resolve("table/_mem_wal/s/abcdef01_gen_1/_pk_index");
-            assertThat(bytes)
-                    .isEqualTo(Files.size(folder.resolve("page_lookup.lance"))
-                            + Files.size(folder.resolve("page_data.lance")));
-            assertThat(rows(folder.resolve("page_data.lance")))
+            Path generation = dir.resolve("table/_mem_wal/s/abcdef01_gen_1");
+            assertThat(index.write(generation.toString(), Map.of())).as("pages").isEqualTo(1);
+            try (var files = Files.list(generation.resolve("_pk_index"))) {
+                assertThat(files.map(f -> f.getFileName().toString()))
+                        .containsExactlyInAnyOrder("page_lookup.lance", "page_data.lance");
+            }
+            assertThat(rows(generation.resolve("_pk_index/page_data.lance")))
                     .containsExactly(List.of("8", "2"), List.of("9", "1"), List.of("10", "0"));
-            assertThat(dir.resolve("scratch")).isEmptyDirectory();
+            assertThat(rows(generation.resolve("_pk_index/page_lookup.lance")))
+                    .containsExactly(List.of("8", "10", "0", "0"));
         }
     }
 
@@ -227,7 +227,7 @@ class GenerationPkIndexTest {
                     from = to;
                 }
                 assertThat(index.rows()).isEqualTo(rows);
-                index.writeFiles(ours);
+                index.writeFiles(ours + "/", Map.of());
             }
             theirs = lanceCoreBTree(encoder, keys, dir.resolve("lance-" + what.hashCode() + "-" + rows + ".lance"));
         }
