@@ -5,7 +5,6 @@ import io.walsink.shard.Memtable;
 import io.walsink.shard.SsTableWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
-import io.walsink.storage.LocalObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -78,12 +77,7 @@ public class SsTableFlushBenchmark {
         scratch = table.scratch("sstables-" + folders.incrementAndGet());
         // as in production, each SSTable also gets its primary-key index (GenerationPkIndex)
         writer = new SsTableWriter(
-                scratch.toString(),
-                new LocalObjectStore(scratch),
-                Map.of(),
-                UUID.randomUUID(),
-                table.context().storage(),
-                allocator);
+                scratch.toString(), Map.of(), UUID.randomUUID(), table.context().storage(), allocator);
     }
 
     @Benchmark

@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -14,23 +15,39 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * insert order; every row when the table has no key. A batch whose rows all survive is handed
  * over without copying (its buffers are shared, which needs allocators of one root); otherwise
  * the surviving rows are copied into a new batch run by run ({@link MarkedRowsCopy}). The
- * memtable stays owned by the caller.
+ * memtable stays owned by the caller. Each batch handed out is shown to an observer first, so the
+ * SSTable's key index sees exactly the rows written, in their order, without reading them back.
  */
 final class NewestRowsReader extends ArrowReader {
     private final Memtable memtable;
     private final Schema schema;
     private final boolean everyRow;
+    private final Consumer<VectorSchemaRoot> observer;
     private boolean[] newest = new boolean[0]; // which rows of the current batch are kept
     private int nextBatch;
     private long rowsRead;
     private long bytesRead;
 
-    /** @param everyRow hand out every row, superseded ones included (for comparisons) */
-    NewestRowsReader(BufferAllocator allocator, Memtable memtable, Schema schema, boolean everyRow) {
+    /**
+     * @param everyRow hand out every row, superseded ones included (for comparisons)
+     * @param observer sees each batch before it is handed out
+     */
+    NewestRowsReader(
+            BufferAllocator allocator,
+            Memtable memtable,
+            Schema schema,
+            boolean everyRow,
+            Consumer<VectorSchemaRoot> observer) {
         super(allocator);
         this.memtable = memtable;
         this.schema = schema;
         this.everyRow = everyRow;
+        this.observer = observer;
+    }
+
+    /** @param everyRow hand out every row, superseded ones included (for comparisons) */
+    NewestRowsReader(BufferAllocator allocator, Memtable memtable, Schema schema, boolean everyRow) {
+        this(allocator, memtable, schema, everyRow, batch -> {});
     }
 
     /** The newest row of each key (every row of an append-only table). */
@@ -69,6 +86,7 @@ final class NewestRowsReader extends ArrowReader {
             } else {
                 MarkedRowsCopy.copy(source, newest, getVectorSchemaRoot());
             }
+            observer.accept(getVectorSchemaRoot());
             rowsRead += kept;
             bytesRead += getVectorSchemaRoot().getFieldVectors().stream()
                     .mapToLong(FieldVector::getBufferSize)

@@ -77,7 +77,6 @@ public final class ShardWriter implements AutoCloseable {
                 new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergeProgress(shardId));
         SsTableWriter sstables = new SsTableWriter(
                 ctx.table().uri(),
-                ctx.store(),
                 ctx.storageOptions(),
                 shardId,
                 ctx.storage(),

@@ -8,8 +8,6 @@ import io.walsink.format.table.LanceFailures;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.storage.ObjectStore;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,15 +28,16 @@ import org.slf4j.LoggerFactory;
  * generation gets last-write-wins and deletes without a deletion vector. The alternative the
  * format allows (all rows plus a deletion vector on fragment 0) costs a second commit.
  *
+ * <p>A keyed table's SSTable also gets its primary-key index ({@link GenerationPkIndex}), built from
+ * the very batches handed to lance-core, so the keys are never read back from the SSTable.
+ *
  * <p>Thread-safe: no mutable state; meant to run on an I/O thread while the owner keeps putting.
  */
 @Internal
 public final class SsTableWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
-    private static final Path SCRATCH = Path.of(System.getProperty("java.io.tmpdir"), "walsink");
 
     private final String tableUri;
-    private final ObjectStore store;
     private final Map<String, String> storageOptions;
     private final UUID shardId;
     private final WalStorageSchema storage;
@@ -47,37 +46,33 @@ public final class SsTableWriter {
     private final List<MaintainedIndex> indexes;
 
     /**
-     * @param store the table's object store, where the generation's primary-key index is placed
      * @param storageOptions lance-core object-store options (empty for local paths)
      * @param allocator allocates the copied batches; sharing the memtables' root allocator lets
      *     batches without superseded rows go to Lance without a copy
      */
     public SsTableWriter(
             String tableUri,
-            ObjectStore store,
             Map<String, String> storageOptions,
             UUID shardId,
             WalStorageSchema storage,
             BufferAllocator allocator) {
-        this(tableUri, store, storageOptions, shardId, storage, allocator, List.of());
+        this(tableUri, storageOptions, shardId, storage, allocator, List.of());
     }
 
     /** @param indexes the table's maintained indexes, built for every SSTable before it is returned */
     public SsTableWriter(
             String tableUri,
-            ObjectStore store,
             Map<String, String> storageOptions,
             UUID shardId,
             WalStorageSchema storage,
             BufferAllocator allocator,
             List<MaintainedIndex> indexes) {
+        this.indexes = List.copyOf(indexes);
         this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.store = Objects.requireNonNull(store, "store");
         this.storageOptions = Map.copyOf(storageOptions);
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
-        this.indexes = List.copyOf(indexes);
         this.keys = storage.primaryKey().isEmpty()
                 ? null
                 : new PrimaryKeyEncoder(storage.primaryKey().stream()
@@ -112,9 +107,14 @@ public final class SsTableWriter {
         String uri = SsTableFolder.uri(tableUri, shardId, name);
         long started = System.nanoTime();
         long rows;
-        long indexBytes = 0;
+        int indexPages = 0;
         long maintainedMillis = 0;
-        try (NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema());
+        try (GenerationPkIndex index = keys == null ? null : new GenerationPkIndex(keys, allocator);
+                NewestRowsReader reader = new NewestRowsReader(allocator, frozen, storage.schema(), false, batch -> {
+                    if (index != null) {
+                        index.add(keys.keyColumns(batch), 0, batch.getRowCount());
+                    }
+                });
                 Dataset written = Dataset.write()
                         .allocator(allocator)
                         .reader(reader)
@@ -132,9 +132,12 @@ public final class SsTableWriter {
             long indexing = System.nanoTime();
             IndexBuilds.buildOnGeneration(written, indexes);
             maintainedMillis = (System.nanoTime() - indexing) / 1_000_000;
-            if (keys != null) {
-                indexBytes = GenerationPkIndex.write(
-                        written, keys, allocator, store, SsTableFolder.key(shardId, name), SCRATCH);
+            if (index != null) {
+                if (index.rows() != rows) {
+                    throw new SsTableWriteException(
+                            uri, "the key index holds " + index.rows() + " keys for " + rows + " rows", null);
+                }
+                indexPages = index.write(uri, storageOptions);
             }
         } catch (SsTableWriteException e) {
             throw e;
@@ -145,13 +148,13 @@ public final class SsTableWriter {
                     uri, "writing SSTable of generation " + frozen.generation() + " failed: " + why, e);
         }
         LOG.info(
-                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} bytes, maintained indexes {} ({} ms),"
+                "Wrote SSTable {} of shard {}: {} of {} rows, key index {} pages, maintained indexes {} ({} ms),"
                         + " last WAL position {}, {} ms",
                 name,
                 shardId,
                 rows,
                 frozen.rows(),
-                indexBytes,
+                indexPages,
                 MaintainedIndexes.names(indexes),
                 maintainedMillis,
                 frozen.lastWalPosition(),

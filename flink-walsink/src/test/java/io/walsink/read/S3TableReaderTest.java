@@ -7,6 +7,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.WrittenSsTable;
+import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.testing.AllocatorExtension;
@@ -64,6 +65,12 @@ class S3TableReaderTest {
 
             assertThat(store.listAll("_mem_wal/" + s.id() + "/" + t.path() + "/_versions/"))
                     .isNotEmpty();
+            // the key index is written through lance-core, like the SSTable, with the same options
+            assertThat(store.listAll("_mem_wal/" + s.id() + "/" + t.path() + "/_pk_index/"))
+                    .extracting(ObjectMeta::key)
+                    .containsExactlyInAnyOrder(
+                            "_mem_wal/" + s.id() + "/" + t.path() + "/_pk_index/page_data.lance",
+                            "_mem_wal/" + s.id() + "/" + t.path() + "/_pk_index/page_lookup.lance");
             // Forward insert order of the newest rows: (3, g1) was put before (2, g1b).
             assertThat(LanceRows.scan(allocator, uri + "/_mem_wal/" + s.id() + "/" + t.path(), lanceOptions()))
                     .extracting(r -> r.get("id"), r -> r.get("name"))

@@ -10,7 +10,6 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
@@ -63,8 +62,7 @@ class SsTableDeletionVectorComparisonTest {
         }
         UUID shard = UUID.randomUUID();
         try (Memtable frozen = new Memtables(storage, root).frozen(1, 8192, ops, 1)) {
-            SsTableWriter writer =
-                    new SsTableWriter(uri, new LocalObjectStore(Path.of(uri)), Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
             writer.write(frozen); // warm-up of the native write path
             long t0 = System.nanoTime();
             WrittenSsTable newestOnly = writer.write(frozen);

@@ -9,8 +9,6 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.storage.LocalObjectStore;
-import io.walsink.storage.ObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
@@ -57,10 +55,6 @@ class SsTableWriterTest {
     private TableInfo table;
     private WalStorageSchema storage;
 
-    private ObjectStore store() {
-        return new LocalObjectStore(Path.of(uri));
-    }
-
     @BeforeEach
     void createTable() {
         uri = dir.resolve("table").toString();
@@ -84,7 +78,7 @@ class SsTableWriterTest {
         WrittenSsTable written;
         try (BufferAllocator memory = root.newChildAllocator("memtable", 0, Long.MAX_VALUE);
                 Memtable frozen = new Memtables(storage, memory).frozen(1, 3, updatesAndADelete(), 7)) {
-            written = new SsTableWriter(uri, store(), Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
 
             assertThat(written.generation()).isEqualTo(1);
             assertThat(written.path()).matches("[0-9a-f]{8}_gen_1");
@@ -113,7 +107,7 @@ class SsTableWriterTest {
                 BufferAllocator otherRoot = new RootAllocator();
                 Memtable shared = new Memtables(storage, sameRoot).frozen(1, 3, updatesAndADelete(), 1);
                 Memtable copied = new Memtables(storage, otherRoot).frozen(2, 3, updatesAndADelete(), 1)) {
-            SsTableWriter writer = new SsTableWriter(uri, store(), Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
             WrittenSsTable a = writer.write(shared);
             WrittenSsTable b = writer.write(copied);
             assertThat(LanceRows.scan(root, sstableUri(a), Map.of()))
@@ -126,7 +120,7 @@ class SsTableWriterTest {
     void everyKeyOfTheSsTableIsInItsPrimaryKeyIndexWithItsRowOffset() throws Exception {
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(storage, root).frozen(5, 3, updatesAndADelete(), 1)) {
-            written = new SsTableWriter(uri, store(), Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
         }
         Map<Long, Long> offsetByKey = new TreeMap<>();
         List<Map<String, Object>> rows = LanceRows.scan(root, sstableUri(written), Map.of());
@@ -165,7 +159,7 @@ class SsTableWriterTest {
     void ssTableIsOneFragmentWithTheTombstoneAndTheTableFieldIds() {
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(storage, root).frozen(3, 2, updatesAndADelete(), 2)) {
-            written = new SsTableWriter(uri, store(), Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
         }
         try (Dataset ds = Dataset.open(root, sstableUri(written), new ReadOptions.Builder().build())) {
             assertThat(ds.getFragments()).hasSize(1);
@@ -191,7 +185,7 @@ class SsTableWriterTest {
                 RowOp.put(row("id", 1L, "name", "y", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(appendOnly, root).frozen(1, 2, ops, 3)) {
-            written = new SsTableWriter(uri, store(), Map.of(), shard, appendOnly, root).write(frozen);
+            written = new SsTableWriter(uri, Map.of(), shard, appendOnly, root).write(frozen);
         }
         assertThat(written.physicalRows()).isEqualTo(3);
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
@@ -208,7 +202,7 @@ class SsTableWriterTest {
                 RowOp.put(row("id", 1L, "name", "a", "score", 1)), RowOp.put(row("id", 1L, "name", "b", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(lance70, root).frozen(1, 8, ops, 1)) {
-            written = new SsTableWriter(uri, store(), Map.of(), shard, lance70, root).write(frozen);
+            written = new SsTableWriter(uri, Map.of(), shard, lance70, root).write(frozen);
         }
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
                 .containsExactly(row("id", 1L, "name", "b", "score", 2));
@@ -216,7 +210,7 @@ class SsTableWriterTest {
 
     @Test
     void refusesAMemtableThatIsNotFrozenOrEmpty() {
-        SsTableWriter writer = new SsTableWriter(uri, store(), Map.of(), shard, storage, root);
+        SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
         try (Memtable open = new Memtables(storage, root).build(1, 4, updatesAndADelete());
                 Memtable empty = new Memtables(storage, root).build(2, 4, List.of())) {
             assertThatThrownBy(() -> writer.write(open))
@@ -236,7 +230,7 @@ class SsTableWriterTest {
         Files.createDirectories(dir.resolve("table/_mem_wal"));
         Files.writeString(dir.resolve("table/_mem_wal/" + shard), "not a folder");
         try (Memtable frozen = new Memtables(storage, root).frozen(4, 4, updatesAndADelete(), 9)) {
-            SsTableWriter writer = new SsTableWriter(uri, store(), Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
             assertThatThrownBy(() -> writer.write(frozen))
                     .isInstanceOfSatisfying(SsTableWriteException.class, e -> assertThat(e.location())
                             .startsWith(uri + "/_mem_wal/" + shard + "/")

@@ -146,7 +146,7 @@ public final class MemWalTable {
             try (Memtable m = memtables.build(nextGeneration++, batchMaxRows, ops)) {
                 memtables.appendToWal(m, wal, codec, current.writerEpoch(), nextPosition++);
                 m.freeze();
-                WrittenSsTable t = new SsTableWriter(uri, store, options, id, storage, allocator).write(m);
+                WrittenSsTable t = new SsTableWriter(uri, options, id, storage, allocator).write(m);
                 written.add(t);
                 return t;
             }

@@ -4,34 +4,22 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.storage.AmbiguousWriteException;
-import io.walsink.storage.ObjectAlreadyExistsException;
-import io.walsink.storage.ObjectStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.UInt4Vector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.lance.Dataset;
-import org.lance.WriteParams;
-import org.lance.index.Index;
-import org.lance.index.IndexParams;
-import org.lance.index.IndexType;
-import org.lance.index.scalar.BTreeIndexParams;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
+import org.lance.file.LanceFileWriter;
 
 /**
  * The primary-key index of a flushed generation: a BTree from each key to its row offset, two files
@@ -42,206 +30,229 @@ import org.lance.ipc.ScanOptions;
  * A one-column key is indexed by its value; a composite key by its order-preserving encoding (format.md
  * section 6, the encoding Lance's readers probe with) in one binary column.
  *
- * <p>lance-core builds the BTree, on a scratch dataset holding just the generation's keys in row
- * order (one fragment, id 0, so its row ids are the generation's row offsets); the two files are then
- * placed in the table. The generation dataset itself is left as written. Built before the generation
- * is published, so a published generation always has it.
+ * <p>The writer hands over each row's key in row order ({@link #add}) while it writes the
+ * generation; the keys are sorted here and both files written with lance-core's file writer, in the
+ * layout lance-core's own BTree ({@code createIndex(BTREE)}) writes, which a test compares file by
+ * file. Building the index through {@code createIndex} cost a scratch dataset, a scan and an index
+ * commit per SSTable, about three times the files themselves. The files go straight into the
+ * generation folder through lance-core, with the options it wrote the generation with, as the
+ * generation's own data files do: a scratch copy placed through walsink's store cost two more
+ * writes and, locally, four fsyncs per SSTable. The folder is new and randomly named for each
+ * attempt, so nothing can be overwritten. Written before the generation is published, so a
+ * published generation always has it.
+ *
+ * <p>Not thread-safe: one per SSTable write.
  */
 @Internal
-public final class GenerationPkIndex {
+public final class GenerationPkIndex implements AutoCloseable {
     /** The folder, relative to the generation folder. */
     public static final String FOLDER = "_pk_index/";
 
-    static final List<String> FILES = List.of("page_lookup.lance", "page_data.lance");
+    static final String LOOKUP_FILE = "page_lookup.lance";
+    static final String DATA_FILE = "page_data.lance";
+    static final List<String> FILES = List.of(LOOKUP_FILE, DATA_FILE);
+    /** Rows per page of {@code page_data}, and the lookup's {@code batch_size}: lance-core's default. */
+    static final int PAGE_ROWS = 4096;
+    /** The Lance file version lance-core 7.0.0 writes scalar-index files in. */
+    static final String FILE_VERSION = "2.1";
+
     private static final String VALUES = "values";
+    private static final String IDS = "ids";
 
-    private GenerationPkIndex() {}
+    private final PrimaryKeyEncoder keys;
+    private final BufferAllocator allocator;
+    private final Field valuesField;
+    private final boolean composite;
+    private final KeyBuffer key = new KeyBuffer();
+    /** One-column keys: the values in row order (composite keys are their encodings in {@link #arena}). */
+    private final FieldVector unsorted;
+    /** One-column 64-bit keys: the encoding's value bits in row order, ordered as unsigned. */
+    private long[] bits;
+    /** Other keys: the encodings in row order, end to end; ordered as unsigned bytes. */
+    private byte[] arena;
 
-    /**
-     * Builds the index of {@code generation} and places its files in {@code _pk_index/} of {@code
-     * folderKey}.
-     *
-     * @param generation the generation's dataset, as just written (one fragment)
-     * @param keys the table's primary key
-     * @param store the table's object store (keys relative to the table root)
-     * @param folderKey the generation folder's key in {@code store}, ending in {@code /}
-     * @param scratchParent a local folder for the scratch dataset (removed before returning)
-     * @return the bytes of the index files
-     */
-    public static long write(
-            Dataset generation,
-            PrimaryKeyEncoder keys,
-            BufferAllocator allocator,
-            ObjectStore store,
-            String folderKey,
-            Path scratchParent) {
-        if (!folderKey.endsWith("/")) {
-            throw new IllegalArgumentException("folder key must end in '/': " + folderKey);
-        }
-        if (generation.getFragments().size() != 1) {
-            throw new FormatException(folderKey, "a generation must be one fragment for its key index", null);
-        }
-        Path scratch;
-        try {
-            Files.createDirectories(scratchParent);
-            scratch = Files.createTempDirectory(scratchParent, "walsink-pk-index-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a scratch folder in " + scratchParent, e);
-        }
-        try {
-            Path built = build(generation, keys, allocator, scratch.resolve("keys.lance"));
-            long bytes = 0;
-            for (String name : FILES) {
-                Path file = built.resolve(name);
-                if (!Files.isRegularFile(file)) {
-                    throw new FormatException(
-                            built.toString(),
-                            "lance-core's BTree index has no " + name + " (" + list(built) + ")",
-                            null);
-                }
-                byte[] data = Files.readAllBytes(file);
-                place(store, folderKey + FOLDER + name, data);
-                bytes += data.length;
-            }
-            return bytes;
-        } catch (IOException e) {
-            throw new UncheckedIOException("building the key index of " + folderKey + " failed", e);
-        } finally {
-            delete(scratch);
-        }
-    }
+    private int[] ends;
+    private int rows;
 
-    /** Writes the keys as a one-column dataset at {@code uri}, indexes them; the index folder. */
-    private static Path build(Dataset generation, PrimaryKeyEncoder keys, BufferAllocator allocator, Path uri)
-            throws IOException {
+    /** An empty index for the keys {@code keys} reads; {@code allocator} holds the values until closed. */
+    public GenerationPkIndex(PrimaryKeyEncoder keys, BufferAllocator allocator) {
+        this.keys = keys;
+        this.allocator = allocator;
         List<Field> keyFields = keys.keyFields();
-        boolean single = keyFields.size() == 1;
-        Field values = single
-                ? new Field(VALUES, keyFields.get(0).getFieldType(), null)
-                : Field.notNullable(VALUES, ArrowType.Binary.INSTANCE);
-        ScanOptions scan = new ScanOptions.Builder()
-                .columns(keyFields.stream().map(Field::getName).toList())
-                .build();
-        try (LanceScanner scanner = LanceScanner.create(generation, scan, allocator);
-                ArrowReader rows = scanner.scanBatches();
-                ArrowReader keyValues = new KeyValuesReader(allocator, new Schema(List.of(values)), rows, keys);
-                Dataset written = Dataset.write()
-                        .allocator(allocator)
-                        .reader(keyValues)
-                        .uri(uri.toString())
-                        .mode(WriteParams.WriteMode.CREATE)
-                        .maxRowsPerFile(Integer.MAX_VALUE)
-                        .execute()) {
-            if (written.getFragments().size() != 1
-                    || written.getFragments().get(0).getId() != 0) {
-                throw new FormatException(uri.toString(), "the scratch key dataset is not one fragment 0", null);
-            }
-            if (written.countRows() != generation.countRows()) {
-                throw new FormatException(
-                        uri.toString(),
-                        "holds " + written.countRows() + " keys for " + generation.countRows() + " rows",
-                        null);
-            }
-            Index index = written.createIndex(
-                    List.of(VALUES),
-                    IndexType.BTREE,
-                    Optional.of("pk"),
-                    IndexParams.builder()
-                            .setScalarIndexParams(new BTreeIndexParams.Builder().build())
-                            .build(),
-                    true);
-            return uri.resolve("_indices").resolve(index.uuid().toString());
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) { // closing the scanner
-            throw new IOException(e);
+        this.composite = keyFields.size() > 1;
+        // lance-core's BTree declares its values nullable and without field metadata, whatever the column's
+        ArrowType type =
+                composite ? ArrowType.Binary.INSTANCE : keyFields.get(0).getType();
+        this.valuesField = new Field(VALUES, FieldType.nullable(type), null);
+        this.unsorted = composite ? null : valuesField.createVector(allocator);
+        if (keys.isSingleLong()) {
+            bits = new long[1024];
+        } else {
+            arena = new byte[16 * 1024];
+            ends = new int[1024];
         }
     }
 
     /**
-     * The generation's key columns as the index's one column, batch by batch in row order: the key
-     * column itself, or each row's encoded composite key.
+     * Adds the keys of rows {@code [from, to)} of {@code keyColumns} (the key vectors, in key order)
+     * as the generation's next rows: the first key added is row offset 0.
      */
-    private static final class KeyValuesReader extends ArrowReader {
-        private final Schema schema;
-        private final ArrowReader rows;
-        private final PrimaryKeyEncoder keys;
-        private final KeyBuffer key = new KeyBuffer();
-
-        KeyValuesReader(BufferAllocator allocator, Schema schema, ArrowReader rows, PrimaryKeyEncoder keys) {
-            super(allocator);
-            this.schema = schema;
-            this.rows = rows;
-            this.keys = keys;
-        }
-
-        @Override
-        public boolean loadNextBatch() throws IOException {
-            if (!rows.loadNextBatch()) {
-                return false;
-            }
-            VectorSchemaRoot in = rows.getVectorSchemaRoot();
-            VectorSchemaRoot out = getVectorSchemaRoot();
-            int n = in.getRowCount();
-            FieldVector target = out.getVector(0);
-            if (keys.keyFields().size() == 1) {
-                target.clear();
-                in.getVector(0).makeTransferPair(target).transfer();
+    public void add(FieldVector[] keyColumns, int from, int to) {
+        for (int row = from; row < to; row++) {
+            if (bits != null) {
+                if (rows == bits.length) {
+                    bits = Arrays.copyOf(bits, rows * 2);
+                }
+                bits[rows] = keys.singleLongBits(keyColumns[0], row);
             } else {
-                FieldVector[] columns = keys.keyFields().stream()
-                        .map(f -> in.getVector(f.getName()))
-                        .toArray(FieldVector[]::new);
-                VarBinaryVector encoded = (VarBinaryVector) target;
-                encoded.reset();
-                for (int row = 0; row < n; row++) {
-                    keys.encode(columns, row, key);
-                    encoded.setSafe(row, key.array(), 0, key.length());
+                keys.encode(keyColumns, row, key);
+                int start = rows == 0 ? 0 : ends[rows - 1];
+                if (start + key.length() > arena.length) {
+                    arena = Arrays.copyOf(arena, Math.max(arena.length * 2, start + key.length()));
+                }
+                if (rows == ends.length) {
+                    ends = Arrays.copyOf(ends, rows * 2);
+                }
+                System.arraycopy(key.array(), 0, arena, start, key.length());
+                ends[rows] = start + key.length();
+            }
+            if (unsorted != null) {
+                unsorted.copyFromSafe(row, rows, keyColumns[0]);
+            }
+            rows++;
+        }
+    }
+
+    /** Keys added so far. */
+    public int rows() {
+        return rows;
+    }
+
+    /**
+     * Writes both files, keys sorted, into {@code _pk_index/} of the generation folder, through
+     * lance-core as it writes the generation itself.
+     *
+     * @param generationUri the generation folder's URI, as lance-core wrote the generation
+     * @param storageOptions lance-core object-store options (empty for local paths)
+     * @return the number of pages
+     */
+    public int write(String generationUri, Map<String, String> storageOptions) {
+        if (rows == 0) {
+            throw new IllegalStateException("no keys: a generation holds at least one row");
+        }
+        String folder = (generationUri.endsWith("/") ? generationUri : generationUri + "/") + FOLDER;
+        try {
+            return writeFiles(folder, storageOptions);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // lance-core's file writer
+            throw new FormatException(folder, "writing the key index failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes {@code page_data.lance} and {@code page_lookup.lance} into {@code folder} (a URI or
+     * path ending in {@code /}); the number of pages.
+     */
+    int writeFiles(String folder, Map<String, String> storageOptions) throws Exception {
+        int[] order = sortedRows();
+        int pages = (rows + PAGE_ROWS - 1) / PAGE_ROWS;
+        Schema dataSchema = new Schema(List.of(valuesField, Field.notNullable(IDS, new ArrowType.Int(64, false))));
+        Schema lookupSchema = new Schema(List.of(
+                new Field("min", valuesField.getFieldType(), null),
+                new Field("max", valuesField.getFieldType(), null),
+                Field.notNullable("null_count", new ArrowType.Int(32, false)),
+                Field.notNullable("page_idx", new ArrowType.Int(32, false))));
+        try (VectorSchemaRoot page = VectorSchemaRoot.create(dataSchema, allocator);
+                VectorSchemaRoot lookup = VectorSchemaRoot.create(lookupSchema, allocator)) {
+            FieldVector values = page.getVector(0);
+            UInt8Vector ids = (UInt8Vector) page.getVector(1);
+            FieldVector min = lookup.getVector(0);
+            FieldVector max = lookup.getVector(1);
+            UInt4Vector nullCount = (UInt4Vector) lookup.getVector(2);
+            UInt4Vector pageIdx = (UInt4Vector) lookup.getVector(3);
+            try (LanceFileWriter data = open(folder + DATA_FILE, storageOptions)) {
+                for (int p = 0; p < pages; p++) {
+                    int first = p * PAGE_ROWS;
+                    int n = Math.min(PAGE_ROWS, rows - first);
+                    page.allocateNew();
+                    for (int i = 0; i < n; i++) {
+                        int row = order[first + i];
+                        if (composite) {
+                            int start = row == 0 ? 0 : ends[row - 1];
+                            ((VarBinaryVector) values).setSafe(i, arena, start, ends[row] - start);
+                        } else {
+                            values.copyFromSafe(row, i, unsorted);
+                        }
+                        ids.setSafe(i, row);
+                    }
+                    page.setRowCount(n);
+                    data.write(page);
+                    min.copyFromSafe(0, p, values);
+                    max.copyFromSafe(n - 1, p, values);
+                    nullCount.setSafe(p, 0); // keys are never null
+                    pageIdx.setSafe(p, p);
                 }
             }
-            out.setRowCount(n);
-            return true;
+            lookup.setRowCount(pages);
+            try (LanceFileWriter pageLookup = open(folder + LOOKUP_FILE, storageOptions)) {
+                pageLookup.write(lookup);
+                pageLookup.addSchemaMetadata(
+                        Map.of("batch_size", Integer.toString(PAGE_ROWS), "range_partitioned", "false"));
+            }
         }
-
-        @Override
-        public long bytesRead() {
-            return rows.bytesRead();
-        }
-
-        @Override
-        protected void closeReadSource() throws IOException {
-            // the scan's reader is closed by its owner
-        }
-
-        @Override
-        protected Schema readSchema() {
-            return schema;
-        }
+        return pages;
     }
 
-    /** Creates {@code key}; an existing object with the same bytes (a retried write that landed) is fine. */
-    private static void place(ObjectStore store, String key, byte[] data) {
-        try {
-            store.putIfAbsent(key, data);
-        } catch (ObjectAlreadyExistsException | AmbiguousWriteException e) {
-            if (!Arrays.equals(store.get(key), data)) {
-                throw new FormatException(key, "holds other bytes than the key index being placed there", e);
+    private LanceFileWriter open(String file, Map<String, String> storageOptions) throws IOException {
+        return LanceFileWriter.open(file, allocator, null, Optional.of(FILE_VERSION), storageOptions);
+    }
+
+    /** Row offsets in key order; a stable sort, though a generation's keys are distinct. */
+    int[] sortedRows() {
+        int[] order = new int[rows];
+        for (int i = 0; i < rows; i++) {
+            order[i] = i;
+        }
+        int[] buffer = new int[rows];
+        for (int width = 1; width < rows; width *= 2) { // bottom-up merge sort on primitives
+            for (int lo = 0; lo < rows - width; lo += 2 * width) {
+                merge(order, buffer, lo, lo + width, Math.min(lo + 2 * width, rows));
+            }
+        }
+        return order;
+    }
+
+    private void merge(int[] order, int[] buffer, int lo, int mid, int hi) {
+        if (compare(order[mid - 1], order[mid]) <= 0) {
+            return; // already in order: common for keys inserted ascending
+        }
+        System.arraycopy(order, lo, buffer, lo, hi - lo);
+        int i = lo;
+        int j = mid;
+        for (int k = lo; k < hi; k++) {
+            if (i < mid && (j >= hi || compare(buffer[i], buffer[j]) <= 0)) {
+                order[k] = buffer[i++];
+            } else {
+                order[k] = buffer[j++];
             }
         }
     }
 
-    private static String list(Path folder) {
-        try (Stream<Path> files = Files.list(folder)) {
-            return files.map(p -> p.getFileName().toString()).toList().toString();
-        } catch (IOException e) {
-            return "unreadable: " + e.getMessage();
+    /** The order Lance sorts the values column in: the key encoding's unsigned order is the same. */
+    private int compare(int a, int b) {
+        if (bits != null) {
+            return Long.compareUnsigned(bits[a], bits[b]);
         }
+        int startA = a == 0 ? 0 : ends[a - 1];
+        int startB = b == 0 ? 0 : ends[b - 1];
+        return Arrays.compareUnsigned(arena, startA, ends[a], arena, startB, ends[b]);
     }
 
-    private static void delete(Path folder) {
-        try (Stream<Path> files = Files.walk(folder)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a scratch folder under the temporary directory
+    @Override
+    public void close() {
+        if (unsorted != null) {
+            unsorted.close();
         }
     }
 }

@@ -115,9 +115,8 @@ class LanceCoreS3FailuresTest {
                 LanceTables.create(local, TABLE, List.of("id"), TableSharding.unsharded(), Map.of()),
                 WalSchemaProfile.SPEC);
         String uri = "s3://" + missingBucket + "/tables/t";
-        ObjectStore store = ObjectStores.open(uri, S3.options());
-        SsTableWriter writer = new SsTableWriter(
-                uri, store, lanceOptions(S3.endpoint().toString()), UUID.randomUUID(), storage, allocator);
+        SsTableWriter writer =
+                new SsTableWriter(uri, lanceOptions(S3.endpoint().toString()), UUID.randomUUID(), storage, allocator);
 
         try (Memtable frozen =
                 new Memtables(storage, allocator).frozen(4, 4, List.of(RowOp.put(row("id", 1L, "name", "a"))), 1)) {
