@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -64,6 +65,9 @@ public final class WalSinkSoakJob {
             config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         } else {
             config.set(RestartStrategyOptions.RESTART_STRATEGY, "none"); // a zombie must not come back by itself
+            // a zombie is paused for as long as its successor takes to start (a minute on a loaded machine):
+            // resumed, its writers must reach the store, not its own MiniCluster time out its TaskManager first
+            config.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofMinutes(10));
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
