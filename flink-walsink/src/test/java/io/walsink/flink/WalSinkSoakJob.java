@@ -32,7 +32,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@code --store-faults} of them). Each injection and each attempt's start is printed as a line
  * starting with {@value #EVENT}, which {@link SoakLog} reads back as the evidence.
  *
- * <p>A file {@code stop} in {@code --control} ends the injections and stops the job with a
+ * <p>A file {@code quiet} in {@code --control} ends the injections; a file {@code stop} ends them and stops the job with a
  * savepoint (printed as {@code SOAK savepoint=<path>}); the process then exits with 0. Any other end
  * of the job exits non-zero. Flags: {@code --table --checkpoints --covers --control --keys
  * --delete-every --changes-seed --n --rate --parallelism --restarts true|false --fail-gap
@@ -121,14 +121,26 @@ public final class WalSinkSoakJob {
         System.out.flush();
     }
 
-    /** Waits for {@code control/stop}, then stops the job with a savepoint, retrying while it restarts. */
+    /** No more injected failures: the job can complete checkpoints however slowly it restarts. */
+    private static void beQuiet() {
+        quiet = true;
+        FailoverTestSupport.STORE_FAULT_BUDGET.set(0);
+        event("quiet");
+    }
+
+    /**
+     * Ends the injections once {@code control/quiet} exists; waits for {@code control/stop}, then
+     * stops the job with a savepoint, retrying while it restarts.
+     */
     private static void stopOnRequest(JobClient job, Path control) {
         try {
             while (!Files.exists(control.resolve("stop"))) {
+                if (!quiet && Files.exists(control.resolve("quiet"))) {
+                    beQuiet();
+                }
                 Thread.sleep(50); // pacing the look at the control folder, not synchronisation
             }
-            quiet = true;
-            FailoverTestSupport.STORE_FAULT_BUDGET.set(0);
+            beQuiet();
             event("stopping");
             for (int attempt = 1; ; attempt++) {
                 try {
