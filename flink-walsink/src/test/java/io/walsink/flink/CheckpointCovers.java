@@ -45,11 +45,15 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 final class CheckpointCovers {
     private static final Pattern CHECKPOINT = Pattern.compile("chk-(\\d+)");
 
-    private final List<Path> checkpointDirs;
-    private final List<Path> coverDirs;
+    private final List<Path> checkpointDirs = new ArrayList<>();
+    private final List<Path> coverDirs = new ArrayList<>();
     private final long n;
     /** Per job (folder), the highest cover observed; -1 before a completed checkpoint was seen. */
-    private final long[] seen;
+    private final List<Long> seen = new ArrayList<>();
+    /** Per job, where its stop-with-savepoint writes the savepoint; null if it is never stopped so. */
+    private final List<Path> savepointDirs = new ArrayList<>();
+    /** Per job, the cover of its savepoint once that completed, else null. */
+    private final List<Long> stoppedAt = new ArrayList<>();
 
     /**
      * The checkpoints of one job per folder of {@code checkpointDirs} (several when jobs restore each
@@ -57,11 +61,41 @@ final class CheckpointCovers {
      * {@code coverDirs}, for a stream of {@code n} changes.
      */
     CheckpointCovers(List<Path> checkpointDirs, List<Path> coverDirs, long n) {
-        this.checkpointDirs = List.copyOf(checkpointDirs);
-        this.coverDirs = List.copyOf(coverDirs);
         this.n = n;
-        this.seen = new long[checkpointDirs.size()];
-        java.util.Arrays.fill(seen, -1);
+        for (int k = 0; k < checkpointDirs.size(); k++) {
+            addJob(checkpointDirs.get(k), coverDirs.get(k), null);
+        }
+    }
+
+    /**
+     * One more job, its checkpoints in {@code checkpointDir}, its covers in {@code coverDir} and the
+     * savepoints of its stop-with-savepoint in {@code savepointDir} (or null); returns its index.
+     */
+    synchronized int addJob(Path checkpointDir, Path coverDir, Path savepointDir) {
+        checkpointDirs.add(checkpointDir);
+        coverDirs.add(coverDir);
+        savepointDirs.add(savepointDir);
+        seen.add(-1L);
+        stoppedAt.add(null);
+        return seen.size() - 1;
+    }
+
+    /**
+     * The cover job {@code k}'s recorder wrote for the highest checkpoint id it snapshotted (after a
+     * stop-with-savepoint: the savepoint's, the last snapshot of the job); 0 if none.
+     */
+    long lastRecordedCover(int k) throws IOException {
+        Path dir = coverDirs.get(k);
+        if (!Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (Stream<Path> covers = Files.list(dir)) {
+            Optional<Path> last = covers.filter(c -> c.getFileName().toString().matches("\\d+"))
+                    .max((a, b) -> Long.compare(
+                            Long.parseLong(a.getFileName().toString()),
+                            Long.parseLong(b.getFileName().toString())));
+            return last.isEmpty() ? 0 : Long.parseLong(Files.readString(last.get(), StandardCharsets.UTF_8));
+        }
     }
 
     /**
@@ -70,12 +104,22 @@ final class CheckpointCovers {
      * before (completions only accumulate; Flink removes a subsumed checkpoint only after a newer one
      * completed). A job whose folder held a completed checkpoint and holds none now has ended, and
      * Flink discarded its checkpoints: that happens when it finished, after the final checkpoint that
-     * covers all {@code n} changes (a job ending otherwise fails the test anyway).
+     * covers all {@code n} changes (a job ending otherwise fails the test anyway), or when it was
+     * stopped with a savepoint. The sink publishes at a savepoint as at a checkpoint, so a completed
+     * savepoint ({@code savepoint-*}{@code /_metadata}) counts too, with the cover of the last
+     * snapshot the job's recorder took (the savepoint's: nothing is snapshotted after it).
      */
     synchronized long covered() {
         long covered = 0;
         for (int k = 0; k < checkpointDirs.size(); k++) {
             try {
+                if (stoppedAt.get(k) == null && hasSavepoint(savepointDirs.get(k))) {
+                    stoppedAt.set(k, lastRecordedCover(k));
+                }
+                if (stoppedAt.get(k) != null) {
+                    covered = Math.max(covered, stoppedAt.get(k));
+                    continue;
+                }
                 Optional<Path> newest = newestCheckpoint(checkpointDirs.get(k));
                 if (newest.isPresent()) {
                     Path cover = coverDirs.get(k).resolve(Long.toString(checkpointId(newest.get())));
@@ -85,16 +129,25 @@ final class CheckpointCovers {
                     } catch (NoSuchFileException takenAfterTheRecorderFinished) {
                         c = n;
                     }
-                    seen[k] = Math.max(seen[k], c);
-                } else if (seen[k] >= 0) {
-                    seen[k] = n; // its checkpoints were discarded: the job finished
+                    seen.set(k, Math.max(seen.get(k), c));
+                } else if (seen.get(k) >= 0) {
+                    seen.set(k, n); // its checkpoints were discarded: the job finished
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            covered = Math.max(covered, seen[k]);
+            covered = Math.max(covered, seen.get(k));
         }
         return covered;
+    }
+
+    private static boolean hasSavepoint(Path savepoints) throws IOException {
+        if (savepoints == null || !Files.isDirectory(savepoints)) {
+            return false;
+        }
+        try (Stream<Path> all = Files.list(savepoints)) {
+            return all.anyMatch(s -> Files.isRegularFile(s.resolve("_metadata")));
+        }
     }
 
     /** The completed checkpoint with the highest id under {@code checkpoints/{job id}/}. */

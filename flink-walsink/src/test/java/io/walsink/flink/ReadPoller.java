@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.arrow.memory.RootAllocator;
@@ -67,6 +68,20 @@ final class ReadPoller implements AutoCloseable {
     /** Whether {@link #known} of a key is a delete (the key was seen absent after it). */
     private final Map<Long, Boolean> knownDeleted = new HashMap<>();
 
+    /** What a read may break, each counted apart (the soak prints them per kind). */
+    enum Violation {
+        /** A value no upsert of that key in the input wrote. */
+        PHANTOM,
+        /** A value newer than a completed checkpoint covered by the end of the read. */
+        EARLY,
+        /** A key back to an older value than a read before saw. */
+        REGRESSION,
+        /** A key gone without a later delete in the input. */
+        VANISHED
+    }
+
+    private final Map<Violation, AtomicLong> violationCounts = new java.util.EnumMap<>(Violation.class);
+    private final AtomicLong rowsChecked = new AtomicLong();
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private final List<String> failures = new CopyOnWriteArrayList<>();
     private final AtomicInteger failedReads = new AtomicInteger();
@@ -92,6 +107,9 @@ final class ReadPoller implements AutoCloseable {
         this.reader = reader;
         this.covered = () -> n;
         this.deletes = changes.deletes(n);
+        for (Violation v : Violation.values()) {
+            violationCounts.put(v, new AtomicLong());
+        }
         this.thread = new Thread(this::loop, name + "-read-poller");
         this.thread.setDaemon(true);
     }
@@ -255,8 +273,19 @@ final class ReadPoller implements AutoCloseable {
         return changesSeen.get();
     }
 
+    /** The first 50 violations, described. */
     List<String> violations() {
         return violations;
+    }
+
+    /** Violations of {@code kind} so far (all of them, not only the first 50). */
+    long violations(Violation kind) {
+        return violationCounts.get(kind).get();
+    }
+
+    /** Rows of successful reads, all checked against the input and the reads before. */
+    long rowsChecked() {
+        return rowsChecked.get();
     }
 
     /** Reads that failed. */
@@ -346,6 +375,7 @@ final class ReadPoller implements AutoCloseable {
     void check(Map<Long, String> snapshot, long bound) {
         current = snapshot;
         currentBound = bound;
+        rowsChecked.addAndGet(snapshot.size());
         if (!snapshot.isEmpty()) {
             nonEmptyPolls.incrementAndGet();
             if (!snapshot.equals(previous)) {
@@ -359,22 +389,29 @@ final class ReadPoller implements AutoCloseable {
             try {
                 seen = Long.parseLong(value.substring(1));
             } catch (RuntimeException e) {
-                violate("key " + key + " shows " + value + ", which the input never wrote");
+                violate(Violation.PHANTOM, "key " + key + " shows " + value + ", which the input never wrote");
                 continue;
             }
             if (seen < 0 || seen >= n || changes.keyOf(seen) != key || changes.isDelete(seen)) {
-                violate("key " + key + " shows v" + seen + ", which is not an upsert of that key in the input");
+                violate(
+                        Violation.PHANTOM,
+                        "key " + key + " shows v" + seen + ", which is not an upsert of that key in the input");
                 continue;
             }
             if (seen >= bound) {
-                violate("key " + key + " shows v" + seen + " early: the newest checkpoint completed by the end of"
-                        + " the read covers changes below " + bound + " only");
+                violate(
+                        Violation.EARLY,
+                        "key " + key + " shows v" + seen + " early: the newest checkpoint completed by the end of"
+                                + " the read covers changes below " + bound + " only");
             }
             Long before = known.get(key);
             if (before != null && before > seen) {
-                violate("key " + key + " went from "
-                        + (knownDeleted.get(key) ? "absent after the delete at change " : "v") + before + " back to v"
-                        + seen);
+                violate(
+                        Violation.REGRESSION,
+                        "key " + key + " went from "
+                                + (knownDeleted.get(key) ? "absent after the delete at change " : "v") + before
+                                + " back to v"
+                                + seen);
             }
             known.put(key, seen);
             knownDeleted.put(key, false);
@@ -387,7 +424,9 @@ final class ReadPoller implements AutoCloseable {
             NavigableSet<Long> keyDeletes = deletes.get(key);
             Long delete = keyDeletes == null ? null : keyDeletes.higher(k.getValue());
             if (delete == null) {
-                violate("key " + key + " vanished after v" + k.getValue() + " although no later change deletes it");
+                violate(
+                        Violation.VANISHED,
+                        "key " + key + " vanished after v" + k.getValue() + " although no later change deletes it");
             } else {
                 // the table is now at or after that delete
                 k.setValue(delete);
@@ -402,7 +441,8 @@ final class ReadPoller implements AutoCloseable {
         check(snapshot, n);
     }
 
-    private void violate(String what) {
+    private void violate(Violation kind, String what) {
+        violationCounts.get(kind).incrementAndGet();
         if (violations.size() < 50) {
             violations.add(name + " reader: " + what + " (read " + (polls.get() + 1) + " of " + current.size()
                     + " rows, after one of " + previous.size() + "; bound " + currentBound + ")");

@@ -4,6 +4,7 @@ import static io.walsink.flink.HarnessSupport.ROW;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -14,7 +15,9 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
 
 /**
  * The job {@link WalSinkProcessKillTest} runs in a child JVM and kills: a local Flink job writing
@@ -48,6 +51,20 @@ public final class WalSinkProcessKillJob {
         long n = Long.parseLong(args[7]);
         double rowsPerSecond = Double.parseDouble(args[8]);
 
+        Configuration config = configuration(checkpointDir, args.length > 9 ? args[9] : null);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        pipeline(env, changes, n, rowsPerSecond, coverDir, numbers -> numbers, sink(table, maintenance, null));
+        env.execute("walsink process kill");
+    }
+
+    /**
+     * A local job's configuration: checkpoints every {@value #CHECKPOINT_INTERVAL_MILLIS} ms into
+     * {@code checkpointDir}, retained on cancellation (and so on SIGKILL), restored from {@code
+     * restore} unless it is null; the REST endpoint on any free port.
+     */
+    static Configuration configuration(Path checkpointDir, String restore) {
         Configuration config = new Configuration();
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(CHECKPOINT_INTERVAL_MILLIS));
         config.set(
@@ -56,19 +73,30 @@ public final class WalSinkProcessKillJob {
         config.set(
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY,
                 checkpointDir.toUri().toString());
-        if (args.length > 9) {
-            config.set(StateRecoveryOptions.SAVEPOINT_PATH, args[9]);
+        if (restore != null) {
+            config.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
         }
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         config.set(RestOptions.BIND_PORT, "0"); // other builds may run on this machine
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(2);
+        return config;
+    }
 
+    /**
+     * Change numbers {@code 0 .. n-1} at {@code rowsPerSecond}, through {@code faults} (any operators
+     * on the numbers, at parallelism 1) and a {@link CheckpointCovers.Recorder} into {@code sink}.
+     */
+    static void pipeline(
+            StreamExecutionEnvironment env,
+            ChangeGenerator changes,
+            long n,
+            double rowsPerSecond,
+            Path coverDir,
+            UnaryOperator<DataStream<Long>> faults,
+            WalSink<RowData> sink) {
         DataGeneratorSource<Long> source =
                 new DataGeneratorSource<>(i -> i, n, RateLimiterStrategy.perSecond(rowsPerSecond), Types.LONG);
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
-                .uid("changes")
-                .setParallelism(1)
+        faults.apply(env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
+                        .uid("changes")
+                        .setParallelism(1))
                 .map(new CheckpointCovers.Recorder(coverDir))
                 .uid("covers")
                 .setParallelism(1)
@@ -76,19 +104,27 @@ public final class WalSinkProcessKillJob {
                 .returns(WalSinkMiniClusterTest.rowDataType())
                 .uid("rows")
                 .setParallelism(1)
-                .sinkTo(WalSink.forRowData(ROW)
-                        .path(table.toString())
-                        .primaryKey("id")
-                        .createTableIfMissing(4)
-                        .flushInterval(Duration.ofMillis(50))
-                        .memtableMaxRows(500)
-                        // with maintenance, every checkpoint publishes, so the three readers see rows early
-                        .memtableMaxAge(maintenance ? Duration.ZERO : Duration.ofMinutes(1))
-                        .compaction(maintenance)
-                        .garbageCollection(maintenance, Duration.ofSeconds(GC_RETENTION_SECONDS))
-                        .maintenanceInterval(Duration.ZERO)
-                        .build())
+                .sinkTo(sink)
                 .uid("walsink-process-kill");
-        env.execute("walsink process kill");
+    }
+
+    /**
+     * The sink of these jobs: 4 buckets, small memtables; with {@code maintenance} compaction and
+     * garbage collection after every checkpoint. {@code storeWrapper} may be null.
+     */
+    static WalSink<RowData> sink(Path table, boolean maintenance, WalSinkOptions.StoreWrapper storeWrapper) {
+        return WalSink.forRowData(ROW)
+                .path(table.toString())
+                .primaryKey("id")
+                .createTableIfMissing(4)
+                .flushInterval(Duration.ofMillis(50))
+                .memtableMaxRows(500)
+                // with maintenance, every checkpoint publishes, so the three readers see rows early
+                .memtableMaxAge(maintenance ? Duration.ZERO : Duration.ofMinutes(1))
+                .compaction(maintenance)
+                .garbageCollection(maintenance, Duration.ofSeconds(GC_RETENTION_SECONDS))
+                .maintenanceInterval(Duration.ZERO)
+                .storeWrapper(storeWrapper)
+                .build();
     }
 }

@@ -8,12 +8,10 @@ import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.testing.LanceRows;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -45,13 +43,11 @@ class WalSinkProcessKillTest {
     private static final long CHILD_TIMEOUT_SECONDS = 120;
     private static final int MIN_BASE_READS = 5;
     private static final int MIN_LANCEDB_READS = 2;
-    /** The JVM flag the surefire argLine passes ({@code walsink.jvm.flags} in the parent pom): Arrow needs it. */
-    private static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
 
     @TempDir
     Path dir;
 
-    private final List<Process> children = new ArrayList<>();
+    private final List<ChildJvm> children = new ArrayList<>();
 
     @Test
     void sigkilledJobsRestoredFromTheirNewestRetainedCheckpointEndWithTheModel() throws Exception {
@@ -99,22 +95,18 @@ class WalSinkProcessKillTest {
             long lastCheckpoint = 0;
             for (int k = 0; k < KILLS; k++) {
                 Path checkpoints = checkpointDirs.get(k);
-                Process child = start(k, table, changes, checkpoints, coverDirs.get(k), maintenance, restore);
+                ChildJvm child = start(k, table, changes, checkpoints, coverDirs.get(k), maintenance, restore);
                 // kill once this child completed 1 or 2 checkpoints of its own (newer than the one it restored)
                 int wanted = 1 + random.nextInt(2);
-                long first = awaitCheckpointAbove(child, k, checkpoints, 0); // its folder holds only its own
+                long first = child.awaitCheckpointAbove(checkpoints, 0, CHILD_TIMEOUT_SECONDS); // only its own
                 assertThat(first)
                         .as("child %d continues the checkpoint ids of the one it restored", k)
                         .isGreaterThan(lastCheckpoint);
-                long seen = wanted == 1 ? first : awaitCheckpointAbove(child, k, checkpoints, first);
-                assertThat(child.isAlive())
+                long seen = wanted == 1 ? first : child.awaitCheckpointAbove(checkpoints, first, CHILD_TIMEOUT_SECONDS);
+                assertThat(child.process().isAlive())
                         .as("child %d still running when killed (seed %d)", k, seed)
                         .isTrue();
-                child.destroyForcibly();
-                assertThat(child.waitFor(30, TimeUnit.SECONDS))
-                        .as("child %d gone after SIGKILL", k)
-                        .isTrue();
-                assertThat(child.exitValue())
+                assertThat(child.kill())
                         .as("child %d exit code: 128 + SIGKILL(9)", k)
                         .isEqualTo(137);
                 Path newest = CheckpointCovers.newestCheckpoint(checkpoints).orElseThrow();
@@ -124,18 +116,17 @@ class WalSinkProcessKillTest {
                 kills.add("child " + k + " killed after checkpoint " + seen + ", restoring " + newest.getFileName()
                         + ", committed reader at " + committed.polls() + " reads");
             }
-            Process last =
+            ChildJvm last =
                     start(KILLS, table, changes, checkpointDirs.get(KILLS), coverDirs.get(KILLS), maintenance, restore);
-            assertThat(last.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS))
-                    .as("the last child ran to the end within %d s; %s", CHILD_TIMEOUT_SECONDS, logTail(KILLS))
+            assertThat(last.process().waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                    .as("the last child ran to the end within %d s; %s", CHILD_TIMEOUT_SECONDS, last.logTail())
                     .isTrue();
-            assertThat(last.exitValue())
-                    .as("the last child's exit code; %s", logTail(KILLS))
+            assertThat(last.process().exitValue())
+                    .as("the last child's exit code; %s", last.logTail())
                     .isZero();
         } finally {
-            for (Process child : children) {
-                child.destroyForcibly();
-                child.waitFor(30, TimeUnit.SECONDS);
+            for (ChildJvm child : children) {
+                child.kill();
             }
             for (ReadPoller poller : pollers) {
                 poller.close();
@@ -171,7 +162,7 @@ class WalSinkProcessKillTest {
         }
     }
 
-    private Process start(
+    private ChildJvm start(
             int k,
             Path table,
             ChangeGenerator changes,
@@ -180,17 +171,7 @@ class WalSinkProcessKillTest {
             boolean maintenance,
             String restore)
             throws IOException {
-        // its own temp folder: a killed JVM leaves its Flink and native-library files behind
-        Path tmp = Files.createDirectories(dir.resolve("tmp-" + k));
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                ADD_OPENS,
-                "-Xmx512m",
-                "-XX:TieredStopAtLevel=1", // a short run: start fast
-                "-Djava.io.tmpdir=" + tmp,
-                "-cp",
-                System.getProperty("java.class.path"),
-                WalSinkProcessKillJob.class.getName(),
+        List<String> args = new ArrayList<>(List.of(
                 table.toString(),
                 checkpoints.toString(),
                 covers.toString(),
@@ -201,51 +182,10 @@ class WalSinkProcessKillTest {
                 Long.toString(N),
                 Double.toString(maintenance ? ROWS_PER_SECOND_WITH_MAINTENANCE : ROWS_PER_SECOND)));
         if (restore != null) {
-            command.add(restore);
+            args.add(restore);
         }
-        Process child = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log(k).toFile())
-                .start();
+        ChildJvm child = ChildJvm.start(dir, "child-" + k, WalSinkProcessKillJob.class, args);
         children.add(child);
         return child;
-    }
-
-    private Path log(int k) {
-        return dir.resolve("child-" + k + ".log");
-    }
-
-    private String logTail(int k) {
-        try {
-            List<String> lines = Files.readAllLines(log(k));
-            return "log of child " + k + ":\n"
-                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "no log of child " + k + ": " + e;
-        }
-    }
-
-    /**
-     * Polls the child's checkpoint folder (a real condition, with a bounded total wait) until a
-     * completed checkpoint ({@code chk-N/_metadata}, written by Flink under a temporary name and
-     * renamed) with an id above {@code above} exists; returns its id.
-     */
-    private long awaitCheckpointAbove(Process child, int k, Path checkpoints, long above) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
-        while (true) {
-            Optional<Path> newest = CheckpointCovers.newestCheckpoint(checkpoints);
-            if (newest.isPresent() && CheckpointCovers.checkpointId(newest.get()) > above) {
-                return CheckpointCovers.checkpointId(newest.get());
-            }
-            if (!child.isAlive()) {
-                throw new AssertionError("child " + k + " ended (exit code " + child.exitValue()
-                        + ") before completing a checkpoint above " + above + "; " + logTail(k));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("child " + k + " completed no checkpoint above " + above + " within "
-                        + CHILD_TIMEOUT_SECONDS + " s; " + logTail(k));
-            }
-            child.waitFor(20, TimeUnit.MILLISECONDS); // returns early if the child ends
-        }
     }
 }
