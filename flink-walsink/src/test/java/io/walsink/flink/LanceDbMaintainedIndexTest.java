@@ -155,11 +155,13 @@ class LanceDbMaintainedIndexTest {
             assertThat(LanceDbSearch.ids(byNew.get(i)))
                     .as("%s: new vector of %s, seed %s", when, updatedKeys.get(i), seed)
                     .contains(updatedKeys.get(i));
-            // the old vector is still nearest to its own query, so the key would lead the list if stale
+            // the key may be the old vector's neighbour by chance (its new vector), but a stale copy
+            // would be found at about distance 0, far nearer than the new vector is
             long key = updatedKeys.get(i);
+            double moved = Vectors.squaredDistance(first.get(key), updated.get(key));
             assertThat(byOld.get(i))
-                    .as("%s: old vector of %s, seed %s", when, key, seed)
-                    .noneMatch(hit -> hit.id() == key && hit.distance() < 1e-6);
+                    .as("%s: old vector of %s (moved by %s), seed %s", when, key, moved, seed)
+                    .noneMatch(hit -> hit.id() == key && hit.distance() < moved / 4);
         }
         List<List<Hit>> byDeleted = LanceDbSearch.nearest(
                 table, "emb", deleted.stream().map(first::get).toList(), 10, null);

@@ -127,9 +127,13 @@ class LanceDbVectorSearchTest {
             assertThat(LanceDbSearch.ids(byNew.get(i)))
                     .as("new vector of %s, seed %s", updatedKeys.get(i), seed)
                     .contains(updatedKeys.get(i));
-            assertThat(LanceDbSearch.ids(byOld.get(i)))
-                    .as("old vector of %s, seed %s", updatedKeys.get(i), seed)
-                    .doesNotContain(updatedKeys.get(i));
+            // the key may be the old vector's nearest live row by chance (its new vector), but a
+            // stale copy would be found at about distance 0, far nearer than the new vector is
+            long key = updatedKeys.get(i);
+            double moved = Vectors.squaredDistance(first.get(key), updated.get(key));
+            assertThat(byOld.get(i))
+                    .as("old vector of %s (moved by %s), seed %s", key, moved, seed)
+                    .noneMatch(hit -> hit.id() == key && hit.distance() < moved / 4);
         }
         List<List<Hit>> byDeleted = LanceDbSearch.nearest(
                 table, "emb", deleted.stream().map(first::get).toList(), 10, lsm);

@@ -13,4 +13,14 @@ public final class Vectors {
         }
         return v;
     }
+
+    /** The squared L2 distance, as Lance reports {@code _distance} for an L2 index. */
+    public static double squaredDistance(float[] a, float[] b) {
+        double sum = 0;
+        for (int i = 0; i < a.length; i++) {
+            double d = a[i] - b[i];
+            sum += d * d;
+        }
+        return sum;
+    }
 }
