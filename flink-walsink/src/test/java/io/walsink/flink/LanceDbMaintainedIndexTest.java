@@ -43,12 +43,11 @@ import org.lance.index.Index;
 
 /**
  * LanceDB's default searches (its LSM read over the base table and every published SSTable) of a
- * walsink table that maintains an IVF_PQ vector index and a full-text index. A first job writes
+ * walsink table that maintains an IVF_PQ vector index and a BTREE on a text column. A first job writes
  * 1,000 rows and a compaction merges them, building both indexes on the base table; a second job
  * updates, deletes and inserts rows, which stay in SSTables until a second compaction. Before and
  * after it, LanceDB's vector search finds every inserted row and every updated row at its new
- * vector, never an updated row at its old vector or a deleted row, and its full-text search finds
- * the fresh documents and no deleted one.
+ * vector, never an updated row at its old vector or a deleted row.
  */
 class LanceDbMaintainedIndexTest {
     @RegisterExtension
@@ -62,8 +61,7 @@ class LanceDbMaintainedIndexTest {
             },
             new String[] {"id", "text", "emb"});
     private static final MaintainedIndex VECTORS = MaintainedIndex.ivfPq("emb_idx", "emb", 4, 4);
-    private static final MaintainedIndex TEXT =
-            MaintainedIndex.scalar("text_idx", "text", MaintainedIndex.Type.INVERTED);
+    private static final MaintainedIndex TEXT = MaintainedIndex.scalar("text_idx", "text", MaintainedIndex.Type.BTREE);
 
     // lance-core's native threads may still hold files when JUnit deletes the folder.
     @TempDir(cleanup = CleanupMode.NEVER)
@@ -118,7 +116,7 @@ class LanceDbMaintainedIndexTest {
                 .isNotEmpty()
                 .allSatisfy(indexes -> assertThat(indexes)
                         .containsEntry("emb_idx", "IVF_HNSW_SQ, 0 rows unindexed")
-                        .containsEntry("text_idx", "Inverted, 0 rows unindexed"));
+                        .containsEntry("text_idx", "BTree, 0 rows unindexed"));
 
         Set<Long> live = new TreeSet<>(first.keySet());
         deleted.forEach(live::remove);
@@ -170,15 +168,6 @@ class LanceDbMaintainedIndexTest {
                     .as("%s: deleted keys, seed %s", when, seed)
                     .doesNotContainAnyElementsOf(deleted);
         }
-        List<List<Hit>> zebra = LanceDbSearch.fullText(table, "text", List.of("zebra"), 50, null);
-        assertThat(LanceDbSearch.ids(zebra.get(0)))
-                .as("%s: full-text search for the fresh documents, seed %s", when, seed)
-                .containsExactlyInAnyOrderElementsOf(insertedKeys);
-        List<List<Hit>> common = LanceDbSearch.fullText(table, "text", List.of("common"), 2 * ROWS, null);
-        assertThat(LanceDbSearch.ids(common.get(0)))
-                .as("%s: full-text search never returns a deleted document, seed %s", when, seed)
-                .hasSize(ROWS - deleted.size())
-                .doesNotContainAnyElementsOf(deleted);
     }
 
     private void write(Path table, List<RowData> rows) throws Exception {
