@@ -194,9 +194,6 @@ public final class Compactor {
                 results.add(part.result(base, tableUri));
             }
             boolean housekeeping = !stopRequested; // a stop skips it: it can take long
-            if (housekeeping) {
-                refreshIndexes(base, table, taken);
-            }
             boolean filesCompacted = false;
             if (housekeeping && options.fileCompaction().isPresent()) {
                 base.checkoutLatest();
@@ -206,6 +203,10 @@ public final class Compactor {
                 base.checkoutLatest();
                 filesCompacted = true;
                 LOG.info("Compacted the files of {}: version {} -> {}", tableUri, before, base.version());
+            }
+            // After the file compaction: its deferred remapping leaves index segments to rebuild.
+            if (housekeeping) {
+                refreshIndexes(base, table, taken);
             }
             Optional<Long> cleaned = Optional.empty();
             Optional<CleanupPolicy> cleanup = options.cleanup().or(() -> options.cleanupRetention()
@@ -259,7 +260,8 @@ public final class Compactor {
                 MaintainedBaseIndexes.createMissing(base, maintained, tableUri);
                 MaintainedBaseIndexes.listBuilt(base, maintained, tableUri);
             }
-            if (!BaseIndexRefresh.stale(base).isEmpty()) {
+            if (!BaseIndexRefresh.stale(base).isEmpty()
+                    || !BaseIndexRefresh.remapPending(base).isEmpty()) {
                 taken.renew();
                 BaseIndexRefresh.run(base, tableUri);
             }

@@ -19,6 +19,12 @@ final class IndexOptions {
     static final String PREFIX = "index.";
     private static final Set<String> PROPERTIES =
             Set.of("column", "type", "metric", "num-partitions", "num-sub-vectors");
+    /**
+     * LanceDB's LSM search takes no query options and searches each probed partition's HNSW graph
+     * with Lance's default breadth: with one partition it found 0.7-0.75 of the ten nearest of
+     * 10,000 random 128-d rows, with eight 0.94 (LanceDbRecallTest).
+     */
+    static final int DEFAULT_NUM_PARTITIONS = 8;
 
     private IndexOptions() {}
 
@@ -55,7 +61,7 @@ final class IndexOptions {
                     p.containsKey("metric")
                             ? enumOf(MaintainedIndex.Metric.class, name, "metric", p.get("metric"))
                             : null,
-                    positive(name, p, "num-partitions", type.isVector() ? 1 : 0),
+                    positive(name, p, "num-partitions", type.isVector() ? DEFAULT_NUM_PARTITIONS : 0),
                     positive(name, p, "num-sub-vectors", type == MaintainedIndex.Type.IVF_PQ ? 16 : 0));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Invalid options of index '" + name + "': " + e.getMessage(), e);

@@ -98,6 +98,7 @@ class WalSinkSqlIndexOptionsTest {
             value = {
                 "ivf_pq | metric         | manhattan | Option 'index.i.metric' must be one of [L2, COSINE, DOT]",
                 "ivf_pq | num-partitions | 0         | Option 'index.i.num-partitions' must be a positive integer",
+                "ivf_pq | num-sub-vectors | 3        | num-sub-vectors 3 must divide the dimension of column 'emb' (1)",
                 "hnsw   | metric         | l2        | Option 'index.i.type' must be one of [IVF_PQ, IVF_HNSW_SQ",
                 "btree  | metric         | l2        | metric, num-partitions and num-sub-vectors apply to vector",
             })

@@ -137,5 +137,14 @@ public final class MaintainedIndexes {
                             ? ""
                             : " of " + field.getChildren().get(0).getType()));
         }
+        if (index.type() == MaintainedIndex.Type.IVF_PQ) {
+            int dimension = ((ArrowType.FixedSizeList) type).getListSize();
+            if (dimension % index.numSubVectors() != 0) {
+                // lance-core would refuse it only at the first base build, long after the job started
+                throw new IllegalArgumentException("index '" + index.name() + "': num-sub-vectors "
+                        + index.numSubVectors() + " must divide the dimension of column '" + field.getName()
+                        + "' (" + dimension + ")");
+            }
+        }
     }
 }
