@@ -4,7 +4,7 @@
 //   SPEC_JSON: {"index": {"column": "emb", "type": "ivf_pq", "numPartitions": 4, "numSubVectors": 4}} creates
 //              an index and prints {"indexed": true} or {"error"};
 //              {"column": "emb", "k": 10, "columns": ["id"], "lsm": true | false | null, "vectors": [[...], ...]}
-//              prints one JSON line per vector: {"rows": [[...columns, _distance], ...]} or {"error"}
+//              prints one JSON line per vector: {"rows": [[...columns, _distance], ...], "ms": its time} or {"error"}
 import * as lancedb from "@lancedb/lancedb";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,10 +29,11 @@ try {
   } else {
     for (const vector of spec.vectors) {
       try {
+        const started = performance.now();
         let query = t.vectorSearch(vector).column(spec.column).limit(spec.k);
         if (spec.lsm !== null && spec.lsm !== undefined) query = query.useLsm(spec.lsm);
         const rows = (await query.toArray()).map((r) => [...spec.columns.map((c) => r[c]), r._distance]);
-        console.log(json({ rows }));
+        console.log(json({ rows, ms: performance.now() - started }));
       } catch (e) {
         console.log(json({ error: String(e.message ?? e) }));
       }

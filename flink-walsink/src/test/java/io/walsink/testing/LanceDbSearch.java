@@ -51,6 +51,15 @@ public final class LanceDbSearch {
      */
     public static List<List<Hit>> nearest(Path table, String column, List<float[]> vectors, int k, Boolean lsm)
             throws IOException, InterruptedException {
+        return timedNearest(table, column, vectors, k, lsm).hits();
+    }
+
+    /** The answers of searches run one after another in one Node process, and each one's time in ms. */
+    public record Timed(List<List<Hit>> hits, List<Double> millis) {}
+
+    /** As {@link #nearest}, with the time LanceDB took for each search (the first one opens the table). */
+    public static Timed timedNearest(Path table, String column, List<float[]> vectors, int k, Boolean lsm)
+            throws IOException, InterruptedException {
         ObjectNode spec = search(column, k, lsm);
         ArrayNode all = spec.putArray("vectors");
         for (float[] v : vectors) {
@@ -71,14 +80,14 @@ public final class LanceDbSearch {
         return spec;
     }
 
-    private static List<List<Hit>> hits(Path table, ObjectNode spec, int searches)
-            throws IOException, InterruptedException {
+    private static Timed hits(Path table, ObjectNode spec, int searches) throws IOException, InterruptedException {
         List<JsonNode> answers = run(table, spec);
         if (answers.size() != searches) {
             throw new IllegalStateException(
                     "LanceDB answered " + answers.size() + " of " + searches + " searches: " + answers);
         }
         List<List<Hit>> hits = new ArrayList<>();
+        List<Double> millis = new ArrayList<>();
         for (JsonNode answer : answers) {
             if (answer.hasNonNull("error")) {
                 throw new IllegalStateException("LanceDB's search of " + table + " failed: " + answer.get("error"));
@@ -88,8 +97,9 @@ public final class LanceDbSearch {
                 rows.add(new Hit(row.get(0).asLong(), row.get(1).asDouble()));
             }
             hits.add(rows);
+            millis.add(answer.path("ms").asDouble(Double.NaN));
         }
-        return hits;
+        return new Timed(hits, millis);
     }
 
     private static List<JsonNode> run(Path table, ObjectNode spec) throws IOException, InterruptedException {
