@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.index.Index;
@@ -58,7 +59,42 @@ final class BaseIndexRefresh {
             IndexType.IVF_RQ,
             IndexType.VECTOR);
 
+    /**
+     * Full-text (INVERTED) indexes are never optimised or rebuilt here: lance-core 7.0.0 panicked
+     * optimising a merged table's inverted index (index out of bounds in lance-index's
+     * inverted/index.rs), a panic that cannot unwind and aborts the whole JVM, a TaskManager's with
+     * every task on it. Such an index stays as it was, warned about once per table and index.
+     */
+    private static final Set<String> FULL_TEXT_WARNED = ConcurrentHashMap.newKeySet();
+
     private BaseIndexRefresh() {}
+
+    /** The full-text indexes of {@code base} that do not cover every fragment or point at moved rows. */
+    static List<String> fullTextLeftStale(Dataset base) {
+        Set<Integer> fragments = new HashSet<>();
+        for (Fragment f : base.getFragments()) {
+            fragments.add(f.getId());
+        }
+        Map<String, Set<Integer>> covered = new TreeMap<>();
+        for (Index index : base.getIndexes()) {
+            if (index.indexType() == IndexType.INVERTED) {
+                covered.computeIfAbsent(index.name(), k -> new HashSet<>())
+                        .addAll(index.fragments().orElse(List.of()));
+            }
+        }
+        Set<String> left = new TreeSet<>();
+        covered.forEach((name, of) -> {
+            if (!of.containsAll(fragments)) {
+                left.add(name);
+            }
+        });
+        remapPending(base).forEach((name, segments) -> {
+            if (segments.get(0).indexType() == IndexType.INVERTED) {
+                left.add(name);
+            }
+        });
+        return List.copyOf(left);
+    }
 
     /** The user indexes that do not cover every fragment of {@code base}'s checked-out version. */
     static List<String> stale(Dataset base) {
@@ -70,6 +106,9 @@ final class BaseIndexRefresh {
         for (Index index : base.getIndexes()) {
             if (index.name().startsWith("__") || index.fields().isEmpty()) {
                 continue;
+            }
+            if (index.indexType() == IndexType.INVERTED) {
+                continue; // see FULL_TEXT_LEFT_ALONE
             }
             Set<Integer> of = covered.computeIfAbsent(index.name(), k -> new HashSet<>());
             index.fragments().ifPresent(of::addAll);
@@ -124,6 +163,17 @@ final class BaseIndexRefresh {
             }
             base.checkoutLatest();
         }
+        for (String name : fullTextLeftStale(base)) {
+            if (FULL_TEXT_WARNED.add(tableUri + "#" + name)) {
+                LOG.warn(
+                        "The full-text index {} of {} does not cover the rows compaction merged since it was built,"
+                                + " and walsink leaves it so: lance-core 7.0.0 panicked (aborting the JVM) bringing a"
+                                + " merged table's inverted index up to date. Rebuild it outside the job (drop and"
+                                + " create it again) to search those rows.",
+                        name,
+                        tableUri);
+            }
+        }
         List<String> names = stale(base);
         if (!names.isEmpty()) {
             base.optimizeIndices(OptimizeOptions.builder().indexNames(names).build());
@@ -173,13 +223,15 @@ final class BaseIndexRefresh {
                     true);
             return true;
         }
-        LOG.warn(
-                "The {} index {} of {} still points at rows a file compaction moved, and walsink cannot rebuild"
-                        + " an index of that type: searches through it may miss those rows until it is rebuilt"
-                        + " (for example dropped and created again)",
-                type,
-                name,
-                tableUri);
+        if (type != IndexType.INVERTED) { // full text: warned about by run
+            LOG.warn(
+                    "The {} index {} of {} still points at rows a file compaction moved, and walsink cannot"
+                            + " rebuild an index of that type: searches through it may miss those rows until it is"
+                            + " rebuilt (for example dropped and created again)",
+                    type,
+                    name,
+                    tableUri);
+        }
         return false;
     }
 

@@ -260,11 +260,8 @@ public final class Compactor {
                 MaintainedBaseIndexes.createMissing(base, maintained, tableUri);
                 MaintainedBaseIndexes.listBuilt(base, maintained, tableUri);
             }
-            if (!BaseIndexRefresh.stale(base).isEmpty()
-                    || !BaseIndexRefresh.remapPending(base).isEmpty()) {
-                taken.renew();
-                BaseIndexRefresh.run(base, tableUri);
-            }
+            taken.renew();
+            BaseIndexRefresh.run(base, tableUri);
         } catch (CompactionLeaseException e) {
             throw e;
         } catch (RuntimeException e) {
