@@ -8,8 +8,9 @@ import java.util.Optional;
  * A store that passes every call to another one: the base of wrappers (retries, fault injection,
  * test doubles), which override only the calls they change.
  *
- * <p>{@link #exists} and {@link #listAll} are deliberately not forwarded: the interface derives
- * them from {@link #head} and {@link #list}, so they go through the wrapper's versions of those.
+ * <p>{@link #exists}, {@link #listAll} and {@link #listFolders} are deliberately not forwarded: the
+ * interface derives them from {@link #head} and {@link #list}, so they go through the wrapper's
+ * versions of those (a wrapper that wants the delegate's cheap folder listing forwards it itself).
  * {@link #removeLeftovers} is forwarded as it is (best effort, it never fails, so wrappers
  * neither retry nor fault it).
  */

@@ -20,6 +20,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * Objects as files under a root directory, the embedded default for {@code file://} and plain
@@ -187,6 +190,27 @@ public final class LocalObjectStore implements ObjectStore {
             return new ListPage(page, page.get(maxKeys - 1).key());
         }
         return new ListPage(objects, null);
+    }
+
+    /** One directory read; temporary and hidden entries are left out. */
+    @Override
+    public SortedSet<String> listFolders(String prefix) {
+        if (!prefix.endsWith("/")) {
+            throw new IllegalArgumentException("a folder prefix ends with '/': '" + prefix + "'");
+        }
+        Path dir = resolveDirectory(prefix.substring(0, prefix.length() - 1));
+        SortedSet<String> folders = new TreeSet<>();
+        try (Stream<Path> entries = Files.list(dir)) {
+            entries.filter(Files::isDirectory)
+                    .map(d -> d.getFileName().toString())
+                    .filter(name -> !TemporaryFileNames.isTemporary(name))
+                    .forEach(name -> folders.add(prefix + name + "/"));
+        } catch (NoSuchFileException absent) {
+            return folders;
+        } catch (IOException e) {
+            throw failure(prefix, "list", e);
+        }
+        return folders;
     }
 
     @Override

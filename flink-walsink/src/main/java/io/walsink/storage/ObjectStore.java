@@ -4,6 +4,8 @@ import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * The object-store operations the MemWAL format needs, and nothing more.
@@ -64,6 +66,24 @@ public interface ObjectStore extends AutoCloseable {
             continuation = page.continuation();
         } while (continuation != null);
         return all;
+    }
+
+    /**
+     * The folders directly under {@code prefix} (which ends with '/'): the key prefixes {@code
+     * prefix + name + "/"} of the keys below it, in key order. The default derives them from a full
+     * listing; a store that can list one level (S3's delimiter, a directory read) does so, which is
+     * what makes finding a table's shards cheap however much history they hold. A store may also
+     * return folders that hold no object.
+     */
+    default SortedSet<String> listFolders(String prefix) {
+        SortedSet<String> folders = new TreeSet<>();
+        for (ObjectMeta meta : listAll(prefix)) {
+            int slash = meta.key().indexOf('/', prefix.length());
+            if (slash >= 0) {
+                folders.add(meta.key().substring(0, slash + 1));
+            }
+        }
+        return folders;
     }
 
     /** Removes {@code key}; removing an absent key is not an error. */

@@ -3,6 +3,7 @@ package io.walsink.storage;
 import io.walsink.annotation.Internal;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.SortedSet;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -115,6 +116,11 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         return call("list", () -> delegate().list(prefix, continuation, maxKeys));
+    }
+
+    @Override
+    public SortedSet<String> listFolders(String prefix) {
+        return call("list", () -> delegate().listFolders(prefix));
     }
 
     @Override

@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -17,6 +19,7 @@ import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -168,6 +171,29 @@ final class S3ObjectStore implements ObjectStore {
         }
         boolean more = Boolean.TRUE.equals(response.isTruncated()) && response.nextContinuationToken() != null;
         return new ListPage(objects, more ? response.nextContinuationToken() : null);
+    }
+
+    /** LIST with the delimiter '/': the common prefixes, following pages. */
+    @Override
+    public SortedSet<String> listFolders(String keyPrefix) {
+        SortedSet<String> folders = new TreeSet<>();
+        String continuation = null;
+        do {
+            String token = continuation;
+            ListObjectsV2Response response = call(
+                    keyPrefix,
+                    false,
+                    () -> client.listObjectsV2(r -> r.bucket(bucket)
+                            .prefix(prefix + keyPrefix)
+                            .delimiter("/")
+                            .continuationToken(token)));
+            for (CommonPrefix common : response.commonPrefixes()) {
+                folders.add(common.prefix().substring(prefix.length()));
+            }
+            boolean more = Boolean.TRUE.equals(response.isTruncated()) && response.nextContinuationToken() != null;
+            continuation = more ? response.nextContinuationToken() : null;
+        } while (continuation != null);
+        return folders;
     }
 
     /**

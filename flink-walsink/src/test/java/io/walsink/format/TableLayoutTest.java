@@ -4,13 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.MemWalObject.Kind;
+import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;
+import io.walsink.storage.ListPage;
+import io.walsink.storage.LocalObjectStore;
+import io.walsink.storage.ObjectStore;
 import io.walsink.storage.TemporaryFileNames;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.SortedSet;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The table layout: the keys writers build, what each key under {@code _mem_wal/} is, and the one
@@ -128,6 +137,44 @@ class TableLayoutTest {
     }
 
     @Test
+    void findingTheShardsListsFoldersAndManifestsNotTheirHistory(@TempDir Path dir) {
+        LocalObjectStore local = new LocalObjectStore(dir);
+        List<String> listed = new ArrayList<>();
+        ObjectStore recording = new ForwardingObjectStore(local) {
+            @Override
+            public ListPage list(String prefix, String continuation, int maxKeys) {
+                listed.add(prefix);
+                return super.list(prefix, continuation, maxKeys);
+            }
+
+            @Override
+            public SortedSet<String> listFolders(String prefix) {
+                listed.add("folders of " + prefix);
+                return local.listFolders(prefix);
+            }
+        };
+        UUID claimed = shard(1);
+        UUID onlyWal = shard(2);
+        put(local, TableLayout.manifestKey(claimed, 1));
+        put(local, TableLayout.versionHintKey(claimed));
+        for (int entry = 1; entry <= 50; entry++) {
+            put(local, TableLayout.walEntryKey(claimed, entry));
+            put(local, TableLayout.walEntryKey(onlyWal, entry));
+        }
+        put(local, "_mem_wal/1-1-1-1-1/manifest/" + V1);
+
+        assertThat(TableLayout.shards(recording)).containsExactly(claimed);
+        assertThat(listed)
+                .containsExactlyInAnyOrder(
+                        "folders of _mem_wal/",
+                        TableLayout.manifestFolder(claimed),
+                        TableLayout.manifestFolder(onlyWal));
+        assertThat(MemWalListing.of(local).shards())
+                .as("the full listing agrees")
+                .containsExactly(claimed);
+    }
+
+    @Test
     void aTableWithoutMemWalObjectsHasNoShards() {
         assertThat(TableLayout.shards(new InMemoryObjectStore())).isEmpty();
     }
@@ -172,7 +219,7 @@ class TableLayoutTest {
         return UUID.fromString("00000000-0000-4000-8000-00000000000" + n);
     }
 
-    private static void put(InMemoryObjectStore store, String key) {
+    private static void put(ObjectStore store, String key) {
         store.put(key, new byte[] {1});
     }
 }

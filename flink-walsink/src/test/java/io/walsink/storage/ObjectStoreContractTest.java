@@ -209,6 +209,16 @@ abstract class ObjectStoreContractTest {
     }
 
     @Test
+    void listFoldersNamesTheFoldersOneLevelDown() {
+        writeAll(List.of("top/a/1", "top/a/b/2", "top/c/3", "top/d", "top/e/f/g/4", "other/x/1", "topless/y/1"));
+
+        assertThat(store.listFolders("top/")).containsExactly("top/a/", "top/c/", "top/e/");
+        assertThat(store.listFolders("top/e/")).containsExactly("top/e/f/");
+        assertThat(store.listFolders("top/a/b/")).isEmpty();
+        assertThat(store.listFolders("missing/")).isEmpty();
+    }
+
+    @Test
     void continuationResumesAfterThePreviousPage() {
         writeAll(List.of("p/a", "p/b", "p/c", "p/d", "p/e"));
 

@@ -118,6 +118,12 @@ public final class FaultInjectingObjectStore extends ForwardingObjectStore {
         return run(Operation.LIST, prefix, () -> delegate().list(prefix, continuation, maxKeys));
     }
 
+    /** The delegate's own folder listing, faulted as a LIST. */
+    @Override
+    public java.util.SortedSet<String> listFolders(String prefix) {
+        return run(Operation.LIST, prefix, () -> delegate().listFolders(prefix));
+    }
+
     @Override
     public void delete(String key) {
         run(Operation.DELETE, key, () -> {
