@@ -69,6 +69,38 @@ final class BaseIndexRefresh {
 
     private BaseIndexRefresh() {}
 
+    private static final Set<String> KEY_INDEX_WARNED = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Warns, once per table and index, of a user index on exactly the key columns: with one,
+     * lance-core 7.0.0's delete-only merge-insert (how a merge deletes keys) commits but deletes
+     * nothing (reproduced on a 20,000-row base table with a BTREE on the key: four deleted keys all
+     * stayed; a plain delete of the same keys removed them), so deletes merged while it covers the
+     * rows stay in the base table, and readers of the base table alone see them.
+     */
+    static void warnOfKeyIndexes(Dataset base, List<String> keyColumns, String tableUri) {
+        Map<String, Integer> ids = new HashMap<>();
+        for (LanceField f : base.getLanceSchema().fields()) {
+            ids.put(f.getName(), f.getId());
+        }
+        Set<Integer> key = new HashSet<>();
+        keyColumns.forEach(c -> key.add(ids.get(c)));
+        for (Index index : base.getIndexes()) {
+            if (!index.name().startsWith("__")
+                    && new HashSet<>(index.fields()).equals(key)
+                    && KEY_INDEX_WARNED.add(tableUri + "#" + index.name())) {
+                LOG.warn(
+                        "The base table {} has an index on its key {} ({}): lance-core 7.0.0 loses the deletes that"
+                                + " compaction merges while such an index covers the deleted rows (they stay in the"
+                                + " base table). Drop the index, or expect deleted keys to reappear for readers of the"
+                                + " base table alone; see docs/operations.md",
+                        tableUri,
+                        keyColumns,
+                        index.name());
+            }
+        }
+    }
+
     /** The full-text indexes of {@code base} that do not cover every fragment or point at moved rows. */
     static List<String> fullTextLeftStale(Dataset base) {
         Set<Integer> fragments = new HashSet<>();

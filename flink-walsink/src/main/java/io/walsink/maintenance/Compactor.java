@@ -187,6 +187,7 @@ public final class Compactor {
             GenerationMerge merge = new GenerationMerge(
                     base, tableUri, storageOptions, allocator, hook, taken, new MergeJournal(store));
             TableInfo table = LanceTables.describe(tableUri, base);
+            BaseIndexRefresh.warnOfKeyIndexes(base, table.primaryKey(), tableUri);
             List<ShardMerges> parts = plan(base, table);
             mergeInTurns(parts, table, merge, new RunBudget(options, nanoClock, () -> stopRequested));
             List<CompactionResult.ShardResult> results = new ArrayList<>();

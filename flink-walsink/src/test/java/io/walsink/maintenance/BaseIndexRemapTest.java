@@ -156,6 +156,41 @@ class BaseIndexRemapTest {
         }
     }
 
+    @Test
+    void anIndexOnTheKeyIsWarnedAboutOnce() {
+        long seed = System.nanoTime();
+        System.out.println("BaseIndexRemapTest key index seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed);
+                LogCapture log = LogCapture.of(BaseIndexRefresh.class)) {
+            List<ShardWriter> writers = f.openAll();
+            f.randomOps(writers, 40, 200, "g1");
+            CompactionFixture.publishGeneration(writers);
+            f.compactor(CompactorOptions.defaults()).run();
+            assertThat(log.messages(org.apache.logging.log4j.Level.WARN)).isEmpty();
+            try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+                base.createIndex(
+                        List.of("id"),
+                        IndexType.BTREE,
+                        Optional.of("id_idx"),
+                        IndexParams.builder()
+                                .setScalarIndexParams(new BTreeIndexParams.Builder().build())
+                                .build(),
+                        true);
+            }
+            for (int generation = 2; generation <= 3; generation++) {
+                f.randomOps(writers, 40, 200, "g" + generation);
+                CompactionFixture.publishGeneration(writers);
+                f.compactor(CompactorOptions.defaults()).run();
+            }
+
+            assertThat(log.messages(org.apache.logging.log4j.Level.WARN))
+                    .filteredOn(m -> m.contains("has an index on its key [id] (id_idx)"))
+                    .as("once over two runs")
+                    .hasSize(1);
+            writers.forEach(ShardWriter::close);
+        }
+    }
+
     private static List<UUID> segments(Dataset base, String name) {
         return base.getIndexes().stream()
                 .filter(i -> i.name().equals(name))

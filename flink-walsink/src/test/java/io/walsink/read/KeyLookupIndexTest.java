@@ -60,7 +60,7 @@ class KeyLookupIndexTest {
 
     @Test
     void lookupsReadTheBaseTableThroughAUsersKeyIndexBeforeAndAfterACompaction() throws Exception {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("walsink.seed", System.nanoTime());
         System.out.println("KeyLookupIndexTest seed " + seed);
         Random random = new Random(seed);
         String uri = dir.resolve("t").toString();
