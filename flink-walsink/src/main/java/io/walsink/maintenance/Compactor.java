@@ -26,6 +26,7 @@ import java.util.UUID;
 import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.cleanup.RemovalStats;
@@ -187,7 +188,7 @@ public final class Compactor {
             GenerationMerge merge = new GenerationMerge(
                     base, tableUri, storageOptions, allocator, hook, taken, new MergeJournal(store));
             TableInfo table = LanceTables.describe(tableUri, base);
-            BaseIndexRefresh.warnOfKeyIndexes(base, table.primaryKey(), tableUri);
+            BaseIndexRefresh.warnOfKeyIndexes(base, keyFields(table), tableUri);
             List<ShardMerges> parts = plan(base, table);
             mergeInTurns(parts, table, merge, new RunBudget(options, nanoClock, () -> stopRequested));
             List<CompactionResult.ShardResult> results = new ArrayList<>();
@@ -268,6 +269,10 @@ public final class Compactor {
         } catch (RuntimeException e) {
             LOG.warn("Could not bring the indexes of {} up to date; the next compaction tries again", tableUri, e);
         }
+    }
+
+    static List<Field> keyFields(TableInfo table) {
+        return table.primaryKey().stream().map(c -> table.schema().findField(c)).toList();
     }
 
     /** Each shard's generations to merge, from its latest manifest and the base table's merge progress. */

@@ -185,6 +185,12 @@ final class GenerationMerge {
 
     /** Deletes the keys of the SSTable's tombstones from the base table, marking {@code mark} merged. */
     private void deleteKeys(Dataset sstable, TableInfo table, List<MergedGeneration> mark) {
+        List<Field> key = Compactor.keyFields(table);
+        if (KeyDeletes.supports(key)
+                && !BaseIndexRefresh.keyIndexes(base, table.primaryKey()).isEmpty()) {
+            // the merge-insert below would delete nothing; it still commits the mark, if any
+            KeyDeletes.delete(base, sstable, TOMBSTONE + " = true", key.get(0), allocator);
+        }
         MergeInsertParams params = fenced(new MergeInsertParams(table.primaryKey()))
                 .withMatchedDelete()
                 .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing);
