@@ -1,6 +1,6 @@
 // Nearest-neighbour searches and index creation on a walsink table with LanceDB's Node client, as
 // a LanceDB user writes them (the table is opened through a database folder holding a link to it).
-// usage: node search.mjs TABLE_PATH SPEC_JSON
+// usage: node search.mjs TABLE_PATH < SPEC_JSON (on standard input: a spec of many vectors outgrows an argument)
 //   SPEC_JSON: {"index": {"column": "emb", "type": "ivf_pq", "numPartitions": 4, "numSubVectors": 4}} creates
 //              an index and prints {"indexed": true} or {"error"};
 //              {"column": "emb", "k": 10, "columns": ["id"], "lsm": true | false | null, "vectors": [[...], ...]}
@@ -10,8 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const [table, specJson] = process.argv.slice(2);
-const spec = JSON.parse(specJson);
+const [table] = process.argv.slice(2);
+const spec = JSON.parse(fs.readFileSync(0, "utf8"));
 const db = fs.mkdtempSync(path.join(os.tmpdir(), "walsink-lancedb-"));
 const json = (v) => JSON.stringify(v, (k, x) => (typeof x === "bigint" ? x.toString() : x));
 try {

@@ -23,6 +23,8 @@ class PublicApiTest {
             "io.walsink.read.TableReader",
             "io.walsink.read.TableRows",
             "io.walsink.read.ReadMode",
+            "io.walsink.read.NearestQuery",
+            "io.walsink.read.Neighbour",
             "io.walsink.maintenance.Compactor",
             "io.walsink.maintenance.CompactorOptions",
             "io.walsink.maintenance.CompactionResult",

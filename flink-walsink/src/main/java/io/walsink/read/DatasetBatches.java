@@ -47,8 +47,24 @@ final class DatasetBatches {
             String filter,
             LookupScans scans,
             Consumer<VectorSchemaRoot> visitor) {
-        try (LanceScanner scanner =
-                        filter == null && scans == null ? ds.newScan() : ds.newScan(options(filter, scans));
+        forEach(
+                ds,
+                location,
+                storageOptions,
+                filter == null && scans == null ? null : options(filter, scans),
+                scans,
+                visitor);
+    }
+
+    /** As above, with lance-core's scan options (null: every row, every column). */
+    static void forEach(
+            Dataset ds,
+            String location,
+            Map<String, String> storageOptions,
+            ScanOptions scanOptions,
+            LookupScans scans,
+            Consumer<VectorSchemaRoot> visitor) {
+        try (LanceScanner scanner = scanOptions == null ? ds.newScan() : ds.newScan(scanOptions);
                 ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 visitor.accept(reader.getVectorSchemaRoot());

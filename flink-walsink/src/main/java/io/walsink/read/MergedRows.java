@@ -84,6 +84,11 @@ final class MergedRows<R> {
         return keys != null;
     }
 
+    /** How many keys were applied (each counted once, live or a tombstone). */
+    int keyCount() {
+        return newest.size();
+    }
+
     /** Whether any key was applied (a row or a tombstone). */
     boolean holdsAnyKey() {
         return !newest.isEmpty();

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.read.NearestQuery;
 import io.walsink.read.ReadMode;
+import io.walsink.read.TableReader;
 import io.walsink.testing.Compactions;
 import io.walsink.testing.LanceDbSearch;
 import io.walsink.testing.LanceDbSearch.Hit;
@@ -20,12 +22,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.FloatType;
@@ -79,7 +79,7 @@ class LanceDbMaintainedIndexTest {
             first.put(id, Vectors.gaussian(random, DIMENSION));
             firstRows.add(row(id, "common words of row " + id, first.get(id)));
         }
-        write(table, firstRows);
+        VectorTableJob.of(ROW, DIMENSION).index(VECTORS).index(TEXT).write(table, firstRows);
         Compactions.once(table);
         try (RootAllocator allocator = new RootAllocator();
                 Dataset base = LanceTables.openDataset(allocator, table.toString(), Map.of())) {
@@ -108,7 +108,7 @@ class LanceDbMaintainedIndexTest {
             inserted.put(id, Vectors.gaussian(random, DIMENSION));
             changes.add(row(id, "fresh zebra document " + id, inserted.get(id)));
         }
-        write(table, changes);
+        VectorTableJob.of(ROW, DIMENSION).index(VECTORS).index(TEXT).write(table, changes);
         // LanceDB 0.37.1 searches a generation without a vector index by brute force (measured: the
         // searches below pass without these indexes), so they are checked here, as lance-core reads them
         assertThat(sstableIndexes(table))
@@ -124,13 +124,49 @@ class LanceDbMaintainedIndexTest {
         assertThat(HarnessSupport.read(table, ReadMode.COMMITTED).keySet())
                 .as("walsink's reader over SSTables that carry indexes (datasets past version 1), seed %s", seed)
                 .isEqualTo(live);
-        searchAndCheck(table, "before the second compaction", first, updated, deleted, inserted, seed);
-        Compactions.once(table);
-        searchAndCheck(table, "after the second compaction", first, updated, deleted, inserted, seed);
+        for (String when : List.of("before the second compaction", "after the second compaction")) {
+            if (when.startsWith("after")) {
+                Compactions.once(table);
+            }
+            searchAndCheck(
+                    vectors -> LanceDbSearch.nearest(table, "emb", vectors, 10, null),
+                    "LanceDB " + when,
+                    first,
+                    updated,
+                    deleted,
+                    inserted,
+                    seed);
+            searchAndCheck(
+                    vectors -> walsinkNearest(table, vectors),
+                    "walsink's reader " + when,
+                    first,
+                    updated,
+                    deleted,
+                    inserted,
+                    seed);
+        }
+    }
+
+    /** Searches: per vector, the ten nearest rows' ids and distances. */
+    @FunctionalInterface
+    private interface Search {
+        List<List<Hit>> nearest(List<float[]> vectors) throws Exception;
+    }
+
+    private static List<List<Hit>> walsinkNearest(Path table, List<float[]> vectors) {
+        try (TableReader reader = TableReader.open(table.toString())) {
+            List<List<Hit>> all = new ArrayList<>();
+            for (float[] vector : vectors) {
+                all.add(reader.nearest(ReadMode.COMMITTED, NearestQuery.of("emb", vector, 10)).stream()
+                        .map(n -> new Hit((Long) n.row().get("id"), n.distance()))
+                        .toList());
+            }
+            return all;
+        }
     }
 
     private static void searchAndCheck(
-            Path table,
+            Search search,
             String when,
             Map<Long, float[]> first,
             Map<Long, float[]> updated,
@@ -139,16 +175,16 @@ class LanceDbMaintainedIndexTest {
             long seed)
             throws Exception {
         List<Long> insertedKeys = List.copyOf(inserted.keySet());
-        List<List<Hit>> byInserted = LanceDbSearch.nearest(table, "emb", List.copyOf(inserted.values()), 10, null);
+        List<List<Hit>> byInserted = search.nearest(List.copyOf(inserted.values()));
         for (int i = 0; i < insertedKeys.size(); i++) {
             assertThat(LanceDbSearch.ids(byInserted.get(i)))
                     .as("%s: inserted %s by its vector, seed %s", when, insertedKeys.get(i), seed)
                     .contains(insertedKeys.get(i));
         }
         List<Long> updatedKeys = List.copyOf(updated.keySet());
-        List<List<Hit>> byNew = LanceDbSearch.nearest(table, "emb", List.copyOf(updated.values()), 10, null);
-        List<List<Hit>> byOld = LanceDbSearch.nearest(
-                table, "emb", updatedKeys.stream().map(first::get).toList(), 10, null);
+        List<List<Hit>> byNew = search.nearest(List.copyOf(updated.values()));
+        List<List<Hit>> byOld =
+                search.nearest(updatedKeys.stream().map(first::get).toList());
         for (int i = 0; i < updatedKeys.size(); i++) {
             assertThat(LanceDbSearch.ids(byNew.get(i)))
                     .as("%s: new vector of %s, seed %s", when, updatedKeys.get(i), seed)
@@ -161,29 +197,13 @@ class LanceDbMaintainedIndexTest {
                     .as("%s: old vector of %s (moved by %s), seed %s", when, key, moved, seed)
                     .noneMatch(hit -> hit.id() == key && hit.distance() < moved / 4);
         }
-        List<List<Hit>> byDeleted = LanceDbSearch.nearest(
-                table, "emb", deleted.stream().map(first::get).toList(), 10, null);
+        List<List<Hit>> byDeleted =
+                search.nearest(deleted.stream().map(first::get).toList());
         for (List<Hit> hits : byDeleted) {
             assertThat(LanceDbSearch.ids(hits))
                     .as("%s: deleted keys, seed %s", when, seed)
                     .doesNotContainAnyElementsOf(deleted);
         }
-    }
-
-    private void write(Path table, List<RowData> rows) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
-        env.fromData(rows, InternalTypeInfo.of(ROW))
-                .sinkTo(WalSink.forRowData(ROW)
-                        .path(table.toString())
-                        .primaryKey("id")
-                        .createTableIfMissing(2)
-                        .vectorColumn("emb", DIMENSION)
-                        .maintainedIndex(VECTORS)
-                        .maintainedIndex(TEXT)
-                        .build());
-        env.execute("indexed");
     }
 
     /** Per SSTable dataset of the table: its indexes' names, types and rows left out. */

@@ -3,6 +3,9 @@ package io.walsink.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.read.NearestQuery;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableReader;
 import io.walsink.testing.Compactions;
 import io.walsink.testing.LanceCoreSearch;
 import io.walsink.testing.LanceDbSearch;
@@ -16,11 +19,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.FloatType;
@@ -80,13 +81,13 @@ class LanceDbRecallTest {
         for (long id = 0; id < rows; id++) {
             first.add(row(model, id, Vectors.gaussian(random, DIMENSION)));
         }
-        write(table, first, index);
+        VectorTableJob.of(ROW, DIMENSION).index(index).checkpointEvery(500).write(table, first);
         Compactions.once(table);
         List<RowData> later = new ArrayList<>();
         for (long id = rows - rows / 10; id < rows + rows / 10; id++) {
             later.add(row(model, id, Vectors.gaussian(random, DIMENSION)));
         }
-        write(table, later, index);
+        VectorTableJob.of(ROW, DIMENSION).index(index).checkpointEvery(500).write(table, later);
         List<float[]> queries = new ArrayList<>();
         for (int q = 0; q < QUERIES; q++) {
             queries.add(Vectors.gaussian(random, DIMENSION));
@@ -104,12 +105,28 @@ class LanceDbRecallTest {
         List<List<Long>> baseIndexed = LanceCoreSearch.nearest(table, "emb", queries, K, EF);
         List<List<Long>> baseExact = LanceCoreSearch.nearest(table, "emb", queries, K, 0);
         double baseRecall = recall(baseIndexed, baseExact);
+        List<List<Long>> walsink = new ArrayList<>();
+        try (TableReader reader = TableReader.open(table.toString())) {
+            for (float[] query : queries) {
+                walsink.add(reader
+                        .nearest(
+                                ReadMode.COMMITTED,
+                                NearestQuery.of("emb", query, K).withEf(EF))
+                        .stream()
+                        .map(n -> (Long) n.row().get("id"))
+                        .toList());
+            }
+        }
+        double walsinkRecall = recall(walsink, exact);
         System.out.printf(
                 "LanceDbRecallTest: recall@%d over %d queries, %d rows: LanceDB default search %.3f,"
-                        + " lance-core indexed search of the base table %.3f%n",
-                K, QUERIES, rows, lanceDbRecall, baseRecall);
+                        + " lance-core indexed search of the base table %.3f, walsink's reader (ef %d) %.3f%n",
+                K, QUERIES, rows, lanceDbRecall, baseRecall, EF, walsinkRecall);
 
         assertThat(lanceDbRecall).as("LanceDB recall@%d, seed %s", K, seed).isGreaterThanOrEqualTo(GOAL);
+        assertThat(walsinkRecall)
+                .as("walsink's reader recall@%d against exact search over the model, seed %s", K, seed)
+                .isGreaterThanOrEqualTo(GOAL);
         assertThat(baseRecall)
                 .as("lance-core recall@%d of the base table's index, seed %s", K, seed)
                 .isGreaterThanOrEqualTo(GOAL);
@@ -138,20 +155,5 @@ class LanceDbRecallTest {
                 .limit(K)
                 .map(Map.Entry::getKey)
                 .toList();
-    }
-
-    private static void write(Path table, List<RowData> rows, MaintainedIndex index) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(500);
-        env.fromData(rows, InternalTypeInfo.of(ROW))
-                .sinkTo(WalSink.forRowData(ROW)
-                        .path(table.toString())
-                        .primaryKey("id")
-                        .createTableIfMissing(2)
-                        .vectorColumn("emb", DIMENSION)
-                        .maintainedIndex(index)
-                        .build());
-        env.execute("recall");
     }
 }

@@ -17,11 +17,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.FloatType;
@@ -69,7 +67,7 @@ class LanceDbVectorSearchTest {
         }
         List<RowData> firstRows = new ArrayList<>();
         first.forEach((id, v) -> firstRows.add(upsert(id, v)));
-        write(table, firstRows);
+        VectorTableJob.of(ROW, DIMENSION).write(table, firstRows);
         Compactions.once(table);
         LanceDbSearch.createIvfPq(table, "emb", 4, 4);
 
@@ -93,7 +91,7 @@ class LanceDbVectorSearchTest {
             inserted.put(id, Vectors.gaussian(random, DIMENSION));
             changes.add(upsert(id, inserted.get(id)));
         }
-        write(table, changes);
+        VectorTableJob.of(ROW, DIMENSION).write(table, changes);
         Set<Long> live = new TreeSet<>(first.keySet());
         deleted.forEach(live::remove);
         live.addAll(inserted.keySet());
@@ -149,20 +147,6 @@ class LanceDbVectorSearchTest {
                     .as("inserted %s, seed %s", insertedKeys.get(i), seed)
                     .contains(insertedKeys.get(i));
         }
-    }
-
-    private void write(Path table, List<RowData> rows) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
-        env.fromData(rows, InternalTypeInfo.of(ROW))
-                .sinkTo(WalSink.forRowData(ROW)
-                        .path(table.toString())
-                        .primaryKey("id")
-                        .createTableIfMissing(2)
-                        .vectorColumn("emb", DIMENSION)
-                        .build());
-        env.execute("vectors");
     }
 
     private static String tryNearest(Path table, List<float[]> vectors, Boolean lsm) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,10 +106,13 @@ public final class LanceDbSearch {
     private static List<JsonNode> run(Path table, ObjectNode spec) throws IOException, InterruptedException {
         Path dir = LanceDb.install();
         Process node = new ProcessBuilder(
-                        "node", "search.mjs", table.toAbsolutePath().toString(), JSON.writeValueAsString(spec))
+                        "node", "search.mjs", table.toAbsolutePath().toString())
                 .directory(dir.toFile())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
+        try (OutputStream in = node.getOutputStream()) {
+            in.write(JSON.writeValueAsBytes(spec)); // many vectors outgrow a command-line argument
+        }
         String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!node.waitFor(5, TimeUnit.MINUTES) || node.exitValue() != 0) {
             throw new IllegalStateException("node search.mjs failed on " + table + ": " + out);

@@ -124,7 +124,8 @@ public final class IndexBuilds {
                 .build();
     }
 
-    static DistanceType distance(MaintainedIndex.Metric metric) {
+    /** Lance's distance type of {@code metric}. */
+    public static DistanceType distance(MaintainedIndex.Metric metric) {
         return switch (metric) {
             case L2 -> DistanceType.L2;
             case COSINE -> DistanceType.Cosine;
