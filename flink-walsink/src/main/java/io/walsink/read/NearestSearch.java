@@ -53,20 +53,22 @@ final class NearestSearch<R> {
         this.extractor = extractor;
     }
 
-    /** An extractor for the rows above the base table: each row with its exact distance. */
-    static <R> RowExtractor<Neighbour<R>> fresh(
-            String column, MaintainedIndex.Metric metric, float[] vector, RowExtractor<R> extractor) {
-        VectorDistance distance = new VectorDistance(metric, vector);
+    /** A row above the base table and its vector (null when the row has none). */
+    record Fresh<R>(R row, float[] vector) {}
+
+    /** An extractor for the rows above the base table: each row with its vector in {@code column}. */
+    static <R> RowExtractor<Fresh<R>> fresh(String column, RowExtractor<R> extractor) {
         return (batch, row) ->
-                new Neighbour<>(extractor.extract(batch, row), distance.to(batch.getVector(column), row));
+                new Fresh<>(extractor.extract(batch, row), VectorDistance.vectorAt(batch.getVector(column), row));
     }
 
     /** The nearest {@code k} of {@code fresh}'s live rows and the base table's rows it does not shadow. */
-    List<Neighbour<R>> run(MergedRows<Neighbour<R>> fresh) {
+    List<Neighbour<R>> run(MergedRows<Fresh<R>> fresh) {
+        VectorDistance distance = new VectorDistance(metric, query.vector());
         List<Neighbour<R>> candidates = new ArrayList<>();
-        for (Neighbour<R> row : fresh.live()) {
-            if (!Double.isNaN(row.distance())) {
-                candidates.add(row); // a null vector is nowhere
+        for (Fresh<R> row : fresh.live()) {
+            if (row.vector() != null) { // a null vector is nowhere
+                candidates.add(new Neighbour<>(row.row(), distance.to(row.vector())));
             }
         }
         int k = query.k();
@@ -91,7 +93,7 @@ final class NearestSearch<R> {
     }
 
     /** Searches the base for {@code asked} rows; adds those {@code fresh} does not shadow; returns how many came. */
-    private int searchBase(int asked, MergedRows<Neighbour<R>> fresh, List<Neighbour<R>> survivors) {
+    private int searchBase(int asked, MergedRows<Fresh<R>> fresh, List<Neighbour<R>> survivors) {
         baseSearches++;
         Query.Builder nearest = new Query.Builder()
                 .setColumn(query.column())
@@ -119,7 +121,7 @@ final class NearestSearch<R> {
         return answered[0];
     }
 
-    private void keep(VectorSchemaRoot batch, MergedRows<Neighbour<R>> fresh, List<Neighbour<R>> survivors) {
+    private void keep(VectorSchemaRoot batch, MergedRows<Fresh<R>> fresh, List<Neighbour<R>> survivors) {
         Float4Vector distance = (Float4Vector) batch.getVector(DISTANCE);
         FieldVector[] keyColumns = fresh.keyColumns(batch, tableUri);
         boolean anyFresh = fresh.keyed() && fresh.holdsAnyKey();

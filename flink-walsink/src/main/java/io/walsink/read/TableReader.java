@@ -5,8 +5,6 @@ import io.walsink.format.FormatException;
 import io.walsink.format.TableLayout;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
-import io.walsink.format.table.MaintainedIndex;
-import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
@@ -25,8 +23,6 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -202,70 +198,43 @@ public final class TableReader implements AutoCloseable {
      *     dimension is not the query vector's
      */
     public List<Neighbour<Map<String, Object>>> nearest(ReadMode mode, NearestQuery query) {
-        TableSnapshot snapshot = pin(mode);
-        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
-            TableColumns layout = TableColumns.of(base);
-            return nearest(base, layout, snapshot, query, RowValues.extractor(layout.columns()));
-        }
+        return nearest(pin(mode), query, null);
     }
 
-    /** As {@link #nearest(ReadMode, NearestQuery)}, of a snapshot pinned earlier, each row built by {@code extractor}. */
+    /**
+     * As {@link #nearest(ReadMode, NearestQuery)}, of a snapshot pinned earlier, each row built by
+     * {@code extractor} (null: as a map of every column).
+     */
     public <R> List<Neighbour<R>> nearest(TableSnapshot snapshot, NearestQuery query, RowExtractor<R> extractor) {
-        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
-            return nearest(base, TableColumns.of(base), snapshot, query, extractor);
+        try (SnapshotVectors<R> vectors = vectors(snapshot, query.column(), extractor)) {
+            return vectors.nearest(query);
         }
     }
 
-    private <R> List<Neighbour<R>> nearest(
-            Dataset base, TableColumns layout, TableSnapshot snapshot, NearestQuery query, RowExtractor<R> extractor) {
-        checkVectorColumn(layout, query);
-        MaintainedIndex.Metric metric = query.metric().orElseGet(() -> indexMetric(base, query.column()));
-        MergedRows<Neighbour<R>> fresh =
-                new MergedRows<>(layout, NearestSearch.fresh(query.column(), metric, query.vector(), extractor));
-        WalStorageSchema storage = layout.storage(profile);
-        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
-        for (PinnedShard shard : snapshot.shards()) {
-            new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator)
-                    .applyTo(fresh, storage, snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L));
+    /**
+     * Opens {@code snapshot} for nearest-neighbour queries of {@code column}: the base table at its
+     * version, and the rows above it read once.
+     */
+    @SuppressWarnings("unchecked")
+    <R> SnapshotVectors<R> vectors(TableSnapshot snapshot, String column, RowExtractor<R> extractor) {
+        Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot);
+        try {
+            TableColumns layout = TableColumns.of(base);
+            RowExtractor<R> rows =
+                    extractor != null ? extractor : (RowExtractor<R>) RowValues.extractor(layout.columns());
+            SnapshotVectors.dimensionOf(tableUri, layout, column); // before anything is read
+            MergedRows<NearestSearch.Fresh<R>> fresh = new MergedRows<>(layout, NearestSearch.fresh(column, rows));
+            WalStorageSchema storage = layout.storage(profile);
+            Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+            for (PinnedShard shard : snapshot.shards()) {
+                new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator)
+                        .applyTo(fresh, storage, snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L));
+            }
+            return new SnapshotVectors<>(snapshot, base, tableUri, storageOptions, layout, column, fresh, rows);
+        } catch (RuntimeException e) {
+            base.close();
+            throw e;
         }
-        NearestSearch<R> search =
-                new NearestSearch<>(base, tableUri, storageOptions, layout.columns(), query, metric, extractor);
-        List<Neighbour<R>> nearest = search.run(fresh);
-        LOG.debug(
-                "Nearest {} of {} ({}): {} rows above the base, {} base searches",
-                query,
-                tableUri,
-                snapshot.describe(),
-                fresh.keyed() ? fresh.keyCount() : fresh.live().size(),
-                search.baseSearches());
-        return nearest;
-    }
-
-    private void checkVectorColumn(TableColumns layout, NearestQuery query) {
-        Field field = layout.schema().getFields().stream()
-                .filter(f -> f.getName().equals(query.column()))
-                .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("the table at " + tableUri + " has no column '"
-                        + query.column() + "'; its columns are " + layout.columns()));
-        if (!(field.getType() instanceof ArrowType.FixedSizeList list)
-                || !(field.getChildren().get(0).getType() instanceof ArrowType.FloatingPoint)) {
-            throw new IllegalArgumentException("column '" + query.column() + "' of the table at " + tableUri + " is "
-                    + field.getType() + ", not a vector column (a fixed-size list of floats)");
-        }
-        if (list.getListSize() != query.vector().length) {
-            throw new IllegalArgumentException("column '" + query.column() + "' of the table at " + tableUri
-                    + " holds vectors of dimension " + list.getListSize() + ", the query vector has "
-                    + query.vector().length);
-        }
-    }
-
-    /** The metric of the table's maintained vector index on {@code column}; L2 (lance-core's default) without one. */
-    private MaintainedIndex.Metric indexMetric(Dataset base, String column) {
-        return MaintainedIndexes.of(LanceTables.describe(tableUri, base, true)).stream()
-                .filter(i -> i.type().isVector() && i.column().equals(column))
-                .map(MaintainedIndex::metric)
-                .findFirst()
-                .orElse(MaintainedIndex.Metric.L2);
     }
 
     /**

@@ -7,9 +7,9 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 
 /**
- * Distances between a query vector and the vectors of a fixed-size-list column, computed as Lance
- * computes its {@code _distance} (so rows compared here rank with rows lance-core's search
- * returned): L2 squared, cosine 1 - similarity, dot 1 - product.
+ * Distances to a query vector computed as Lance computes its {@code _distance} (so rows compared
+ * here rank with rows lance-core's search returned): L2 squared, cosine 1 - similarity, dot 1 -
+ * product.
  */
 final class VectorDistance {
     private final MaintainedIndex.Metric metric;
@@ -26,28 +26,16 @@ final class VectorDistance {
         this.queryNorm = Math.sqrt(n);
     }
 
-    /**
-     * The distance to the vector of row {@code row}, or NaN when it is null (Lance's search skips
-     * such rows).
-     *
-     * @throws IllegalArgumentException if the column's dimension is not the query's
-     */
-    double to(FieldVector column, int row) {
-        if (column.isNull(row)) {
+    /** The distance to {@code vector}, of the query's dimension; NaN for null (Lance's search skips such rows). */
+    double to(float[] vector) {
+        if (vector == null) {
             return Double.NaN;
         }
-        FixedSizeListVector list = (FixedSizeListVector) column;
-        if (list.getListSize() != query.length) {
-            throw new IllegalArgumentException("column '" + column.getName() + "' holds vectors of dimension "
-                    + list.getListSize() + ", the query vector has " + query.length);
-        }
-        FieldVector values = (FieldVector) list.getDataVector();
-        int first = row * query.length;
         double dot = 0;
         double l2 = 0;
         double norm = 0;
         for (int i = 0; i < query.length; i++) {
-            double v = value(values, first + i);
+            double v = vector[i];
             double d = v - query[i];
             dot += v * query[i];
             l2 += d * d;
@@ -60,13 +48,28 @@ final class VectorDistance {
         };
     }
 
-    private static double value(FieldVector values, int index) {
+    /** Row {@code row} of a fixed-size-list column of floats (float64 narrowed), or null. */
+    static float[] vectorAt(FieldVector column, int row) {
+        if (column.isNull(row)) {
+            return null;
+        }
+        FixedSizeListVector list = (FixedSizeListVector) column;
+        int dimension = list.getListSize();
+        FieldVector values = (FieldVector) list.getDataVector();
+        float[] vector = new float[dimension];
+        int first = row * dimension;
         if (values instanceof Float4Vector f) {
-            return f.get(index);
+            for (int i = 0; i < dimension; i++) {
+                vector[i] = f.get(first + i);
+            }
+        } else if (values instanceof Float8Vector d) {
+            for (int i = 0; i < dimension; i++) {
+                vector[i] = (float) d.get(first + i);
+            }
+        } else {
+            throw new IllegalArgumentException("vectors of " + values.getField().getType() + " in column '"
+                    + column.getName() + "' cannot be searched");
         }
-        if (values instanceof Float8Vector d) {
-            return d.get(index);
-        }
-        throw new IllegalArgumentException("vectors of " + values.getField().getType() + " cannot be searched");
+        return vector;
     }
 }

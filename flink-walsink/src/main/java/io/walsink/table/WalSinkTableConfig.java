@@ -25,6 +25,10 @@ import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_SIZE;
 import static io.walsink.table.WalSinkTableOptions.SINK_PARALLELISM;
 import static io.walsink.table.WalSinkTableOptions.SINK_WAL_MAX_BUFFER_SIZE;
+import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_EF;
+import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_NPROBES;
+import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_REFINE_FACTOR;
+import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_REFRESH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.WAL_SCHEMA_PROFILE;
 
 import io.walsink.format.table.LanceStorageOptions;
@@ -35,6 +39,7 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import io.walsink.table.lookup.LookupConfig;
+import io.walsink.table.search.VectorSearchConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -63,7 +68,8 @@ record WalSinkTableConfig(
         WalSchemaProfile schemaProfile,
         ReadMode scanMode,
         long scanSplitBaseRows,
-        LookupConfig lookup) {
+        LookupConfig lookup,
+        VectorSearchConfig vectorSearch) {
 
     public static WalSinkTableConfig from(ReadableConfig options) {
         String path = options.get(PATH);
@@ -142,7 +148,20 @@ record WalSinkTableConfig(
                 schemaProfile(options),
                 scanMode(options),
                 positive(SCAN_SPLIT_BASE_ROWS, options.get(SCAN_SPLIT_BASE_ROWS)),
-                LookupOptionsCheck.lookup(options));
+                LookupOptionsCheck.lookup(options),
+                vectorSearch(options));
+    }
+
+    private static VectorSearchConfig vectorSearch(ReadableConfig options) {
+        try {
+            return new VectorSearchConfig(
+                    options.get(VECTOR_SEARCH_EF),
+                    options.get(VECTOR_SEARCH_NPROBES),
+                    options.get(VECTOR_SEARCH_REFINE_FACTOR),
+                    options.get(VECTOR_SEARCH_REFRESH_INTERVAL));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(e.getMessage(), e);
+        }
     }
 
     /** The table location as lance-core expects it. */
@@ -229,6 +248,6 @@ record WalSinkTableConfig(
         return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", writer=" + writer
                 + ", sinkParallelism=" + sinkParallelism + ", ioThreads=" + ioThreads + ", s3=" + s3
                 + ", schemaProfile=" + schemaProfile + ", scanMode=" + scanMode + ", scanSplitBaseRows="
-                + scanSplitBaseRows + ", lookup=" + lookup + "]";
+                + scanSplitBaseRows + ", lookup=" + lookup + ", vectorSearch=" + vectorSearch + "]";
     }
 }

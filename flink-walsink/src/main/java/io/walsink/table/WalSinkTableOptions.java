@@ -297,6 +297,36 @@ public final class WalSinkTableOptions {
                     + " reaches the table (two object existence checks and a base version check; on S3 a few"
                     + " requests), a longer interval saves those and lets rows lag by up to it.");
 
+    public static final ConfigOption<Integer> VECTOR_SEARCH_EF = ConfigOptions.key("vector-search.ef")
+            .intType()
+            .defaultValue(0)
+            .withDescription("VECTOR_SEARCH on the table: HNSW's search breadth in the base table's vector index; 0"
+                    + " keeps lance-core's default, 1.5 x top_k, which finds about three quarters of the ten nearest"
+                    + " of 100,000 random 128-d vectors; 100 found more than nine tenths (docs/benchmarks.md).");
+
+    public static final ConfigOption<Integer> VECTOR_SEARCH_NPROBES = ConfigOptions.key("vector-search.nprobes")
+            .intType()
+            .defaultValue(0)
+            .withDescription("VECTOR_SEARCH on the table: IVF partitions of the base table's vector index probed;"
+                    + " 0 keeps lance-core's default.");
+
+    public static final ConfigOption<Integer> VECTOR_SEARCH_REFINE_FACTOR = ConfigOptions.key(
+                    "vector-search.refine-factor")
+            .intType()
+            .defaultValue(0)
+            .withDescription("VECTOR_SEARCH on the table: re-rank top_k x this many of the base index's answers by"
+                    + " their exact distance (for quantised indexes); 0 re-ranks none. Rows above the base table"
+                    + " are always compared exactly.");
+
+    public static final ConfigOption<Duration> VECTOR_SEARCH_REFRESH_INTERVAL = ConfigOptions.key(
+                    "vector-search.refresh-interval")
+            .durationType()
+            .defaultValue(Duration.ZERO)
+            .withDescription("VECTOR_SEARCH on the table: how long a search subtask answers from the committed"
+                    + " snapshot it read (the base table version and the SSTables above it) before it checks for a"
+                    + " newer one: 0 checks at every search (a few object-store requests; the SSTables are read again"
+                    + " only when a checkpoint published new ones), a longer interval lets answers lag by up to it.");
+
     public static List<ConfigOption<?>> required() {
         return List.of(PATH);
     }
@@ -343,6 +373,10 @@ public final class WalSinkTableOptions {
                 LOOKUP_FULL_CACHE_TIMED_RELOAD_ISO_TIME,
                 LOOKUP_FULL_CACHE_TIMED_RELOAD_INTERVAL_IN_DAYS,
                 LOOKUP_MAX_RETRIES,
-                LOOKUP_REFRESH_INTERVAL);
+                LOOKUP_REFRESH_INTERVAL,
+                VECTOR_SEARCH_EF,
+                VECTOR_SEARCH_NPROBES,
+                VECTOR_SEARCH_REFINE_FACTOR,
+                VECTOR_SEARCH_REFRESH_INTERVAL);
     }
 }

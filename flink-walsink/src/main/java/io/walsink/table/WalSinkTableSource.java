@@ -5,10 +5,13 @@ import io.walsink.table.lookup.FullCacheFormat;
 import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.WalTableScanSource;
+import io.walsink.table.search.WalSinkVectorSearchFunction;
 import io.walsink.table.stream.ChangeStream;
 import io.walsink.table.stream.WalTableChangeSource;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -16,14 +19,20 @@ import org.apache.flink.table.connector.source.InputFormatProvider;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.VectorSearchTableSource;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.lookup.FullCachingLookupProvider;
 import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
 import org.apache.flink.table.connector.source.lookup.PartialCachingLookupProvider;
+import org.apache.flink.table.connector.source.search.VectorSearchFunctionProvider;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -44,7 +53,8 @@ final class WalSinkTableSource
                 LookupTableSource,
                 SupportsProjectionPushDown,
                 SupportsLimitPushDown,
-                SupportsFilterPushDown {
+                SupportsFilterPushDown,
+                VectorSearchTableSource {
     private final WalSinkTableConfig config;
     private final ContinuousReadConfig read;
     private final RowType declared;
@@ -157,6 +167,38 @@ final class WalSinkTableSource
                 .cache()
                 .<LookupRuntimeProvider>map(cache -> PartialCachingLookupProvider.of(function, cache))
                 .orElseGet(() -> LookupFunctionProvider.of(function));
+    }
+
+    /**
+     * {@code VECTOR_SEARCH(TABLE t, DESCRIPTOR(column), query, top_k)}: the nearest live rows of the
+     * committed table in one vector column ({@link WalSinkVectorSearchFunction}).
+     */
+    @Override
+    public VectorSearchRuntimeProvider getSearchRuntimeProvider(VectorSearchContext context) {
+        ExistingTable table = readableTable();
+        int[][] searched = context.getSearchColumns();
+        if (searched.length != 1 || searched[0].length != 1) {
+            throw new ValidationException("VECTOR_SEARCH on the walsink table at '" + config.path()
+                    + "' searches one top-level vector column, not " + searched.length);
+        }
+        String column = produced.getFieldNames().get(searched[0][0]);
+        LogicalType type = produced.getTypeAt(searched[0][0]);
+        Field field = table.schema().findField(column);
+        if (!(type instanceof ArrayType array)
+                || !(array.getElementType() instanceof FloatType || array.getElementType() instanceof DoubleType)
+                || !(field.getType() instanceof ArrowType.FixedSizeList)) {
+            throw new ValidationException("VECTOR_SEARCH on the walsink table at '" + config.path() + "': column '"
+                    + column + "' is " + type + " stored as " + field.getType()
+                    + ", not a vector column (ARRAY<FLOAT> or ARRAY<DOUBLE> with a declared dimension)");
+        }
+        return VectorSearchFunctionProvider.of(new WalSinkVectorSearchFunction(
+                config.path(),
+                config.s3(),
+                config.schemaProfile(),
+                column,
+                array.getElementType() instanceof DoubleType,
+                produced.getFieldNames(),
+                config.vectorSearch()));
     }
 
     @Override

@@ -7,10 +7,13 @@ import io.walsink.format.table.MaintainedIndex;
 import io.walsink.read.NearestQuery;
 import io.walsink.read.Neighbour;
 import io.walsink.read.ReadMode;
+import io.walsink.read.RowValues;
 import io.walsink.read.TableReader;
+import io.walsink.read.VectorSearcher;
 import io.walsink.testing.Compactions;
 import io.walsink.testing.Vectors;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -126,6 +129,44 @@ class NearestReadTest {
                 }
             }
             assertThat(changed).as("base rows shadowed by the SSTables").hasSizeGreaterThan(2 * K);
+        }
+    }
+
+    @Test
+    void aSearcherReadsTheTableAgainOnlyWhenACheckpointPublishedSomethingNew() throws Exception {
+        long seed = Long.getLong("walsink.seed", System.nanoTime());
+        System.out.println("NearestReadTest searcher seed " + seed);
+        Random random = new Random(seed);
+        Path table = dir.resolve("searcher");
+        Map<Long, float[]> model = new TreeMap<>();
+        List<RowData> first = new ArrayList<>();
+        for (long id = 0; id < 200; id++) {
+            first.add(upsert(model, id, Vectors.gaussian(random, DIMENSION)));
+        }
+        VectorTableJob.of(ROW, DIMENSION).write(table, first);
+        float[] query = Vectors.gaussian(random, DIMENSION);
+        try (TableReader reader = TableReader.open(table.toString());
+                VectorSearcher<Map<String, Object>> everyQuery =
+                        new VectorSearcher<>(reader, "emb", RowValues.extractor(List.of("id")), Duration.ZERO);
+                VectorSearcher<Map<String, Object>> hourly =
+                        new VectorSearcher<>(reader, "emb", RowValues.extractor(List.of("id")), Duration.ofHours(1))) {
+            NearestQuery nearest = NearestQuery.of("emb", query, 1);
+            assertThat(everyQuery.nearest(nearest)).hasSize(1);
+            assertThat(everyQuery.nearest(nearest)).hasSize(1);
+            assertThat(hourly.nearest(nearest)).hasSize(1);
+            assertThat(everyQuery.snapshotsRead())
+                    .as("the same snapshot pinned twice is read once")
+                    .isEqualTo(1);
+
+            VectorTableJob.of(ROW, DIMENSION).compaction(false).write(table, List.of(upsert(model, 1000L, query)));
+            assertThat(everyQuery.nearest(nearest).get(0).row())
+                    .as("a row committed since the last query, seed %s", seed)
+                    .isEqualTo(Map.of("id", 1000L));
+            assertThat(everyQuery.snapshotsRead()).isEqualTo(2);
+            assertThat(hourly.nearest(nearest).get(0).row())
+                    .as("within its refresh interval a searcher answers from the snapshot it read")
+                    .isNotEqualTo(Map.of("id", 1000L));
+            assertThat(hourly.snapshotsRead()).isEqualTo(1);
         }
     }
 

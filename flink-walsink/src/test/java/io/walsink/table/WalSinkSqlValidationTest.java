@@ -56,6 +56,8 @@ class WalSinkSqlValidationTest {
                 "lookup.cache|PARTIAL|'lookup.cache': PARTIAL needs 'lookup.partial-cache.max-rows'",
                 "lookup.partial-cache.max-rows|0|'lookup.partial-cache.max-rows': must be positive",
                 "lookup.max-retries|-1|'lookup.max-retries': must not be negative",
+                "vector-search.ef|-1|'vector-search.ef' must not be negative, got -1",
+                "vector-search.refresh-interval|-1 s|'vector-search.refresh-interval'",
                 "sink.gc.consumer-expiration|0 ms|sink.gc.consumer-expiration must be positive",
                 "no.such-option|1|no.such-option",
             })
