@@ -30,6 +30,8 @@ class ReadmeExamplesTest {
             "io.walsink.maintenance.CompactionResult",
             "io.walsink.maintenance.Compactor",
             "io.walsink.maintenance.CompactorOptions",
+            "io.walsink.read.NearestQuery",
+            "io.walsink.read.Neighbour",
             "io.walsink.read.ReadMode",
             "io.walsink.read.TableReader",
             "io.walsink.storage.S3Options",
