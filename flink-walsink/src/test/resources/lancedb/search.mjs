@@ -4,7 +4,9 @@
 //   SPEC_JSON: {"index": {"column": "emb", "type": "ivf_pq", "numPartitions": 4, "numSubVectors": 4}} creates
 //              an index and prints {"indexed": true} or {"error"};
 //              {"column": "emb", "k": 10, "columns": ["id"], "lsm": true | false | null, "vectors": [[...], ...]}
-//              prints one JSON line per vector: {"rows": [[...columns, _distance], ...], "ms": its time} or {"error"}
+//              prints one JSON line per vector: {"rows": [[...columns, _distance], ...], "ms": its time} or {"error"};
+//              {"column": "text", "k": 10, "columns": ["id"], "lsm": ..., "texts": ["word", ...]} runs a
+//              full-text search per text and prints one JSON line per text: {"rows": [[...columns, _score], ...]}
 import * as lancedb from "@lancedb/lancedb";
 import fs from "node:fs";
 import os from "node:os";
@@ -25,6 +27,17 @@ try {
       console.log(json({ indexed: true }));
     } catch (e) {
       console.log(json({ error: String(e.message ?? e) }));
+    }
+  } else if (spec.texts) {
+    for (const text of spec.texts) {
+      try {
+        let query = t.search(text, "fts", spec.column).limit(spec.k);
+        if (spec.lsm !== null && spec.lsm !== undefined) query = query.useLsm(spec.lsm);
+        const rows = (await query.toArray()).map((r) => [...spec.columns.map((c) => r[c]), r._score]);
+        console.log(json({ rows }));
+      } catch (e) {
+        console.log(json({ error: String(e.message ?? e) }));
+      }
     }
   } else {
     for (const vector of spec.vectors) {

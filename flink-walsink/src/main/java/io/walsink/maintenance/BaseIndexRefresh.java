@@ -1,5 +1,7 @@
 package io.walsink.maintenance;
 
+import io.walsink.format.table.IndexBuilds;
+import io.walsink.format.table.MaintainedIndex;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -61,10 +63,11 @@ final class BaseIndexRefresh {
             IndexType.VECTOR);
 
     /**
-     * Full-text (INVERTED) indexes are never optimised or rebuilt here: lance-core 7.0.0 panicked
-     * optimising a merged table's inverted index (index out of bounds in lance-index's
-     * inverted/index.rs), a panic that cannot unwind and aborts the whole JVM, a TaskManager's with
-     * every task on it. Such an index stays as it was, warned about once per table and index.
+     * Full-text (INVERTED) indexes are never optimised here: lance-core 7.0.0 panicked optimising a
+     * merged table's inverted index (index out of bounds in lance-index's inverted/index.rs), a
+     * panic that cannot unwind and aborts the whole JVM, a TaskManager's with every task on it. A
+     * maintained one (walsink knows its parameters) is built again whole instead; one a user created
+     * stays as it was, warned about once per table and index.
      */
     private static final Set<String> FULL_TEXT_WARNED = ConcurrentHashMap.newKeySet();
 
@@ -199,11 +202,12 @@ final class BaseIndexRefresh {
     }
 
     /**
-     * Rebuilds every index {@link #remapPending} names onto the moved rows, then optimises the stale
-     * ones of {@code base} (checked out at its latest version), and returns the names of both;
-     * {@code base} is left at the version those commits made.
+     * Rebuilds every index {@link #remapPending} names onto the moved rows, builds the stale
+     * full-text indexes of {@code maintained} again whole, then optimises the other stale ones of
+     * {@code base} (checked out at its latest version), and returns the names of all three; {@code
+     * base} is left at the version those commits made.
      */
-    static List<String> run(Dataset base, String tableUri) {
+    static List<String> run(Dataset base, String tableUri, List<MaintainedIndex> maintained) {
         long before = base.version();
         Set<String> remapped = new TreeSet<>();
         for (Map.Entry<String, List<Index>> pending : remapPending(base).entrySet()) {
@@ -212,13 +216,22 @@ final class BaseIndexRefresh {
             }
             base.checkoutLatest();
         }
+        Set<String> rebuilt = new TreeSet<>();
         for (String name : fullTextLeftStale(base)) {
-            if (FULL_TEXT_WARNED.add(tableUri + "#" + name)) {
+            Optional<MaintainedIndex> declared = maintained.stream()
+                    .filter(i -> i.name().equals(name) && i.type() == MaintainedIndex.Type.INVERTED)
+                    .findFirst();
+            if (declared.isPresent()) {
+                IndexBuilds.createOnBase(base, declared.get()); // replaces the old one in one commit
+                base.checkoutLatest();
+                rebuilt.add(name);
+            } else if (FULL_TEXT_WARNED.add(tableUri + "#" + name)) {
                 LOG.warn(
                         "The full-text index {} of {} does not cover the rows compaction merged since it was built,"
                                 + " and walsink leaves it so: lance-core 7.0.0 panicked (aborting the JVM) bringing a"
-                                + " merged table's inverted index up to date. Rebuild it outside the job (drop and"
-                                + " create it again) to search those rows.",
+                                + " merged table's inverted index up to date, and walsink knows the parameters only of"
+                                + " the full-text indexes it maintains. Rebuild it outside the job (drop and create it"
+                                + " again) to search those rows, or declare it maintained when creating the table.",
                         name,
                         tableUri);
             }
@@ -229,14 +242,16 @@ final class BaseIndexRefresh {
             base.checkoutLatest();
         }
         Set<String> done = new TreeSet<>(remapped);
+        done.addAll(rebuilt);
         done.addAll(names);
         if (!done.isEmpty()) {
             LOG.info(
-                    "Brought the indexes {} of {} up to date ({} rebuilt onto rows a file compaction moved):"
-                            + " version {} -> {}",
+                    "Brought the indexes {} of {} up to date ({} rebuilt onto rows a file compaction moved, full text"
+                            + " {} built again whole): version {} -> {}",
                     done,
                     tableUri,
                     remapped,
+                    rebuilt,
                     before,
                     base.version());
         }

@@ -263,7 +263,7 @@ public final class Compactor {
                 MaintainedBaseIndexes.listBuilt(base, maintained, tableUri);
             }
             taken.renew();
-            BaseIndexRefresh.run(base, tableUri);
+            BaseIndexRefresh.run(base, tableUri, maintained);
         } catch (CompactionLeaseException e) {
             throw e;
         } catch (RuntimeException e) {

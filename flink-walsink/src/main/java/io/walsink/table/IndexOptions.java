@@ -11,7 +11,7 @@ import org.apache.flink.table.api.ValidationException;
 
 /**
  * The maintained-index options of a walsink table, {@code 'index.<name>.<property>'}: {@code
- * column} and {@code type} (IVF_PQ, IVF_HNSW_SQ, BTREE, BITMAP) are required, vector
+ * column} and {@code type} (IVF_PQ, IVF_HNSW_SQ, BTREE, BITMAP, INVERTED) are required, vector
  * indexes take {@code metric} (l2, cosine, dot), {@code num-partitions} and, for IVF_PQ, {@code
  * num-sub-vectors}. Keys are dynamic (one set per index), so they are checked here, by name.
  */

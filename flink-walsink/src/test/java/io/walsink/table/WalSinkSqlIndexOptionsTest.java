@@ -58,13 +58,13 @@ class WalSinkSqlIndexOptionsTest {
                 "index.body_idx.column",
                 "body",
                 "index.body_idx.type",
-                "BITMAP"));
+                "INVERTED"));
         sql.executeSql("INSERT INTO t VALUES (1, 'a b', ARRAY[CAST(1 AS FLOAT), 2, 3, 4])")
                 .await();
 
         assertThat(MaintainedIndexes.of(LanceTables.open(path.toString(), Map.of())))
                 .containsExactly(
-                        MaintainedIndex.scalar("body_idx", "body", MaintainedIndex.Type.BITMAP),
+                        MaintainedIndex.scalar("body_idx", "body", MaintainedIndex.Type.INVERTED),
                         MaintainedIndex.ivfPq("emb_idx", "emb", 2, 2).withMetric(MaintainedIndex.Metric.COSINE));
 
         sql.executeSql(SqlTables.walsinkTable("again", COLUMNS, path, "vector.emb.dimension", "4"));

@@ -72,6 +72,19 @@ public final class LanceDbSearch {
         return hits(table, spec, vectors.size());
     }
 
+    /**
+     * The {@code k} best rows (column {@code id}, with LanceDB's BM25 score as the hit's distance) of a
+     * full-text search for each of {@code texts} in {@code column}, on LanceDB's defaults ({@code lsm}
+     * null) or with its LSM read switched on or off.
+     */
+    public static List<List<Hit>> fullText(Path table, String column, List<String> texts, int k, Boolean lsm)
+            throws IOException, InterruptedException {
+        ObjectNode spec = search(column, k, lsm);
+        ArrayNode all = spec.putArray("texts");
+        texts.forEach(all::add);
+        return hits(table, spec, texts.size()).hits();
+    }
+
     private static ObjectNode search(String column, int k, Boolean lsm) {
         ObjectNode spec = JSON.createObjectNode().put("column", column).put("k", k);
         spec.putArray("columns").add("id");

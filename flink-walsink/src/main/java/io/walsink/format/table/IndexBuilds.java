@@ -9,6 +9,8 @@ import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
 import org.lance.index.scalar.BTreeIndexParams;
 import org.lance.index.scalar.BitmapIndexParams;
+import org.lance.index.scalar.InvertedIndexParams;
+import org.lance.index.scalar.ScalarIndexParams;
 import org.lance.index.vector.HnswBuildParams;
 import org.lance.index.vector.IvfBuildParams;
 import org.lance.index.vector.PQBuildParams;
@@ -96,6 +98,7 @@ public final class IndexBuilds {
             case IVF_PQ, IVF_HNSW_SQ -> IndexType.IVF_HNSW_SQ;
             case BTREE -> IndexType.BTREE;
             case BITMAP -> IndexType.BITMAP;
+            case INVERTED -> IndexType.INVERTED;
         };
     }
 
@@ -114,7 +117,31 @@ public final class IndexBuilds {
             case BITMAP -> IndexParams.builder()
                     .setScalarIndexParams(new BitmapIndexParams.Builder().build())
                     .build();
+            case INVERTED -> IndexParams.builder()
+                    .setScalarIndexParams(invertedDefaults())
+                    .build();
         };
+    }
+
+    /**
+     * Lance's default full-text parameters (as its stats report them for an index LanceDB built),
+     * every one set: lance-core 7.0.0 sends only the parameters set, and its index builder refuses
+     * a parameter set with any missing.
+     */
+    private static ScalarIndexParams invertedDefaults() {
+        return new InvertedIndexParams.Builder()
+                .baseTokenizer("simple")
+                .language("English")
+                .withPosition(false)
+                .maxTokenLength(40)
+                .lowerCase(true)
+                .stem(true)
+                .removeStopWords(true)
+                .asciiFolding(true)
+                .minNgramLength(3)
+                .maxNgramLength(3)
+                .prefixOnly(false)
+                .build();
     }
 
     private static HnswBuildParams hnsw() {

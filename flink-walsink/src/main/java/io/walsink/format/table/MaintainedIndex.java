@@ -42,10 +42,9 @@ public record MaintainedIndex(
         /** Scalar: sorted values, for equality and range filters. */
         BTREE(false),
         /** Scalar: one bitmap per value, for low-cardinality columns. */
-        BITMAP(false);
-        // Full text (INVERTED) is not offered: lance-core 7.0.0 panicked while bringing a merged
-        // table's inverted index up to date ("index out of bounds" in inverted/index.rs), which
-        // aborts the JVM (a TaskManager, when the sink compacts). See docs/format.md.
+        BITMAP(false),
+        /** Full text: an inverted index of the column's tokens (BM25). */
+        INVERTED(false);
 
         private final boolean vector;
 
@@ -105,7 +104,7 @@ public record MaintainedIndex(
         return new MaintainedIndex(name, column, Type.IVF_HNSW_SQ, Metric.L2, numPartitions, 0);
     }
 
-    /** A scalar index: {@code BTREE} or {@code BITMAP}. */
+    /** A scalar ({@code BTREE}, {@code BITMAP}) or full-text ({@code INVERTED}) index. */
     public static MaintainedIndex scalar(String name, String column, Type type) {
         if (type.isVector()) {
             throw new IllegalArgumentException("index '" + name + "': " + type + " is a vector index");

@@ -126,6 +126,9 @@ public final class MaintainedIndexes {
                     && field.getChildren().get(0).getType() instanceof ArrowType.FloatingPoint fp
                     && fp.getPrecision() != FloatingPointPrecision.HALF;
             wanted = "a vector column (a fixed-size list of float32 or float64: declare its dimension)";
+        } else if (index.type() == MaintainedIndex.Type.INVERTED) {
+            fits = type instanceof ArrowType.Utf8 || type instanceof ArrowType.LargeUtf8;
+            wanted = "a string column";
         } else {
             fits = field.getChildren().isEmpty() && !(type instanceof ArrowType.Null);
             wanted = "a column of a primitive type";

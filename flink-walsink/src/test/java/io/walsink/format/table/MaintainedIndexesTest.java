@@ -50,7 +50,7 @@ class MaintainedIndexesTest {
 
     private static final List<MaintainedIndex> INDEXES = List.of(
             MaintainedIndex.ivfPq("emb_idx", "emb", 4, 2).withMetric(MaintainedIndex.Metric.COSINE),
-            MaintainedIndex.scalar("text_idx", "text", MaintainedIndex.Type.BITMAP),
+            MaintainedIndex.scalar("text_idx", "text", MaintainedIndex.Type.INVERTED),
             MaintainedIndex.scalar("id_idx", "id", MaintainedIndex.Type.BTREE));
 
     @Test
@@ -77,7 +77,8 @@ class MaintainedIndexesTest {
         for (MaintainedIndex index : List.of(
                 MaintainedIndex.ivfPq("a", "emb", 16, 8),
                 MaintainedIndex.ivfHnswSq("b", "emb", 2).withMetric(MaintainedIndex.Metric.DOT),
-                MaintainedIndex.scalar("c", "id", MaintainedIndex.Type.BITMAP))) {
+                MaintainedIndex.scalar("c", "id", MaintainedIndex.Type.BITMAP),
+                MaintainedIndex.scalar("d", "text", MaintainedIndex.Type.INVERTED))) {
             assertThat(MaintainedIndex.parse(index.name(), index.encode())).isEqualTo(index);
         }
     }
@@ -93,10 +94,12 @@ class MaintainedIndexesTest {
         assertThatThrownBy(() -> create(uri, MaintainedIndex.ivfPq("v", "half", 4, 2)))
                 .as("float16 vectors: lance-core 7.0.0's vector indexes take float32 and float64 here")
                 .hasMessageContaining("needs a vector column");
+        assertThatThrownBy(() -> create(uri, MaintainedIndex.scalar("t", "id", MaintainedIndex.Type.INVERTED)))
+                .hasMessageContaining("needs a string column");
         assertThatThrownBy(() -> create(
                         uri,
                         MaintainedIndex.scalar("same", "id", MaintainedIndex.Type.BTREE),
-                        MaintainedIndex.scalar("same", "text", MaintainedIndex.Type.BITMAP)))
+                        MaintainedIndex.scalar("same", "text", MaintainedIndex.Type.INVERTED)))
                 .hasMessageContaining("index 'same' is declared twice");
         assertThatThrownBy(() -> LanceTables.create(
                         uri,
