@@ -25,6 +25,8 @@ class PublicApiTest {
             "io.walsink.read.ReadMode",
             "io.walsink.read.NearestQuery",
             "io.walsink.read.Neighbour",
+            "io.walsink.read.TextQuery",
+            "io.walsink.read.TextHit",
             "io.walsink.maintenance.Compactor",
             "io.walsink.maintenance.CompactorOptions",
             "io.walsink.maintenance.CompactionResult",

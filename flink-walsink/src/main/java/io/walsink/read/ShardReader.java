@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
+import java.util.function.BiConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
 import org.slf4j.Logger;
@@ -138,16 +139,12 @@ final class ShardReader {
             return;
         }
         ShardManifest manifest = readManifest(snapshot, pinned.manifestVersion());
-        List<SsTable> sstables = manifest.sstables().stream()
-                .filter(t -> t.generation() > compactedThrough)
-                .sorted(Comparator.comparingLong(SsTable::generation))
-                .toList();
-        for (SsTable sstable : sstables) {
-            String uri = SsTableFolder.uri(tableUri, shardId, sstable.path());
-            try (Dataset ds = openSsTable(uri, sstable, snapshot, pinned)) {
-                DatasetBatches.forEach(ds, uri, storageOptions, batch -> rows.apply(batch, uri));
-            }
-        }
+        List<SsTable> sstables = sstables(manifest, compactedThrough);
+        forEachSsTable(
+                snapshot,
+                pinned,
+                sstables,
+                (uri, ds) -> DatasetBatches.forEach(ds, uri, storageOptions, batch -> rows.apply(batch, uri)));
         if (snapshot.mode() == ReadMode.LATEST) {
             WalLog wal = new WalLog(store, shardId, new WalEntryCodec(storage, allocator));
             ManifestStore manifests = new ManifestStore(store, shardId); // names objects in messages
@@ -164,6 +161,38 @@ final class ShardReader {
             }
             LOG.debug("Shard {}: {} SSTables, WAL tail {}..{}", shardId, sstables.size(), first, pinned.walThrough());
         }
+    }
+
+    /**
+     * Hands {@code visitor} each SSTable of {@code pinned}'s manifest version of generation above
+     * {@code compactedThrough}, oldest first, open (and closed after the call).
+     *
+     * @throws io.walsink.format.manifest.GarbageCollectedException if one of them is gone
+     */
+    void forEachSsTable(
+            TableSnapshot snapshot, PinnedShard pinned, long compactedThrough, BiConsumer<String, Dataset> visitor) {
+        if (pinned.manifestVersion() == 0) {
+            return;
+        }
+        ShardManifest manifest = readManifest(snapshot, pinned.manifestVersion());
+        forEachSsTable(snapshot, pinned, sstables(manifest, compactedThrough), visitor);
+    }
+
+    private void forEachSsTable(
+            TableSnapshot snapshot, PinnedShard pinned, List<SsTable> sstables, BiConsumer<String, Dataset> visitor) {
+        for (SsTable sstable : sstables) {
+            String uri = SsTableFolder.uri(tableUri, shardId, sstable.path());
+            try (Dataset ds = openSsTable(uri, sstable, snapshot, pinned)) {
+                visitor.accept(uri, ds);
+            }
+        }
+    }
+
+    private static List<SsTable> sstables(ShardManifest manifest, long compactedThrough) {
+        return manifest.sstables().stream()
+                .filter(t -> t.generation() > compactedThrough)
+                .sorted(Comparator.comparingLong(SsTable::generation))
+                .toList();
     }
 
     private ShardManifest readManifest(TableSnapshot snapshot, long version) {

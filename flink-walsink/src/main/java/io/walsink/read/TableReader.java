@@ -5,6 +5,8 @@ import io.walsink.format.FormatException;
 import io.walsink.format.TableLayout;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
@@ -235,6 +237,83 @@ public final class TableReader implements AutoCloseable {
             base.close();
             throw e;
         }
+    }
+
+    /**
+     * The {@code query.k()} live rows of the committed table that best match the query text, best
+     * first, each with its BM25 score: every dataset (the base table, each published SSTable above
+     * it) searched through its own full-text index, a key's answer being its newest row, and only
+     * if that row matches (deleted keys have none).
+     *
+     * @throws IllegalArgumentException if the table maintains no full-text ({@code INVERTED}) index
+     *     on the column
+     */
+    public List<TextHit<Map<String, Object>>> fullText(TextQuery query) {
+        return fullText(pin(ReadMode.COMMITTED), query, null);
+    }
+
+    /**
+     * As {@link #fullText(TextQuery)}, of a {@link ReadMode#COMMITTED} snapshot pinned earlier, each
+     * row built by {@code extractor} (null: as a map of every column).
+     *
+     * @throws IllegalArgumentException also for a {@link ReadMode#LATEST} snapshot: the WAL tail has
+     *     no full-text index to search
+     */
+    @SuppressWarnings("unchecked")
+    public <R> List<TextHit<R>> fullText(TableSnapshot snapshot, TextQuery query, RowExtractor<R> extractor) {
+        if (snapshot.mode() != ReadMode.COMMITTED) {
+            throw new IllegalArgumentException("a full-text query reads published data only (the WAL tail has no"
+                    + " full-text index): pin a COMMITTED snapshot, not " + snapshot.mode());
+        }
+        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+            TableColumns layout = TableColumns.of(base);
+            String index = fullTextIndex(base, query.column());
+            RowExtractor<R> rows =
+                    extractor != null ? extractor : (RowExtractor<R>) RowValues.extractor(layout.columns());
+            TextSearch<R> search = new TextSearch<>(tableUri, storageOptions, layout, query, rows);
+            Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+            List<List<byte[]>> keysAbove = new ArrayList<>();
+            for (PinnedShard shard : snapshot.shards()) {
+                shardReader(shard)
+                        .forEachSsTable(
+                                snapshot,
+                                shard,
+                                compacted.getOrDefault(shard.shardId(), 0L),
+                                (uri, ds) -> keysAbove.add(search.keysOf(ds, uri)));
+            }
+            if (base.getIndexes().stream().anyMatch(i -> i.name().equals(index))) {
+                search.searchBase(base, query.k() + TextSearch.distinct(keysAbove));
+            } else if (base.countRows() > 0) {
+                throw new IllegalStateException("the base table of " + tableUri + " has rows but no full-text index '"
+                        + index + "' yet: the compactor builds it after its first merge; try again after it ran");
+            }
+            int[] next = {0};
+            for (PinnedShard shard : snapshot.shards()) {
+                shardReader(shard)
+                        .forEachSsTable(
+                                snapshot,
+                                shard,
+                                compacted.getOrDefault(shard.shardId(), 0L),
+                                (uri, ds) -> search.searchAbove(ds, uri, keysAbove.get(next[0]++)));
+            }
+            return search.best();
+        }
+    }
+
+    private ShardReader shardReader(PinnedShard shard) {
+        return new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator);
+    }
+
+    /** The name of the table's maintained full-text index on {@code column}. */
+    private String fullTextIndex(Dataset base, String column) {
+        return MaintainedIndexes.of(LanceTables.describe(tableUri, base, true)).stream()
+                .filter(i ->
+                        i.type() == MaintainedIndex.Type.INVERTED && i.column().equals(column))
+                .map(MaintainedIndex::name)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("the table at " + tableUri
+                        + " maintains no full-text (INVERTED) index on column '" + column
+                        + "': declare one when the table is created ('index.<name>.type' = 'INVERTED')"));
     }
 
     /**
