@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BiConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.lance.Dataset;
@@ -273,14 +274,7 @@ public final class TableReader implements AutoCloseable {
             TextSearch<R> search = new TextSearch<>(tableUri, storageOptions, layout, query, rows);
             Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
             List<List<byte[]>> keysAbove = new ArrayList<>();
-            for (PinnedShard shard : snapshot.shards()) {
-                shardReader(shard)
-                        .forEachSsTable(
-                                snapshot,
-                                shard,
-                                compacted.getOrDefault(shard.shardId(), 0L),
-                                (uri, ds) -> keysAbove.add(search.keysOf(ds, uri)));
-            }
+            forEachSsTableAbove(snapshot, compacted, (uri, ds) -> keysAbove.add(search.keysOf(ds, uri)));
             if (base.getIndexes().stream().anyMatch(i -> i.name().equals(index))) {
                 search.searchBase(base, query.k() + TextSearch.distinct(keysAbove));
             } else if (base.countRows() > 0) {
@@ -288,20 +282,19 @@ public final class TableReader implements AutoCloseable {
                         + index + "' yet: the compactor builds it after its first merge; try again after it ran");
             }
             int[] next = {0};
-            for (PinnedShard shard : snapshot.shards()) {
-                shardReader(shard)
-                        .forEachSsTable(
-                                snapshot,
-                                shard,
-                                compacted.getOrDefault(shard.shardId(), 0L),
-                                (uri, ds) -> search.searchAbove(ds, uri, keysAbove.get(next[0]++)));
-            }
+            forEachSsTableAbove(
+                    snapshot, compacted, (uri, ds) -> search.searchAbove(ds, uri, keysAbove.get(next[0]++)));
             return search.best();
         }
     }
 
-    private ShardReader shardReader(PinnedShard shard) {
-        return new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator);
+    /** Each SSTable of {@code snapshot} above the base table, per shard by generation, open during the call. */
+    private void forEachSsTableAbove(
+            TableSnapshot snapshot, Map<UUID, Long> compacted, BiConsumer<String, Dataset> visitor) {
+        for (PinnedShard shard : snapshot.shards()) {
+            new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator)
+                    .forEachSsTable(snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L), visitor);
+        }
     }
 
     /** The name of the table's maintained full-text index on {@code column}. */
