@@ -12,13 +12,13 @@ import org.apache.flink.table.api.ValidationException;
 /**
  * The maintained-index options of a walsink table, {@code 'index.<name>.<property>'}: {@code
  * column} and {@code type} (IVF_PQ, IVF_HNSW_SQ, BTREE, BITMAP, INVERTED) are required, vector
- * indexes take {@code metric} (l2, cosine, dot), {@code num-partitions} and, for IVF_PQ, {@code
- * num-sub-vectors}. Keys are dynamic (one set per index), so they are checked here, by name.
+ * indexes take {@code metric} (l2, cosine, dot), {@code num-partitions}, {@code hnsw-m}, {@code
+ * hnsw-ef-construction} and, for IVF_PQ, {@code num-sub-vectors}. Keys are dynamic (one set per index), so they are checked here, by name.
  */
 final class IndexOptions {
     static final String PREFIX = "index.";
     private static final Set<String> PROPERTIES =
-            Set.of("column", "type", "metric", "num-partitions", "num-sub-vectors");
+            Set.of("column", "type", "metric", "num-partitions", "num-sub-vectors", "hnsw-m", "hnsw-ef-construction");
     /**
      * LanceDB's LSM search takes no query options and searches each probed partition's HNSW graph
      * with Lance's default breadth: with one partition it found 0.7-0.75 of the ten nearest of
@@ -62,7 +62,9 @@ final class IndexOptions {
                             ? enumOf(MaintainedIndex.Metric.class, name, "metric", p.get("metric"))
                             : null,
                     positive(name, p, "num-partitions", type.isVector() ? DEFAULT_NUM_PARTITIONS : 0),
-                    positive(name, p, "num-sub-vectors", type == MaintainedIndex.Type.IVF_PQ ? 16 : 0));
+                    positive(name, p, "num-sub-vectors", type == MaintainedIndex.Type.IVF_PQ ? 16 : 0),
+                    positive(name, p, "hnsw-m", 0),
+                    positive(name, p, "hnsw-ef-construction", 0));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Invalid options of index '" + name + "': " + e.getMessage(), e);
         }

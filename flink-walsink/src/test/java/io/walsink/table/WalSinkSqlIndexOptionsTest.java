@@ -55,6 +55,8 @@ class WalSinkSqlIndexOptionsTest {
                 "2",
                 "index.emb_idx.num-sub-vectors",
                 "2",
+                "index.emb_idx.hnsw-m",
+                "24",
                 "index.body_idx.column",
                 "body",
                 "index.body_idx.type",
@@ -65,7 +67,15 @@ class WalSinkSqlIndexOptionsTest {
         assertThat(MaintainedIndexes.of(LanceTables.open(path.toString(), Map.of())))
                 .containsExactly(
                         MaintainedIndex.scalar("body_idx", "body", MaintainedIndex.Type.INVERTED),
-                        MaintainedIndex.ivfPq("emb_idx", "emb", 2, 2).withMetric(MaintainedIndex.Metric.COSINE));
+                        new MaintainedIndex(
+                                "emb_idx",
+                                "emb",
+                                MaintainedIndex.Type.IVF_PQ,
+                                MaintainedIndex.Metric.COSINE,
+                                2,
+                                2,
+                                24,
+                                0));
 
         sql.executeSql(SqlTables.walsinkTable("again", COLUMNS, path, "vector.emb.dimension", "4"));
         sql.executeSql("INSERT INTO again VALUES (2, 'c', ARRAY[CAST(1 AS FLOAT), 2, 3, 4])")
@@ -100,7 +110,9 @@ class WalSinkSqlIndexOptionsTest {
                 "ivf_pq | num-partitions | 0         | Option 'index.i.num-partitions' must be a positive integer",
                 "ivf_pq | num-sub-vectors | 3        | num-sub-vectors 3 must divide the dimension of column 'emb' (1)",
                 "hnsw   | metric         | l2        | Option 'index.i.type' must be one of [IVF_PQ, IVF_HNSW_SQ",
-                "btree  | metric         | l2        | metric, num-partitions and num-sub-vectors apply to vector",
+                "btree  | metric         | l2        | metric, num-partitions, num-sub-vectors and the hnsw parameters apply to vector",
+                "ivf_hnsw_sq | hnsw-m    | 0         | Option 'index.i.hnsw-m' must be a positive integer, got '0'",
+                "btree  | hnsw-ef-construction | 64  | the hnsw parameters apply to vector indexes, not BTREE",
             })
     void aBadIndexPropertyFailsNamingIt(String type, String property, String value, String message) {
         Path path = dir.resolve("p");

@@ -33,8 +33,10 @@ import org.lance.index.vector.VectorIndexParams;
  */
 @Internal
 public final class IndexBuilds {
-    private static final int HNSW_M = 16;
-    private static final int HNSW_EF_CONSTRUCTION = 100;
+    /** HNSW graph degree unless an index declares its own. */
+    public static final int DEFAULT_HNSW_M = 16;
+    /** HNSW build breadth unless an index declares its own. */
+    public static final int DEFAULT_HNSW_EF_CONSTRUCTION = 100;
 
     private IndexBuilds() {}
 
@@ -87,7 +89,7 @@ public final class IndexBuilds {
                     .build();
             case IVF_HNSW_SQ -> IndexParams.builder()
                     .setVectorIndexParams(VectorIndexParams.withIvfHnswSqParams(
-                            distance(index.metric()), ivf, hnsw(), new SQBuildParams.Builder().build()))
+                            distance(index.metric()), ivf, hnsw(index), new SQBuildParams.Builder().build()))
                     .build();
             default -> generationParams(index);
         };
@@ -108,7 +110,7 @@ public final class IndexBuilds {
                     .setVectorIndexParams(VectorIndexParams.withIvfHnswSqParams(
                             distance(index.metric()),
                             new IvfBuildParams.Builder().setNumPartitions(1).build(),
-                            hnsw(),
+                            hnsw(index),
                             new SQBuildParams.Builder().build()))
                     .build();
             case BTREE -> IndexParams.builder()
@@ -144,10 +146,11 @@ public final class IndexBuilds {
                 .build();
     }
 
-    private static HnswBuildParams hnsw() {
+    private static HnswBuildParams hnsw(MaintainedIndex index) {
         return new HnswBuildParams.Builder()
-                .setM(HNSW_M)
-                .setEfConstruction(HNSW_EF_CONSTRUCTION)
+                .setM(index.hnswM() > 0 ? index.hnswM() : DEFAULT_HNSW_M)
+                .setEfConstruction(
+                        index.hnswEfConstruction() > 0 ? index.hnswEfConstruction() : DEFAULT_HNSW_EF_CONSTRUCTION)
                 .build();
     }
 

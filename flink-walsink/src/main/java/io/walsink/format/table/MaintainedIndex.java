@@ -25,10 +25,21 @@ import java.util.regex.Pattern;
  * @param metric the distance of a vector index ({@code null} for the others)
  * @param numPartitions IVF partitions of the base table's vector index (0 for the others)
  * @param numSubVectors PQ sub-vectors of an {@code IVF_PQ} index (0 for the others)
+ * @param hnswM HNSW graph degree of the index's HNSW graphs (an {@code IVF_HNSW_SQ} base index's,
+ *     and every vector index's per-SSTable graph); 0: walsink's default, {@value IndexBuilds#DEFAULT_HNSW_M}
+ * @param hnswEfConstruction HNSW build breadth of the same graphs; 0: walsink's default, {@value
+ *     IndexBuilds#DEFAULT_HNSW_EF_CONSTRUCTION}
  */
 @PublicEvolving
 public record MaintainedIndex(
-        String name, String column, Type type, Metric metric, int numPartitions, int numSubVectors)
+        String name,
+        String column,
+        Type type,
+        Metric metric,
+        int numPartitions,
+        int numSubVectors,
+        int hnswM,
+        int hnswEfConstruction)
         implements Serializable {
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
 
@@ -88,10 +99,24 @@ public record MaintainedIndex(
                 throw new IllegalArgumentException(
                         "index '" + name + "': num-sub-vectors applies to IVF_PQ only, not " + type);
             }
-        } else if (metric != null || numPartitions != 0 || numSubVectors != 0) {
+            if (hnswM < 0 || hnswEfConstruction < 0) {
+                throw new IllegalArgumentException("index '" + name + "': hnsw-m and hnsw-ef-construction must be"
+                        + " positive (or 0 for the default), got " + hnswM + " and " + hnswEfConstruction);
+            }
+        } else if (metric != null
+                || numPartitions != 0
+                || numSubVectors != 0
+                || hnswM != 0
+                || hnswEfConstruction != 0) {
             throw new IllegalArgumentException("index '" + name
-                    + "': metric, num-partitions and num-sub-vectors apply to vector indexes, not " + type);
+                    + "': metric, num-partitions, num-sub-vectors and the hnsw parameters apply to vector indexes,"
+                    + " not " + type);
         }
+    }
+
+    /** An index with walsink's default HNSW parameters. */
+    public MaintainedIndex(String name, String column, Type type, Metric metric, int numPartitions, int numSubVectors) {
+        this(name, column, type, metric, numPartitions, numSubVectors, 0, 0);
     }
 
     /** An IVF_PQ vector index with L2 distance. */
@@ -118,7 +143,32 @@ public record MaintainedIndex(
             throw new IllegalArgumentException("index '" + name + "': a metric applies to vector indexes, not " + type);
         }
         return new MaintainedIndex(
-                name, column, type, Objects.requireNonNull(metric, "metric"), numPartitions, numSubVectors);
+                name,
+                column,
+                type,
+                Objects.requireNonNull(metric, "metric"),
+                numPartitions,
+                numSubVectors,
+                hnswM,
+                hnswEfConstruction);
+    }
+
+    /**
+     * This index with HNSW graph degree {@code m} and build breadth {@code efConstruction} (vector
+     * indexes only): larger graphs find more of the true nearest at a given search breadth, which
+     * matters to readers that cannot raise the breadth (LanceDB's LSM search), and take longer to
+     * build for every SSTable.
+     */
+    public MaintainedIndex withHnsw(int m, int efConstruction) {
+        if (!type.isVector()) {
+            throw new IllegalArgumentException(
+                    "index '" + name + "': HNSW parameters apply to vector indexes, not " + type);
+        }
+        if (m < 1 || efConstruction < 1) {
+            throw new IllegalArgumentException("index '" + name + "': hnsw-m and hnsw-ef-construction must be positive,"
+                    + " got " + m + " and " + efConstruction);
+        }
+        return new MaintainedIndex(name, column, type, metric, numPartitions, numSubVectors, m, efConstruction);
     }
 
     /** The declaration as kept in the table's schema metadata; {@link #parse} reads it back. */
@@ -132,6 +182,12 @@ public record MaintainedIndex(
         }
         if (type == Type.IVF_PQ) {
             parts.put("num-sub-vectors", Integer.toString(numSubVectors));
+        }
+        if (hnswM != 0) { // absent for the defaults: tables written before these existed read alike
+            parts.put("hnsw-m", Integer.toString(hnswM));
+        }
+        if (hnswEfConstruction != 0) {
+            parts.put("hnsw-ef-construction", Integer.toString(hnswEfConstruction));
         }
         StringBuilder out = new StringBuilder();
         parts.forEach((k, v) ->
@@ -158,7 +214,9 @@ public record MaintainedIndex(
                 type,
                 metric == null ? null : Metric.valueOf(metric.toUpperCase(Locale.ROOT)),
                 Integer.parseInt(parts.getOrDefault("num-partitions", "0")),
-                Integer.parseInt(parts.getOrDefault("num-sub-vectors", "0")));
+                Integer.parseInt(parts.getOrDefault("num-sub-vectors", "0")),
+                Integer.parseInt(parts.getOrDefault("hnsw-m", "0")),
+                Integer.parseInt(parts.getOrDefault("hnsw-ef-construction", "0")));
     }
 
     private static String required(Map<String, String> parts, String key, String name) {

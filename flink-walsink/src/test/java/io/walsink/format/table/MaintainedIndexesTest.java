@@ -77,6 +77,7 @@ class MaintainedIndexesTest {
         for (MaintainedIndex index : List.of(
                 MaintainedIndex.ivfPq("a", "emb", 16, 8),
                 MaintainedIndex.ivfHnswSq("b", "emb", 2).withMetric(MaintainedIndex.Metric.DOT),
+                MaintainedIndex.ivfHnswSq("e", "emb", 2).withHnsw(32, 200),
                 MaintainedIndex.scalar("c", "id", MaintainedIndex.Type.BITMAP),
                 MaintainedIndex.scalar("d", "text", MaintainedIndex.Type.INVERTED))) {
             assertThat(MaintainedIndex.parse(index.name(), index.encode())).isEqualTo(index);
