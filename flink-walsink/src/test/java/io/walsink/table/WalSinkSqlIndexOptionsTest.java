@@ -7,8 +7,12 @@ import io.walsink.flink.MiniClusters;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -17,6 +21,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.lance.Dataset;
 
 /**
  * Maintained indexes declared in SQL ({@code 'index.<name>.*'}): the table is created with their
@@ -76,6 +81,20 @@ class WalSinkSqlIndexOptionsTest {
                                 2,
                                 24,
                                 0));
+
+        List<Path> sstables;
+        try (Stream<Path> walk = Files.walk(path.resolve("_mem_wal"), 2)) {
+            sstables = walk.filter(f -> f.getFileName().toString().contains("_gen_"))
+                    .toList();
+        }
+        assertThat(sstables).isNotEmpty();
+        try (RootAllocator allocator = new RootAllocator();
+                Dataset sstable =
+                        LanceTables.openDataset(allocator, sstables.get(0).toString(), Map.of())) {
+            assertThat(sstable.getIndexStatistics("emb_idx").toString())
+                    .as("the SSTable's HNSW graph is built with the declared degree")
+                    .contains("m=24");
+        }
 
         sql.executeSql(SqlTables.walsinkTable("again", COLUMNS, path, "vector.emb.dimension", "4"));
         sql.executeSql("INSERT INTO again VALUES (2, 'c', ARRAY[CAST(1 AS FLOAT), 2, 3, 4])")
