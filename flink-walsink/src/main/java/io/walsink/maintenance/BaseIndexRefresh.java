@@ -83,10 +83,7 @@ final class BaseIndexRefresh {
      * deletes), so the merge deletes such a table's keys with a plain delete ({@link KeyDeletes}).
      */
     static List<String> keyIndexes(Dataset base, List<String> keyColumns) {
-        Map<String, Integer> ids = new HashMap<>();
-        for (LanceField f : base.getLanceSchema().fields()) {
-            ids.put(f.getName(), f.getId());
-        }
+        Map<String, Integer> ids = fieldIds(base);
         Set<Integer> key = new HashSet<>();
         keyColumns.forEach(c -> key.add(ids.get(c)));
         Set<String> names = new TreeSet<>();
@@ -299,11 +296,18 @@ final class BaseIndexRefresh {
         return false;
     }
 
+    /** The top-level columns' Lance field ids, by name. */
+    private static Map<String, Integer> fieldIds(Dataset base) {
+        Map<String, Integer> ids = new HashMap<>();
+        for (LanceField f : base.getLanceSchema().fields()) {
+            ids.put(f.getName(), f.getId());
+        }
+        return ids;
+    }
+
     private static List<String> columns(Dataset base, List<Integer> fieldIds) {
         Map<Integer, String> names = new HashMap<>();
-        for (LanceField f : base.getLanceSchema().fields()) {
-            names.put(f.getId(), f.getName());
-        }
+        fieldIds(base).forEach((name, id) -> names.put(id, name));
         List<String> columns = new ArrayList<>();
         for (Integer id : fieldIds) {
             columns.add(Objects.requireNonNull(names.get(id), () -> "no top-level field with id " + id));
