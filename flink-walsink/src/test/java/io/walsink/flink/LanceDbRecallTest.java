@@ -75,7 +75,9 @@ class LanceDbRecallTest {
         System.out.println("LanceDbRecallTest seed " + seed + ", " + rows + " rows");
         Random random = new Random(seed);
         Path table = dir.resolve("recall");
-        MaintainedIndex index = MaintainedIndex.ivfHnswSq("emb_idx", "emb", PARTITIONS);
+        MaintainedIndex.Type type = MaintainedIndex.Type.valueOf(
+                System.getProperty("walsink.recall.type", "IVF_HNSW_SQ").toUpperCase(java.util.Locale.ROOT));
+        MaintainedIndex index = new MaintainedIndex("emb_idx", "emb", type, MaintainedIndex.Metric.L2, PARTITIONS, 0);
         Map<Long, float[]> model = new TreeMap<>();
         List<RowData> first = new ArrayList<>();
         for (long id = 0; id < rows; id++) {
@@ -119,9 +121,15 @@ class LanceDbRecallTest {
         }
         double walsinkRecall = recall(walsink, exact);
         System.out.printf(
-                "LanceDbRecallTest: recall@%d over %d queries, %d rows: LanceDB default search %.3f,"
+                "LanceDbRecallTest: recall@%d over %d queries, %d rows, " + type + ": LanceDB default search %.3f,"
                         + " lance-core indexed search of the base table %.3f, walsink's reader (ef %d) %.3f%n",
-                K, QUERIES, rows, lanceDbRecall, baseRecall, EF, walsinkRecall);
+                K,
+                QUERIES,
+                rows,
+                lanceDbRecall,
+                baseRecall,
+                EF,
+                walsinkRecall);
 
         assertThat(lanceDbRecall).as("LanceDB recall@%d, seed %s", K, seed).isGreaterThanOrEqualTo(GOAL);
         assertThat(walsinkRecall)

@@ -70,6 +70,7 @@ public final class IndexBuilds {
         return switch (index.type()) {
             case IVF_PQ -> IndexType.IVF_PQ;
             case IVF_HNSW_SQ -> IndexType.IVF_HNSW_SQ;
+            case IVF_FLAT -> IndexType.IVF_FLAT;
             default -> generationType(index);
         };
     }
@@ -91,13 +92,17 @@ public final class IndexBuilds {
                     .setVectorIndexParams(VectorIndexParams.withIvfHnswSqParams(
                             distance(index.metric()), ivf, hnsw(index), new SQBuildParams.Builder().build()))
                     .build();
+            case IVF_FLAT -> IndexParams.builder()
+                    .setVectorIndexParams(
+                            VectorIndexParams.ivfFlat(Math.max(1, index.numPartitions()), distance(index.metric())))
+                    .build();
             default -> generationParams(index);
         };
     }
 
     static IndexType generationType(MaintainedIndex index) {
         return switch (index.type()) {
-            case IVF_PQ, IVF_HNSW_SQ -> IndexType.IVF_HNSW_SQ;
+            case IVF_PQ, IVF_HNSW_SQ, IVF_FLAT -> IndexType.IVF_HNSW_SQ;
             case BTREE -> IndexType.BTREE;
             case BITMAP -> IndexType.BITMAP;
             case INVERTED -> IndexType.INVERTED;
@@ -106,7 +111,7 @@ public final class IndexBuilds {
 
     static IndexParams generationParams(MaintainedIndex index) {
         return switch (index.type()) {
-            case IVF_PQ, IVF_HNSW_SQ -> IndexParams.builder()
+            case IVF_PQ, IVF_HNSW_SQ, IVF_FLAT -> IndexParams.builder()
                     .setVectorIndexParams(VectorIndexParams.withIvfHnswSqParams(
                             distance(index.metric()),
                             new IvfBuildParams.Builder().setNumPartitions(1).build(),

@@ -50,6 +50,12 @@ public record MaintainedIndex(
         IVF_PQ(true),
         /** Vector: IVF partitions, HNSW graphs over scalar-quantised vectors. */
         IVF_HNSW_SQ(true),
+        /**
+         * Vector: IVF partitions of full vectors, searched exactly within each probed partition:
+         * exact answers when every partition is probed (LanceDB's default probing covers a few
+         * dozen), at the cost of comparing every vector of those partitions.
+         */
+        IVF_FLAT(true),
         /** Scalar: sorted values, for equality and range filters. */
         BTREE(false),
         /** Scalar: one bitmap per value, for low-cardinality columns. */
@@ -122,6 +128,11 @@ public record MaintainedIndex(
     /** An IVF_PQ vector index with L2 distance. */
     public static MaintainedIndex ivfPq(String name, String column, int numPartitions, int numSubVectors) {
         return new MaintainedIndex(name, column, Type.IVF_PQ, Metric.L2, numPartitions, numSubVectors);
+    }
+
+    /** An IVF_FLAT vector index with L2 distance. */
+    public static MaintainedIndex ivfFlat(String name, String column, int numPartitions) {
+        return new MaintainedIndex(name, column, Type.IVF_FLAT, Metric.L2, numPartitions, 0);
     }
 
     /** An IVF_HNSW_SQ vector index with L2 distance. */
