@@ -52,7 +52,8 @@ public final class VectorQueryReport {
             "  --sstable-rows N  rows of each SSTable: new keys and rewrites of base keys, half each (default 1000)",
             "  --sstables LIST   SSTable counts measured, ascending (default 1,10,50)",
             "  --dimension N     vector dimension (default 128)",
-            "  --partitions N    IVF partitions of the maintained IVF_HNSW_SQ (default 8)",
+            "  --partitions N    IVF partitions of the maintained vector index (default 8)",
+            "  --type T          its type: IVF_HNSW_SQ (default), IVF_FLAT or IVF_PQ (16 sub-vectors)",
             "  --queries N       timed searches per point, k = 10 (default 200)",
             "  --warmup N        searches run first and not counted (default 10)",
             "  --seed N          vectors' and queries' seed (default 21)",
@@ -66,6 +67,7 @@ public final class VectorQueryReport {
             List<Long> sstables,
             int dimension,
             int partitions,
+            MaintainedIndex.Type type,
             int queries,
             int warmup,
             long seed) {}
@@ -86,6 +88,7 @@ public final class VectorQueryReport {
                         "--sstables", "1,10,50",
                         "--dimension", "128",
                         "--partitions", "8",
+                        "--type", "IVF_HNSW_SQ",
                         "--queries", "200",
                         "--warmup", "10",
                         "--seed", "21",
@@ -101,6 +104,7 @@ public final class VectorQueryReport {
                 f.positives("--sstables"),
                 (int) f.positive("--dimension"),
                 (int) f.positive("--partitions"),
+                MaintainedIndex.Type.valueOf(f.get("--type").toUpperCase(java.util.Locale.ROOT)),
                 (int) f.positive("--queries"),
                 (int) f.positive("--warmup"),
                 f.positive("--seed"));
@@ -193,7 +197,7 @@ public final class VectorQueryReport {
                         .primaryKey("id")
                         .createTableIfMissing(1)
                         .vectorColumn("emb", dimension)
-                        .maintainedIndex(MaintainedIndex.ivfHnswSq("emb_idx", "emb", s.partitions()))
+                        .maintainedIndex(index(s))
                         .compaction(false)
                         .build());
         env.execute("vector query report, job " + job);
@@ -227,6 +231,20 @@ public final class VectorQueryReport {
         return n;
     }
 
+    /** The maintained vector index the report's table declares. */
+    static MaintainedIndex index(Settings s) {
+        if (!s.type().isVector()) {
+            throw new IllegalArgumentException("--type must be a vector index type, got " + s.type());
+        }
+        return new MaintainedIndex(
+                "emb_idx",
+                "emb",
+                s.type(),
+                MaintainedIndex.Metric.L2,
+                s.partitions(),
+                s.type() == MaintainedIndex.Type.IVF_PQ ? 16 : 0);
+    }
+
     static String render(Settings s, List<Point> points) {
         TextTable t = new TextTable("table", "SSTables", "p50 ms", "p99 ms", "searches");
         for (Point p : points) {
@@ -238,7 +256,7 @@ public final class VectorQueryReport {
                     String.valueOf(p.sortedMicros().length));
         }
         return "LanceDB default vector search (k = " + K + "), " + s.baseRows() + " base rows of " + s.dimension()
-                + "-d vectors, IVF_HNSW_SQ with " + s.partitions() + " partitions maintained, SSTables of "
+                + "-d vectors, " + s.type() + " with " + s.partitions() + " partitions maintained, SSTables of "
                 + s.sstableRows() + " rows, seed " + s.seed() + "\n" + t.render();
     }
 

@@ -19,7 +19,8 @@ class VectorQueryReportTest {
 
     @Test
     void aTinyRunMeasuresEachSsTableCountAndTheCompactedTable() throws Exception {
-        VectorQueryReport.Settings s = new VectorQueryReport.Settings(400, 40, List.of(1L, 3L), 8, 2, 5, 2, 7);
+        VectorQueryReport.Settings s = new VectorQueryReport.Settings(
+                400, 40, List.of(1L, 3L), 8, 2, io.walsink.format.table.MaintainedIndex.Type.IVF_FLAT, 5, 2, 7);
 
         List<VectorQueryReport.Point> points = VectorQueryReport.run(s, dir.resolve("t"));
 
@@ -29,6 +30,6 @@ class VectorQueryReportTest {
             assertThat(p.percentile(50)).isPositive();
         });
         assertThat(VectorQueryReport.render(s, points))
-                .contains("after compaction", "IVF_HNSW_SQ with 2 partitions", "seed 7");
+                .contains("after compaction", "IVF_FLAT with 2 partitions", "seed 7");
     }
 }

@@ -78,6 +78,7 @@ class MaintainedIndexesTest {
                 MaintainedIndex.ivfPq("a", "emb", 16, 8),
                 MaintainedIndex.ivfHnswSq("b", "emb", 2).withMetric(MaintainedIndex.Metric.DOT),
                 MaintainedIndex.ivfHnswSq("e", "emb", 2).withHnsw(32, 200),
+                MaintainedIndex.ivfFlat("f", "emb", 4).withMetric(MaintainedIndex.Metric.COSINE),
                 MaintainedIndex.scalar("c", "id", MaintainedIndex.Type.BITMAP),
                 MaintainedIndex.scalar("d", "text", MaintainedIndex.Type.INVERTED))) {
             assertThat(MaintainedIndex.parse(index.name(), index.encode())).isEqualTo(index);
