@@ -248,8 +248,9 @@ public final class Compactor {
     }
 
     /**
-     * The table's maintained indexes are created on the base table once it has rows for them, and
-     * the base table's indexes lose the fragments a merge touched; a failure here leaves them
+     * The table's maintained indexes are created on the base table once it has rows for them and
+     * retrained once it outgrew their training ({@link VectorIndexRetraining}), and the base table's
+     * indexes lose the fragments a merge touched; a failure here leaves them
      * missing or stale, which slows (or, for LanceDB's LSM searches, refuses) reads but keeps them
      * right, and the next run tries again.
      */
@@ -261,6 +262,8 @@ public final class Compactor {
                 taken.renew();
                 MaintainedBaseIndexes.createMissing(base, maintained, tableUri);
                 MaintainedBaseIndexes.listBuilt(base, maintained, tableUri);
+                taken.renew();
+                VectorIndexRetraining.run(base, maintained, tableUri); // first: a rebuild leaves nothing to refresh
             }
             taken.renew();
             BaseIndexRefresh.run(base, tableUri, maintained);

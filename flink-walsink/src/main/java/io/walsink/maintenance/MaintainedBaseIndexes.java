@@ -49,6 +49,9 @@ final class MaintainedBaseIndexes {
             long started = System.nanoTime();
             IndexBuilds.createOnBase(base, index);
             base.checkoutLatest();
+            if (index.type().isVector()) {
+                VectorIndexRetraining.trained(base, index.name(), rows);
+            }
             created.add(index.name());
             LOG.info(
                     "Created maintained index {} ({} on '{}') over {} base rows of {} in {} ms, version {}",
