@@ -8,6 +8,9 @@ import static io.walsink.table.WalSinkTableOptions.S3_ENDPOINT;
 import static io.walsink.table.WalSinkTableOptions.S3_PATH_STYLE_ACCESS;
 import static io.walsink.table.WalSinkTableOptions.S3_REGION;
 import static io.walsink.table.WalSinkTableOptions.S3_SECRET_KEY;
+import static io.walsink.table.WalSinkTableOptions.SCAN_FULL_TEXT_COLUMN;
+import static io.walsink.table.WalSinkTableOptions.SCAN_FULL_TEXT_LIMIT;
+import static io.walsink.table.WalSinkTableOptions.SCAN_FULL_TEXT_QUERY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SCAN_SPLIT_BASE_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
@@ -39,12 +42,14 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import io.walsink.table.lookup.LookupConfig;
+import io.walsink.table.search.FullTextScan;
 import io.walsink.table.search.VectorSearchConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
@@ -69,7 +74,8 @@ record WalSinkTableConfig(
         ReadMode scanMode,
         long scanSplitBaseRows,
         LookupConfig lookup,
-        VectorSearchConfig vectorSearch) {
+        VectorSearchConfig vectorSearch,
+        Optional<FullTextScan> fullText) {
 
     public static WalSinkTableConfig from(ReadableConfig options) {
         String path = options.get(PATH);
@@ -149,7 +155,27 @@ record WalSinkTableConfig(
                 scanMode(options),
                 positive(SCAN_SPLIT_BASE_ROWS, options.get(SCAN_SPLIT_BASE_ROWS)),
                 LookupOptionsCheck.lookup(options),
-                vectorSearch(options));
+                vectorSearch(options),
+                fullText(options));
+    }
+
+    private static Optional<FullTextScan> fullText(ReadableConfig options) {
+        Optional<String> column = options.getOptional(SCAN_FULL_TEXT_COLUMN);
+        Optional<String> query = options.getOptional(SCAN_FULL_TEXT_QUERY);
+        if (column.isEmpty() && query.isEmpty()) {
+            return Optional.empty();
+        }
+        if (column.isEmpty() || query.isEmpty()) {
+            throw new ValidationException("A full-text SELECT needs both 'scan.full-text.column' and"
+                    + " 'scan.full-text.query'; only '"
+                    + (column.isEmpty() ? "scan.full-text.query" : "scan.full-text.column")
+                    + "' is set");
+        }
+        try {
+            return Optional.of(new FullTextScan(column.get(), query.get(), options.get(SCAN_FULL_TEXT_LIMIT)));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(e.getMessage(), e);
+        }
     }
 
     private static VectorSearchConfig vectorSearch(ReadableConfig options) {
@@ -248,6 +274,7 @@ record WalSinkTableConfig(
         return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", writer=" + writer
                 + ", sinkParallelism=" + sinkParallelism + ", ioThreads=" + ioThreads + ", s3=" + s3
                 + ", schemaProfile=" + schemaProfile + ", scanMode=" + scanMode + ", scanSplitBaseRows="
-                + scanSplitBaseRows + ", lookup=" + lookup + ", vectorSearch=" + vectorSearch + "]";
+                + scanSplitBaseRows + ", lookup=" + lookup + ", vectorSearch=" + vectorSearch + ", fullText=" + fullText
+                + "]";
     }
 }

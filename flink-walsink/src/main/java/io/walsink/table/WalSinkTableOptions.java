@@ -211,6 +211,25 @@ public final class WalSinkTableOptions {
                     + " of every shard's uncompacted rows, so much smaller splits repeat that work. Must be"
                     + " positive.");
 
+    public static final ConfigOption<String> SCAN_FULL_TEXT_COLUMN = ConfigOptions.key("scan.full-text.column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("With 'scan.full-text.query': a SELECT returns only the live rows of the committed table"
+                    + " that best match the query in this column (BM25, through the table's maintained INVERTED"
+                    + " index on it), best first, as a bounded read whatever 'scan.startup-mode' says. Meant as a"
+                    + " per-query hint: /*+ OPTIONS('scan.full-text.column' = 'body', 'scan.full-text.query' ="
+                    + " 'zebra') */.");
+
+    public static final ConfigOption<String> SCAN_FULL_TEXT_QUERY = ConfigOptions.key("scan.full-text.query")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The words a full-text SELECT matches ('scan.full-text.column').");
+
+    public static final ConfigOption<Integer> SCAN_FULL_TEXT_LIMIT = ConfigOptions.key("scan.full-text.limit")
+            .intType()
+            .defaultValue(10)
+            .withDescription("How many of the best matches a full-text SELECT returns; positive.");
+
     public static final ConfigOption<String> LOOKUP_CACHE = ConfigOptions.key("lookup.cache")
             .stringType()
             .defaultValue("NONE")
@@ -362,6 +381,9 @@ public final class WalSinkTableOptions {
                 SCAN_DISCOVERY_INTERVAL,
                 SCAN_CONSUMER_ID,
                 SCAN_SPLIT_BASE_ROWS,
+                SCAN_FULL_TEXT_COLUMN,
+                SCAN_FULL_TEXT_QUERY,
+                SCAN_FULL_TEXT_LIMIT,
                 LOOKUP_CACHE,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
                 LOOKUP_PARTIAL_CACHE_EXPIRE_AFTER_WRITE,

@@ -1,10 +1,14 @@
 package io.walsink.table;
 
+import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.read.ReadMode;
 import io.walsink.table.lookup.FullCacheFormat;
 import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.WalTableScanSource;
+import io.walsink.table.search.FullTextFormat;
+import io.walsink.table.search.FullTextScan;
 import io.walsink.table.search.WalSinkVectorSearchFunction;
 import io.walsink.table.stream.ChangeStream;
 import io.walsink.table.stream.WalTableChangeSource;
@@ -43,7 +47,8 @@ import org.apache.flink.table.types.logical.RowType;
  * and LIMIT are pushed into the scan, and simple filters into the bounded scan's base table
  * reads ({@link #applyFilters}); Flink applies every filter after the scan as well.
  *
- * <p>As the dimension table of a lookup join it answers each probe with the newest committed row
+ * <p>With {@code scan.full-text.*} a SELECT is a bounded read of the best full-text matches
+ * ({@link FullTextFormat}). As the dimension table of a lookup join it answers each probe with the newest committed row
  * of the probed key ({@link WalSinkLookupFunction}), or with FULL cache from the table's live rows
  * as of its last load ({@link FullCacheFormat}); keys other than the primary key are refused,
  * since only a primary key names one bucket and one row.
@@ -76,12 +81,30 @@ final class WalSinkTableSource
     @Override
     public ChangelogMode getChangelogMode() {
         // A generation holds each key's newest row, not the one it replaced: upserts, no -U.
-        return read.continuous() && !declaredKey.isEmpty() ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
+        return continuous() && !declaredKey.isEmpty() ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
+    }
+
+    /** Whether a SELECT follows the table; a full-text SELECT never does. */
+    private boolean continuous() {
+        return read.continuous() && config.fullText().isEmpty();
     }
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         ExistingTable table = readableTable();
+        if (config.fullText().isPresent()) {
+            FullTextScan fullText = config.fullText().get();
+            boolean indexed = MaintainedIndexes.declaredIn(config.path(), table.schema()).stream()
+                    .anyMatch(i -> i.type() == MaintainedIndex.Type.INVERTED
+                            && i.column().equals(fullText.column()));
+            if (!indexed) {
+                throw new ValidationException("A full-text SELECT on the walsink table at '" + config.path()
+                        + "' needs a maintained INVERTED index on column '" + fullText.column()
+                        + "' ('index.<name>.type' = 'INVERTED', declared when the table is created)");
+            }
+            return InputFormatProvider.of(new FullTextFormat(
+                    config.path(), config.s3(), config.schemaProfile(), fullText, produced.getFieldNames()));
+        }
         TableScan scan = new TableScan(
                 config.path(),
                 config.s3(),
@@ -91,8 +114,8 @@ final class WalSinkTableSource
                 produced.getFieldNames(),
                 limit,
                 config.scanSplitBaseRows(),
-                read.continuous() ? null : baseFilter);
-        if (read.continuous()) {
+                continuous() ? null : baseFilter);
+        if (continuous()) {
             if (declaredKey.isEmpty() && !table.primaryKey().isEmpty()) {
                 // Without the key the planner takes the changes for inserts and keeps every version.
                 throw new ValidationException("A continuous read of the walsink table at '" + config.path()

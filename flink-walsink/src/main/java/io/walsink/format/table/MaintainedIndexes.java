@@ -36,20 +36,8 @@ public final class MaintainedIndexes {
      *     to build for its SSTables
      */
     public static List<MaintainedIndex> of(TableInfo table) {
-        Map<String, String> metadata = table.schema().getCustomMetadata() == null
-                ? Map.of()
-                : table.schema().getCustomMetadata();
         Map<String, MaintainedIndex> indexes = new TreeMap<>();
-        for (Map.Entry<String, String> e : metadata.entrySet()) {
-            if (e.getKey().startsWith(METADATA_PREFIX)) {
-                String name = e.getKey().substring(METADATA_PREFIX.length());
-                try {
-                    indexes.put(name, MaintainedIndex.parse(name, e.getValue()));
-                } catch (IllegalArgumentException malformed) {
-                    throw new FormatException(table.uri(), malformed.getMessage(), malformed);
-                }
-            }
-        }
+        declaredIn(table.uri(), table.schema()).forEach(i -> indexes.put(i.name(), i));
         for (String listed : table.memWal().maintainedIndexes()) {
             if (!indexes.containsKey(listed)) {
                 throw new FormatException(
@@ -57,6 +45,28 @@ public final class MaintainedIndexes {
                         "the MemWAL index maintains index '" + listed + "', but the table's schema metadata holds no "
                                 + METADATA_PREFIX + listed + " definition walsink could build SSTable indexes from",
                         null);
+            }
+        }
+        return List.copyOf(indexes.values());
+    }
+
+    /**
+     * The definitions in the schema metadata of the table at {@code uri}, in name order, without
+     * the MemWAL index's check (for a planner that has only the schema).
+     *
+     * @throws FormatException if a definition is malformed
+     */
+    public static List<MaintainedIndex> declaredIn(String uri, Schema schema) {
+        Map<String, String> metadata = schema.getCustomMetadata() == null ? Map.of() : schema.getCustomMetadata();
+        Map<String, MaintainedIndex> indexes = new TreeMap<>();
+        for (Map.Entry<String, String> e : metadata.entrySet()) {
+            if (e.getKey().startsWith(METADATA_PREFIX)) {
+                String name = e.getKey().substring(METADATA_PREFIX.length());
+                try {
+                    indexes.put(name, MaintainedIndex.parse(name, e.getValue()));
+                } catch (IllegalArgumentException malformed) {
+                    throw new FormatException(uri, malformed.getMessage(), malformed);
+                }
             }
         }
         return List.copyOf(indexes.values());
