@@ -7,15 +7,12 @@ import io.walsink.read.TableReader;
 import io.walsink.read.TextHit;
 import io.walsink.storage.S3Options;
 import io.walsink.table.scan.ProjectedRowExtractor;
+import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
-import org.apache.flink.api.common.io.DefaultInputSplitAssigner;
-import org.apache.flink.api.common.io.InputFormat;
-import org.apache.flink.api.common.io.statistics.BaseStatistics;
-import org.apache.flink.configuration.Configuration;
+import org.apache.flink.api.common.io.GenericInputFormat;
 import org.apache.flink.core.io.GenericInputSplit;
-import org.apache.flink.core.io.InputSplitAssigner;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * opened and returns its best matches ({@link TableReader#fullText}), best first, projected.
  */
 @Internal
-public final class FullTextFormat implements InputFormat<RowData, GenericInputSplit> {
+public final class FullTextFormat extends GenericInputFormat<RowData> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(FullTextFormat.class);
 
@@ -47,25 +44,13 @@ public final class FullTextFormat implements InputFormat<RowData, GenericInputSp
     }
 
     @Override
-    public void configure(Configuration parameters) {}
-
-    @Override
-    public BaseStatistics getStatistics(BaseStatistics cachedStatistics) {
-        return cachedStatistics;
-    }
-
-    @Override
     public GenericInputSplit[] createInputSplits(int minNumSplits) {
-        return new GenericInputSplit[] {new GenericInputSplit(0, 1)};
+        return new GenericInputSplit[] {new GenericInputSplit(0, 1)}; // one read of the whole table
     }
 
     @Override
-    public InputSplitAssigner getInputSplitAssigner(GenericInputSplit[] splits) {
-        return new DefaultInputSplitAssigner(splits);
-    }
-
-    @Override
-    public void open(GenericInputSplit split) {
+    public void open(GenericInputSplit split) throws IOException {
+        super.open(split);
         try (TableReader reader = TableReader.open(path, s3, profile)) {
             List<TextHit<RowData>> found = reader.fullText(
                     reader.pin(ReadMode.COMMITTED), scan.textQuery(), new ProjectedRowExtractor(columns));
@@ -85,7 +70,8 @@ public final class FullTextFormat implements InputFormat<RowData, GenericInputSp
     }
 
     @Override
-    public void close() {
+    public void close() throws IOException {
         hits = null;
+        super.close();
     }
 }
