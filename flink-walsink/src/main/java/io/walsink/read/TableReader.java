@@ -39,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>SSTables already compacted into the base table are skipped when lance-core reports them
  * ({@link CompactedSsTables}). Materializes the result: meant for tests, tools and small tables.
  *
+ * <p>Searches read only what they need of the same state: {@link #nearest} (the k nearest rows to a
+ * vector, through the base table's vector index) and {@link #fullText} (the k best full-text
+ * matches, through the maintained inverted indexes), each a key's newest row, deletes honoured.
+ *
  * <pre>{@code
  * try (TableReader reader = TableReader.open("s3://bucket/tables/events", s3Options)) {
  *     List<Map<String, Object>> rows = reader.read(ReadMode.COMMITTED).rows();
