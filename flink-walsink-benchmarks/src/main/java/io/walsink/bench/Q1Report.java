@@ -51,6 +51,9 @@ public final class Q1Report {
             "                         one checkpoint interval at its end; walsink tables are read COMMITTED",
             "                         (without it: LATEST, since the last SSTables are not published)",
             "  --no-verify            do not read walsink tables back (they are by default)",
+            "  --floor-repetitions N  after the rounds, measure N times the least work any sink must do per row",
+            "                         (copy into Arrow, WAL bytes, lance-core writing the final rows) and set it",
+            "                         against each goal's CPU budget; 0: skip (default 3)",
             "  -h, --help             this text");
 
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -70,6 +73,7 @@ public final class Q1Report {
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--final-checkpoint", "false");
         DEFAULTS.put("--no-verify", "false");
+        DEFAULTS.put("--floor-repetitions", "3");
     }
 
     /** One timed run; {@code check} is null for reference runs and for walsink runs not verified. */
@@ -172,6 +176,15 @@ public final class Q1Report {
             }
         }
         out.accept("\n" + table.render() + "\n" + summary(runs, groups));
+        int floorRepetitions = Integer.parseInt(f.get("--floor-repetitions"));
+        if (floorRepetitions > 0) {
+            Path scratch = Files.createTempDirectory("walsink-q1-floor-");
+            try {
+                out.accept(floor(runs, groups, SinkFloor.measure(rows, floorRepetitions, scratch)));
+            } finally {
+                LocalShardTable.deleteRecursively(scratch);
+            }
+        }
         return runs;
     }
 
@@ -260,6 +273,58 @@ public final class Q1Report {
             }
         }
         return table.render();
+    }
+
+    /**
+     * The floor's steps, and per reference the CPU budget a sink has at the goal (reference CPU per
+     * row x (1/goal - 1), the job being CPU-bound) beside the floor: a goal below the floor is out
+     * of reach of any sink that writes this table on this machine.
+     */
+    static String floor(List<Run> runs, List<List<Pipeline>> groups, SinkFloor.PerRow floor) {
+        TextTable steps = new TextTable("least work per input row (plainest code, not walsink's)", ">CPU ns/row");
+        steps.row("copy: RowData values into Arrow vectors, 8,192-row batches", Figures.number(floor.copy()));
+        steps.row(
+                "WAL bytes: those batches once as Arrow IPC into a local file, no fsync",
+                Figures.number(floor.walBytes()));
+        steps.row(
+                String.format(
+                        "Lance write: lance-core writing the %,d final rows once (over %,d input rows)",
+                        floor.tableRows(), floor.inputRows()),
+                Figures.number(floor.lanceWrite()));
+        steps.row("floor (sum)", Figures.number(floor.total()));
+        TextTable budgets = new TextTable(
+                "api",
+                "reference",
+                ">reference CPU ns/row (median)",
+                ">goal",
+                ">extra CPU ns/row allowed at the goal",
+                ">floor ns/row",
+                "goal within reach of any sink");
+        for (List<Pipeline> group : groups) {
+            for (Pipeline reference : group.subList(1, group.size())) {
+                List<Double> cpu = new ArrayList<>();
+                for (Run r : runs) {
+                    if (r.pipeline() == reference && r.timing().cpuNanos() > 0) {
+                        cpu.add((double) r.timing().cpuNanos() / r.rows());
+                    }
+                }
+                double perRow = Spread.of(cpu).median();
+                double allowed = perRow * (1 / reference.goal - 1);
+                budgets.row(
+                        group.get(0).api,
+                        reference.sink,
+                        Figures.number(perRow),
+                        ">= " + Figures.ratio(reference.goal),
+                        Figures.number(allowed),
+                        Figures.number(floor.total()),
+                        Double.isNaN(allowed)
+                                ? "-"
+                                : floor.total() <= allowed ? "yes" : "no: the floor exceeds the budget");
+            }
+        }
+        return String.format(
+                "%n== the least a sink must do per row, and what each goal allows ==%n%s%n%s",
+                steps.render(), budgets.render());
     }
 
     /** "1,234 (1,100..1,400)": ".." since a value may be negative. */

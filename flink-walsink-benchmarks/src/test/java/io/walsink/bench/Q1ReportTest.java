@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.bench.Q1Pipelines.Pipeline;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The q1 runner end to end at a tiny size: every pipeline runs on a real local cluster, the
@@ -18,7 +21,17 @@ class Q1ReportTest {
     void runsEveryPipelineAndTheWalsinkTablesEqualTheModel() throws Exception {
         StringBuilder out = new StringBuilder();
         List<Q1Report.Run> runs = Q1Report.run(
-                Q1Report.flags("--rows", "20000", "--keys", "5000", "--rounds", "1", "--warmup-rows", "0"),
+                Q1Report.flags(
+                        "--rows",
+                        "20000",
+                        "--keys",
+                        "5000",
+                        "--rounds",
+                        "1",
+                        "--warmup-rows",
+                        "0",
+                        "--floor-repetitions",
+                        "0"),
                 out::append);
 
         assertThat(runs).extracting(Q1Report.Run::pipeline).containsExactlyInAnyOrder(Pipeline.values());
@@ -79,6 +92,39 @@ class Q1ReportTest {
     }
 
     @Test
+    void aGoalIsOutOfReachWhenTheFloorExceedsItsCpuBudget() {
+        // The keyed reference: 1,000 rows with 1 s of CPU, 1,000,000 ns a row. At 0.75x a sink may add
+        // a third of that: 333,333 ns.
+        List<Q1Report.Run> runs = List.of(
+                run(1, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1), run(2, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1));
+        List<List<Pipeline>> groups = List.of(List.of(Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED));
+
+        String above = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 50_000, 200_000, 1_000, 500));
+        assertThat(row(above, "discarding sink behind the same keyBy"))
+                .contains("1,000,000", "333,333", "350,000", "no: the floor exceeds the budget");
+        assertThat(above).contains("floor (sum)", "500 final rows once (over 1,000 input rows)");
+
+        String below = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 50_000, 150_000, 1_000, 500));
+        assertThat(row(below, "discarding sink behind the same keyBy"))
+                .contains("300,000")
+                .endsWith("yes");
+    }
+
+    @Test
+    void theFloorMeasuresEveryStepOnTheStreamsRows(@TempDir Path scratch) throws Exception {
+        SinkFloor.PerRow floor = SinkFloor.measure(new Q1Rows(20_000, 5_000, 2, 7), 1, scratch);
+
+        assertThat(floor.copy()).isPositive();
+        assertThat(floor.walBytes()).isPositive();
+        assertThat(floor.lanceWrite()).isPositive(); // it also checks lance-core wrote every key's row
+        assertThat(floor.tableRows()).isEqualTo(5_000);
+        assertThat(floor.total()).isEqualTo(floor.copy() + floor.walBytes() + floor.lanceWrite());
+        try (var left = Files.list(scratch)) {
+            assertThat(left).isEmpty(); // the WAL file and the table are gone
+        }
+    }
+
+    @Test
     void everyPipelineOfAGroupRunsFirstInSomeRound() {
         List<Pipeline> group = Q1Report.groups("datastream").get(0);
         assertThat(Q1Report.order(group, 1)).containsExactly(group.get(0), group.get(1), group.get(2));
@@ -96,6 +142,14 @@ class Q1ReportTest {
         assertThatThrownBy(() -> Q1Report.flags("--pipelines")).hasMessageContaining("needs a value");
         // Both DataStream references always run now; the old switch is gone.
         assertThatThrownBy(() -> Q1Report.flags("--discard-without-keyby")).hasMessageContaining("unknown option");
+    }
+
+    private static String row(String report, String reference) {
+        return report.lines()
+                .filter(l -> l.contains(reference))
+                .findFirst()
+                .orElseThrow()
+                .strip();
     }
 
     private static Q1Report.Run run(int round, Pipeline p, double seconds, double cpuSeconds) {
