@@ -4,12 +4,15 @@ import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.MergeJournal;
+import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
+import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableSharding;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -17,6 +20,8 @@ import io.walsink.storage.StorageLocation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * SSTable compactor does: per shard, oldest generation first, with lance-core's merge-insert on the
  * primary key (the SSTable's rows replace the base table's rows of the same key, its tombstones
  * delete the key), recording the generation in the MemWAL index's {@code compacted_sstables} in the
- * same Lance commit ({@code MergeInsertParams.markGenerationsAsMerged}). Readers then skip the
+ * same Lance commit ({@code MergeInsertParams.markGenerationsAsMerged}). The generations of
+ * several buckets' shards, whose keys are disjoint, share one commit. Readers then skip the
  * SSTable, and its shard's writer drops it from the shard manifest at its next manifest update.
  *
  * <p>Safe while writers run: it merges only generations a published shard manifest lists, re-reads
@@ -154,7 +160,7 @@ public final class Compactor {
     }
 
     /**
-     * Asks a run in progress on another thread to end after the generation it is merging (its
+     * Asks a run in progress on another thread to end after the generations it is merging (its
      * commits are atomic); the rest is left for the next run, and the base table housekeeping is
      * skipped. A run started after the request ends at once.
      */
@@ -176,7 +182,8 @@ public final class Compactor {
 
     /**
      * One run over every shard of the table, then the optional base table housekeeping. The shards
-     * take turns, one generation each, until each has merged what it lists or the run's budget
+     * take turns, one generation each (different buckets' generations merged in one commit, see
+     * {@link CompactorOptions#maxGenerationsPerCommit()}), until each has merged what it lists or the run's budget
      * ({@link CompactorOptions#maxGenerationsPerRun()}, {@link CompactorOptions#maxRunTime()},
      * {@link #requestStop()}) is spent; what is left waits for the next run.
      */
@@ -293,31 +300,85 @@ public final class Compactor {
                     new ManifestStore(store, shard),
                     shard,
                     merged.getOrDefault(shard, 0L),
-                    options.maxGenerationsPerShard(),
-                    nanoClock));
+                    options.maxGenerationsPerShard()));
         }
         return parts;
     }
 
-    /** One generation per shard in turn, each shard's oldest first, while the budget lasts. */
+    /**
+     * Generations in turns, one per shard and turn, each shard's oldest first, while the budget
+     * lasts. Shards of different buckets hold disjoint keys, so a turn merges theirs together, up to
+     * {@link CompactorOptions#maxGenerationsPerCommit()} generations and {@link
+     * CompactorOptions#MAX_ROWS_PER_COMMIT} rows a commit; any other shard merges alone.
+     */
     private void mergeInTurns(List<ShardMerges> parts, TableInfo table, GenerationMerge merge, RunBudget budget) {
-        boolean any = true;
-        while (any) {
-            any = false;
-            for (ShardMerges part : parts) {
-                if (!part.hasNext()) {
-                    continue;
-                }
+        Set<UUID> buckets = bucketShards(table);
+        while (true) {
+            List<ShardMerges> turn = parts.stream().filter(ShardMerges::hasNext).toList();
+            if (turn.isEmpty()) {
+                return;
+            }
+            int next = 0;
+            while (next < turn.size()) {
                 Optional<String> exhausted = budget.exhausted();
                 if (exhausted.isPresent()) {
                     LOG.info("Compaction of {} ends at {}; the rest waits for the next run", tableUri, exhausted.get());
                     parts.forEach(p -> p.budgetExhausted(exhausted.get()));
                     return;
                 }
-                budget.generationStarted();
-                part.mergeNext(table, merge);
-                any = true;
+                List<ShardMerges> together = new ArrayList<>(List.of(turn.get(next++)));
+                if (buckets.contains(together.get(0).shard())) {
+                    int most = Math.min(options.maxGenerationsPerCommit(), budget.generationsLeft());
+                    long rows = together.get(0).nextRows().orElse(Long.MAX_VALUE);
+                    while (next < turn.size()
+                            && together.size() < most
+                            && buckets.contains(turn.get(next).shard())) {
+                        long more = turn.get(next).nextRows().orElse(Long.MAX_VALUE);
+                        if (more
+                                > CompactorOptions.MAX_ROWS_PER_COMMIT
+                                        - Math.min(rows, CompactorOptions.MAX_ROWS_PER_COMMIT)) {
+                            break;
+                        }
+                        rows += more;
+                        together.add(turn.get(next++));
+                    }
+                }
+                mergeTogether(together, table, merge, budget);
             }
         }
+    }
+
+    /** The next generation of each of {@code together} in one merge. */
+    private void mergeTogether(List<ShardMerges> together, TableInfo table, GenerationMerge merge, RunBudget budget) {
+        long started = nanoClock.getAsLong();
+        Map<UUID, ShardMerges> byShard = new HashMap<>();
+        List<GenerationMerge.Member> members = new ArrayList<>();
+        for (ShardMerges part : together) {
+            budget.generationStarted();
+            part.next().ifPresent(t -> {
+                members.add(new GenerationMerge.Member(part.shard(), t));
+                byShard.put(part.shard(), part);
+            });
+        }
+        if (!members.isEmpty()) {
+            for (GenerationMerge.Merged m : merge.merge(table, members)) {
+                byShard.get(m.member().shard()).merged(m.member().sstable(), new long[] {m.upserts(), m.deletes()});
+            }
+        }
+        long spent = nanoClock.getAsLong() - started;
+        together.forEach(p -> p.spent(spent));
+    }
+
+    /** The shards whose keys are one bucket's each: a bucket-sharded table's shards by their ids. */
+    private static Set<UUID> bucketShards(TableInfo table) {
+        TableSharding sharding = table.sharding().sharding();
+        if (sharding.transform() != ShardTransform.BUCKET) {
+            return Set.of();
+        }
+        Set<UUID> ids = new HashSet<>();
+        for (int b = 0; b < sharding.numBuckets().getAsInt(); b++) {
+            ids.add(ShardIds.bucket(b));
+        }
+        return ids;
     }
 }

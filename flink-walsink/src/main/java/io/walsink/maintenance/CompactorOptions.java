@@ -26,12 +26,19 @@ import org.lance.compaction.CompactionOptions;
  *     (the shards take turns, one generation each, oldest first); {@link Integer#MAX_VALUE} for all.
  *     What is left waits for the next run
  * @param maxRunTime when present, a run starts no generation once this much time has passed since
- *     it began (checked between generations, so a run takes at most this plus one generation's
- *     merge; at least one generation is merged). What is left waits for the next run
+ *     it began (checked between commits, so a run takes at most this plus one commit's merge; at
+ *     least one commit's generations are merged). What is left waits for the next run
  * @param cleanupRetention when present (and {@code cleanup} is not), old base table versions are
  *     removed after the merges as {@code cleanup} would, keeping every version that was the latest
  *     at some moment within this retention: a checkpoint that old may reset a shard's rows to the
  *     version it builds on (see docs/architecture.md, "Restores across merges")
+ * @param maxGenerationsPerCommit at most this many generations, each of a different bucket's shard
+ *     and together at most {@link #MAX_ROWS_PER_COMMIT} rows, are merged into the base table in one
+ *     commit (default {@link #DEFAULT_MAX_GENERATIONS_PER_COMMIT}): a commit's fixed cost would
+ *     otherwise be paid once per shard and checkpoint, which a table of hundreds of buckets cannot
+ *     keep up with. Buckets hold disjoint keys, so their rows can be merged at once; a shard that is
+ *     not a bucket's (an unsharded table's, or one named as before issue #18) merges alone. 1 merges
+ *     every generation in a commit of its own
  */
 @PublicEvolving
 public record CompactorOptions(
@@ -41,8 +48,12 @@ public record CompactorOptions(
         Duration leaseDuration,
         int maxGenerationsPerRun,
         Optional<Duration> maxRunTime,
-        Optional<Duration> cleanupRetention) {
+        Optional<Duration> cleanupRetention,
+        int maxGenerationsPerCommit) {
     public static final Duration DEFAULT_LEASE_DURATION = Duration.ofMinutes(10);
+    public static final int DEFAULT_MAX_GENERATIONS_PER_COMMIT = 64;
+    /** More rows than this are not added to a commit that merges several generations. */
+    public static final long MAX_ROWS_PER_COMMIT = 1_000_000;
 
     public CompactorOptions {
         if (maxGenerationsPerShard < 1) {
@@ -77,6 +88,29 @@ public record CompactorOptions(
                 throw new IllegalArgumentException("cleanupRetention must not be negative, was " + t);
             }
         });
+        if (maxGenerationsPerCommit < 1) {
+            throw new IllegalArgumentException(
+                    "maxGenerationsPerCommit must be positive, was " + maxGenerationsPerCommit);
+        }
+    }
+
+    public CompactorOptions(
+            int maxGenerationsPerShard,
+            Optional<CompactionOptions> fileCompaction,
+            Optional<CleanupPolicy> cleanup,
+            Duration leaseDuration,
+            int maxGenerationsPerRun,
+            Optional<Duration> maxRunTime,
+            Optional<Duration> cleanupRetention) {
+        this(
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                cleanupRetention,
+                DEFAULT_MAX_GENERATIONS_PER_COMMIT);
     }
 
     public CompactorOptions(
@@ -116,7 +150,14 @@ public record CompactorOptions(
 
     public CompactorOptions withMaxGenerationsPerShard(int max) {
         return new CompactorOptions(
-                max, fileCompaction, cleanup, leaseDuration, maxGenerationsPerRun, maxRunTime, cleanupRetention);
+                max,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                cleanupRetention,
+                maxGenerationsPerCommit);
     }
 
     public CompactorOptions withFileCompaction(CompactionOptions options) {
@@ -127,7 +168,8 @@ public record CompactorOptions(
                 leaseDuration,
                 maxGenerationsPerRun,
                 maxRunTime,
-                cleanupRetention);
+                cleanupRetention,
+                maxGenerationsPerCommit);
     }
 
     public CompactorOptions withCleanup(CleanupPolicy policy) {
@@ -138,7 +180,8 @@ public record CompactorOptions(
                 leaseDuration,
                 maxGenerationsPerRun,
                 maxRunTime,
-                cleanupRetention);
+                cleanupRetention,
+                maxGenerationsPerCommit);
     }
 
     public CompactorOptions withLeaseDuration(Duration duration) {
@@ -149,13 +192,21 @@ public record CompactorOptions(
                 duration,
                 maxGenerationsPerRun,
                 maxRunTime,
-                cleanupRetention);
+                cleanupRetention,
+                maxGenerationsPerCommit);
     }
 
     /** At most {@code max} generations per run over all shards, which take turns. */
     public CompactorOptions withMaxGenerationsPerRun(int max) {
         return new CompactorOptions(
-                maxGenerationsPerShard, fileCompaction, cleanup, leaseDuration, max, maxRunTime, cleanupRetention);
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                max,
+                maxRunTime,
+                cleanupRetention,
+                maxGenerationsPerCommit);
     }
 
     /** Removes base table versions superseded more than {@code retention} ago, after the merges. */
@@ -167,7 +218,8 @@ public record CompactorOptions(
                 leaseDuration,
                 maxGenerationsPerRun,
                 maxRunTime,
-                Optional.of(retention));
+                Optional.of(retention),
+                maxGenerationsPerCommit);
     }
 
     /** No generation is started once a run has taken {@code time}. */
@@ -179,6 +231,20 @@ public record CompactorOptions(
                 leaseDuration,
                 maxGenerationsPerRun,
                 Optional.of(time),
-                cleanupRetention);
+                cleanupRetention,
+                maxGenerationsPerCommit);
+    }
+
+    /** At most {@code max} generations (of different buckets' shards) per base table commit. */
+    public CompactorOptions withMaxGenerationsPerCommit(int max) {
+        return new CompactorOptions(
+                maxGenerationsPerShard,
+                fileCompaction,
+                cleanup,
+                leaseDuration,
+                maxGenerationsPerRun,
+                maxRunTime,
+                cleanupRetention,
+                max);
     }
 }

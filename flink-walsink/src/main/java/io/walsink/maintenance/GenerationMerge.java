@@ -8,30 +8,41 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.SsTableFolder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 import org.lance.memwal.MergedGeneration;
 import org.lance.merge.MergeInsertParams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Merges one published generation of a shard into the base table during a {@link Compactor} run:
- * lance-core merge-inserts of the SSTable's rows (and tombstones) with the merge mark in the last
- * commit, each commit checked against the latest merge progress and preceded by a renewal of the
- * run's compaction lease.
+ * Merges published generations into the base table during a {@link Compactor} run: one generation
+ * per shard, of one shard or of several shards whose keys are disjoint (different buckets), with
+ * lance-core merge-inserts of the SSTables' rows (and tombstones) and the merge mark of all of them
+ * in the last commit. Each commit is checked against the latest merge progress and preceded by a
+ * renewal of the run's compaction lease.
  */
 final class GenerationMerge {
     private static final Logger LOG = LoggerFactory.getLogger(GenerationMerge.class);
     private static final String TOMBSTONE = "_tombstone";
     private static final int COMMIT_ATTEMPTS = 3;
+
+    /** One shard's generation in a merge. */
+    record Member(UUID shard, SsTable sstable) {}
+
+    /** One member's part of what its merge did. */
+    record Merged(Member member, long upserts, long deletes) {}
+
+    /** A member's SSTable, open for the merge, with its counts. */
+    private record Source(Member member, Dataset sstable, boolean tombstones, long upserts, long deletes) {}
 
     private final Dataset base;
     private final String tableUri;
@@ -59,111 +70,157 @@ final class GenerationMerge {
     }
 
     /**
-     * Merges one generation; empty when it turned out to be merged already (by an earlier, crashed
-     * run's last commit or by another compactor). Otherwise {upserted rows, deleted keys}.
+     * Merges {@code members}, at most one per shard and of shards with disjoint keys, in one commit
+     * (two when they hold both upserts and deletes). Returns what this run merged; a member merged
+     * already (by an earlier, crashed run's last commit or by another compactor) is left out.
      */
-    Optional<long[]> merge(TableInfo table, UUID shard, SsTable t) {
+    List<Merged> merge(TableInfo table, List<Member> members) {
         long started = System.nanoTime();
-        String uri = SsTableFolder.uri(tableUri, shard, t.path());
-        try (Dataset sstable = LanceTables.openDataset(allocator, uri, storageOptions)) {
+        List<Source> sources = new ArrayList<>();
+        try {
+            for (Member m : members) {
+                sources.add(open(m));
+            }
+            // Before the first commit: a restore that rolls a generation back must learn that the
+            // base table may hold part of it, should this run die between its two commits.
+            members.forEach(m -> journal.started(
+                    m.shard(), m.sstable().generation(), m.sstable().path()));
+            List<Source> marked = mergeOpen(table, sources);
+            members.forEach(m -> journal.finished(m.shard(), m.sstable().generation())); // merged now, by someone
+            if (marked.isEmpty()) {
+                return List.of();
+            }
+            base.checkoutLatest();
+            long millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            for (Source s : marked) {
+                LOG.info(
+                        "Shard {}: merged generation {} ({}) into {}: {} rows upserted, {} keys deleted, base version {}, "
+                                + "{} ms{}",
+                        s.member().shard(),
+                        s.member().sstable().generation(),
+                        s.member().sstable().path(),
+                        tableUri,
+                        s.upserts(),
+                        s.deletes(),
+                        base.version(),
+                        millis,
+                        marked.size() == 1 ? "" : " (one commit with " + (marked.size() - 1) + " other shards)");
+            }
+            return marked.stream()
+                    .map(s -> new Merged(s.member(), s.upserts(), s.deletes()))
+                    .toList();
+        } finally {
+            sources.forEach(s -> s.sstable().close());
+        }
+    }
+
+    private Source open(Member m) {
+        String uri = SsTableFolder.uri(tableUri, m.shard(), m.sstable().path());
+        Dataset sstable = LanceTables.openDataset(allocator, uri, storageOptions);
+        try {
             boolean tombstones =
                     sstable.getSchema().getFields().stream().map(Field::getName).anyMatch(TOMBSTONE::equals);
             long deletes = tombstones ? sstable.countRows(TOMBSTONE + " = true") : 0;
             long upserts = tombstones ? sstable.countRows(TOMBSTONE + " = false") : sstable.countRows();
-            List<String> columns =
-                    table.schema().getFields().stream().map(Field::getName).toList();
-            List<MergedGeneration> mark = List.of(new MergedGeneration(shard.toString(), t.generation()));
-            // Before the first commit: a restore that rolls this generation back must learn that
-            // the base table may hold part of it, should this run die between its two commits.
-            journal.started(shard, t.generation(), t.path());
-            // Rows of one generation are newest-per-key already, so its upserts and deletes touch
-            // disjoint keys and their order does not matter. lance-core's merge-insert takes one action
-            // for matched rows, so a generation with both takes two commits: the deletes first, without
-            // the mark (repeating them is harmless), then the upserts with the mark.
-            if (deletes > 0 && upserts > 0) {
-                if (!commit(shard, t, CommitHook.Step.DELETES, () -> deleteKeys(sstable, table, List.of()))) {
-                    journal.finished(shard, t.generation());
-                    return Optional.empty();
-                }
-            }
-            boolean marked;
-            if (upserts > 0 || deletes == 0) {
-                marked = commit(
-                        shard,
-                        t,
-                        CommitHook.Step.MERGE_AND_MARK,
-                        () -> mergeInsert(
-                                sstable,
-                                columns,
-                                tombstones ? TOMBSTONE + " = false" : null,
-                                fenced(new MergeInsertParams(table.primaryKey()))
-                                        .withMatchedUpdateAll()
-                                        .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
-                                        .markGenerationsAsMerged(mark)));
-            } else {
-                marked = commit(shard, t, CommitHook.Step.MERGE_AND_MARK, () -> deleteKeys(sstable, table, mark));
-            }
-            journal.finished(shard, t.generation()); // merged now, by this run or another
-            if (!marked) {
-                return Optional.empty();
-            }
-            base.checkoutLatest();
-            LOG.info(
-                    "Shard {}: merged generation {} ({}) into {}: {} rows upserted, {} keys deleted, base version {}, "
-                            + "{} ms",
-                    shard,
-                    t.generation(),
-                    t.path(),
-                    tableUri,
-                    upserts,
-                    deletes,
-                    base.version(),
-                    Duration.ofNanos(System.nanoTime() - started).toMillis());
-            return Optional.of(new long[] {upserts, deletes});
+            return new Source(m, sstable, tombstones, upserts, deletes);
+        } catch (RuntimeException e) {
+            sstable.close();
+            throw e;
         }
     }
 
     /**
-     * Runs one commit against the latest base version, after checking there that the generation is
-     * not merged yet (the specification's rule on commit conflicts: reload, skip what is merged,
-     * retry the rest). False when it is merged already.
+     * Rows of one generation are newest-per-key already and members' keys are disjoint, so the
+     * upserts and deletes of all members touch disjoint keys and their order does not matter.
+     * lance-core's merge-insert takes one action for matched rows, so members with both take two
+     * commits: the deletes first, without the mark (repeating them is harmless), then the upserts
+     * with the mark. Returns the members this run marked merged.
      */
-    private boolean commit(UUID shard, SsTable t, CommitHook.Step step, Runnable merge) {
+    private List<Source> mergeOpen(TableInfo table, List<Source> sources) {
+        List<Source> pending = sources;
+        boolean deletes = sources.stream().anyMatch(s -> s.deletes() > 0);
+        boolean upserts = sources.stream().anyMatch(s -> s.upserts() > 0);
+        if (deletes && upserts) {
+            pending = commit(pending, CommitHook.Step.DELETES, now -> deleteKeys(now, table, List.of()));
+            if (pending.isEmpty()) {
+                return pending;
+            }
+        }
+        List<String> columns =
+                table.schema().getFields().stream().map(Field::getName).toList();
+        if (upserts || !deletes) {
+            return commit(
+                    pending,
+                    CommitHook.Step.MERGE_AND_MARK,
+                    now -> mergeInsert(
+                            now.stream()
+                                    .map(s -> new SsTableRows.Part(
+                                            s.sstable(), s.tombstones() ? TOMBSTONE + " = false" : null))
+                                    .toList(),
+                            columns,
+                            fenced(new MergeInsertParams(table.primaryKey()))
+                                    .withMatchedUpdateAll()
+                                    .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
+                                    .markGenerationsAsMerged(mark(now))));
+        }
+        return commit(pending, CommitHook.Step.MERGE_AND_MARK, now -> deleteKeys(now, table, mark(now)));
+    }
+
+    private static List<MergedGeneration> mark(List<Source> sources) {
+        return sources.stream()
+                .map(s -> new MergedGeneration(
+                        s.member().shard().toString(), s.member().sstable().generation()))
+                .toList();
+    }
+
+    /**
+     * Runs one commit against the latest base version, after checking there which members are
+     * not merged yet (the specification's rule on commit conflicts: reload, skip what is merged,
+     * retry the rest). Returns the members the commit was for, empty when all were merged already.
+     */
+    private List<Source> commit(List<Source> sources, CommitHook.Step step, Consumer<List<Source>> merge) {
         for (int attempt = 1; ; attempt++) {
             base.checkoutLatest();
-            long merged = MergedGenerations.of(base, tableUri).getOrDefault(shard, 0L);
-            if (t.generation() <= merged) {
-                LOG.info(
-                        "Shard {}: generation {} is merged already (through {}); skipping it",
-                        shard,
-                        t.generation(),
-                        merged);
-                return false;
+            Map<UUID, Long> progress = MergedGenerations.of(base, tableUri);
+            List<Source> now = new ArrayList<>();
+            for (Source s : sources) {
+                long merged = progress.getOrDefault(s.member().shard(), 0L);
+                if (s.member().sstable().generation() <= merged) {
+                    LOG.info(
+                            "Shard {}: generation {} is merged already (through {}); skipping it",
+                            s.member().shard(),
+                            s.member().sstable().generation(),
+                            merged);
+                } else {
+                    now.add(s);
+                }
             }
-            hook.beforeCommit(shard, t.generation(), step);
+            if (now.isEmpty()) {
+                return now;
+            }
+            now.forEach(s ->
+                    hook.beforeCommit(s.member().shard(), s.member().sstable().generation(), step));
             lease.renew(); // a compactor whose lease was taken over stops here, before committing
-            hook.leaseRenewed(shard, t.generation(), step);
+            now.forEach(s ->
+                    hook.leaseRenewed(s.member().shard(), s.member().sstable().generation(), step));
             lease.ensureNotFenced(); // and one whose task closed while it renewed
             try {
-                merge.run();
-                return true;
+                merge.accept(now);
+                return now;
             } catch (RuntimeException e) {
                 if (attempt >= COMMIT_ATTEMPTS) {
                     LOG.error(
-                            "Shard {}: merging generation {} ({}) into {} failed {} times ({}); giving up. What was "
-                                    + "merged before stays merged; running the compactor again continues here",
-                            shard,
-                            t.generation(),
-                            t.path(),
+                            "Merging {} into {} failed {} times ({}); giving up. What was merged before stays merged; "
+                                    + "running the compactor again continues here",
+                            describe(now),
                             tableUri,
                             attempt,
                             step);
                     throw e;
                 }
                 LOG.warn(
-                        "Shard {}: merging generation {} failed ({}), attempt {} of {}; retrying on the latest version",
-                        shard,
-                        t.generation(),
+                        "Merging {} failed ({}), attempt {} of {}; retrying on the latest version",
+                        describe(now),
                         step,
                         attempt,
                         COMMIT_ATTEMPTS,
@@ -172,47 +229,58 @@ final class GenerationMerge {
         }
     }
 
+    /** "shard s: generation g (path)" for each member, for logs. */
+    private static String describe(List<Source> sources) {
+        Map<UUID, String> byShard = sources.stream()
+                .collect(Collectors.toMap(
+                        s -> s.member().shard(),
+                        s -> "generation " + s.member().sstable().generation() + " ("
+                                + s.member().sstable().path() + ")",
+                        (a, b) -> a + ", " + b,
+                        LinkedHashMap::new));
+        return byShard.entrySet().stream()
+                .map(e -> "shard " + e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining("; "));
+    }
+
     /**
      * A merge-insert that lance-core does not run again on a newer base version. With retries it
      * would: a compactor that passed its merge check and lease renewal, then stalled while another
-     * took the lease over and merged this generation and newer ones, would land this older
-     * generation's rows over theirs. Without, a commit that meets a concurrent one on the same rows
+     * took the lease over and merged these generations and newer ones, would land these older
+     * generations' rows over theirs. Without, a commit that meets a concurrent one on the same rows
      * fails, and {@link #commit} checks the merge progress of the latest version again.
      */
     private static MergeInsertParams fenced(MergeInsertParams params) {
         return BaseMergeInsert.fenced(params);
     }
 
-    /** Deletes the keys of the SSTable's tombstones from the base table, marking {@code mark} merged. */
-    private void deleteKeys(Dataset sstable, TableInfo table, List<MergedGeneration> mark) {
+    /** Deletes the keys of the members' tombstones from the base table, marking {@code mark} merged. */
+    private void deleteKeys(List<Source> sources, TableInfo table, List<MergedGeneration> mark) {
         List<Field> key = Compactor.keyFields(table);
+        List<Source> withDeletes = sources.stream().filter(s -> s.deletes() > 0).toList();
         if (KeyDeletes.supports(key)
                 && !BaseIndexRefresh.keyIndexes(base, table.primaryKey()).isEmpty()) {
             // the merge-insert below would delete nothing; it still commits the mark, if any
-            KeyDeletes.delete(base, sstable, TOMBSTONE + " = true", key.get(0), allocator);
+            for (Source s : withDeletes) {
+                KeyDeletes.delete(base, s.sstable(), TOMBSTONE + " = true", key.get(0), allocator);
+            }
         }
         MergeInsertParams params = fenced(new MergeInsertParams(table.primaryKey()))
                 .withMatchedDelete()
                 .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing);
+        if (withDeletes.isEmpty()) {
+            throw new IllegalStateException("a delete commit for " + describe(sources) + ", which delete nothing");
+        }
         mergeInsert(
-                sstable,
+                withDeletes.stream()
+                        .map(s -> new SsTableRows.Part(s.sstable(), TOMBSTONE + " = true"))
+                        .toList(),
                 table.primaryKey(),
-                TOMBSTONE + " = true",
                 mark.isEmpty() ? params : params.markGenerationsAsMerged(mark));
     }
 
-    /** Streams the SSTable's rows matching {@code filter}, projected to {@code columns}, into a merge-insert. */
-    private void mergeInsert(Dataset sstable, List<String> columns, String filter, MergeInsertParams params) {
-        ScanOptions.Builder scan = new ScanOptions.Builder().columns(columns);
-        if (filter != null) {
-            scan.filter(filter);
-        }
-        try (LanceScanner scanner = LanceScanner.create(sstable, scan.build(), allocator)) {
-            BaseMergeInsert.run(base, params, scanner.scanBatches(), allocator);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) { // closing the scanner
-            throw new IllegalStateException("scanning " + sstable.uri() + " failed", e);
-        }
+    /** Streams the parts' rows, projected to {@code columns}, into one merge-insert. */
+    private void mergeInsert(List<SsTableRows.Part> parts, List<String> columns, MergeInsertParams params) {
+        BaseMergeInsert.run(base, params, new SsTableRows(parts, columns, allocator), allocator);
     }
 }

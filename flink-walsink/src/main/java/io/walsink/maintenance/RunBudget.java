@@ -9,7 +9,7 @@ import java.util.function.LongSupplier;
  * What is left of one {@link Compactor} run: generations over all shards
  * ({@link CompactorOptions#maxGenerationsPerRun()}), time since the run began
  * ({@link CompactorOptions#maxRunTime()}, on an injectable clock) and a stop request. Looked at
- * between generations only, so a generation once started is merged to the end.
+ * between commits only, so the generations of a commit once started are merged to the end.
  */
 final class RunBudget {
     private final int maxGenerations;
@@ -41,6 +41,11 @@ final class RunBudget {
             return Optional.of("the run's time budget of " + maxTime.get());
         }
         return Optional.empty();
+    }
+
+    /** Generations that may still start: a commit of several shards' generations takes at most this many. */
+    int generationsLeft() {
+        return Math.max(0, maxGenerations - started);
     }
 
     /** A generation is about to be merged (or found merged already). */

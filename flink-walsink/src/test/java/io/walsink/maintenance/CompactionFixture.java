@@ -2,6 +2,7 @@ package io.walsink.maintenance;
 
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.sharding.BucketHash;
+import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
@@ -38,6 +39,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
 
 /**
  * A real local Lance table with two bucket shards written by the engine (spec profile, so deletes
@@ -52,9 +54,8 @@ final class CompactionFixture implements AutoCloseable {
             new Field("score", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
     static final List<String> COLUMNS = List.of("id", "name", "score");
     static final int BUCKETS = 2;
-    static final List<UUID> SHARDS = List.of(
-            UUID.fromString("0b5e2d3c-1a4f-4c6b-8d7e-9f0a1b2c3d4e"),
-            UUID.fromString("7c6d5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f"));
+    /** The ids Lance's writers derive for the buckets, as the sink's: the compactor merges their generations together. */
+    static final List<UUID> SHARDS = List.of(ShardIds.bucket(0), ShardIds.bucket(1));
 
     final Path tablePath;
     final String uri;
@@ -93,6 +94,11 @@ final class CompactionFixture implements AutoCloseable {
 
     ShardWriter open(int bucket) {
         return ShardOpener.open(context, SHARDS.get(bucket), bucket, placement(bucket));
+    }
+
+    /** Bucket {@code bucket}'s shard under another id, as releases before issue #18 named it. */
+    ShardWriter openAs(UUID id, int bucket) {
+        return ShardOpener.open(context, id, bucket, placement(bucket));
     }
 
     ShardWriter restore(ShardDescriptor asOf) {
@@ -215,6 +221,13 @@ final class CompactionFixture implements AutoCloseable {
     List<Map<String, Object>> lsmScan() {
         return byId(
                 LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, SHARDS, merged()), COLUMNS));
+    }
+
+    /** The base table's latest version: one more per commit. */
+    long baseVersion() {
+        try (Dataset base = LanceTables.openDataset(allocator, uri, Map.of())) {
+            return base.version();
+        }
     }
 
     Map<UUID, Long> merged() {

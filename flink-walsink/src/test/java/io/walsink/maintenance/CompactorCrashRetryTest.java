@@ -100,10 +100,9 @@ class CompactorCrashRetryTest {
 
             CompactionResult retry = f.compactor(CompactorOptions.defaults()).run();
 
-            CompactionResult.ShardResult first = retry.shards().get(0);
-            assertThat(first.shardId()).isEqualTo(shard);
-            assertThat(first.mergedGenerations()).containsExactly(2L, 3L);
-            assertThat(retry.shards().get(1).mergedGenerations()).containsExactly(2L, 3L);
+            assertThat(retry.shards()).hasSize(2).allSatisfy(r -> assertThat(r.mergedGenerations())
+                    .as("shard %s", r.shardId())
+                    .containsExactly(2L, 3L));
             assertThat(f.baseRows()).as("base table, seed %s", seed).isEqualTo(expected);
             assertThat(f.lsmScan()).as("LsmScanner, seed %s", seed).isEqualTo(expected);
             assertThat(f.read(ReadMode.LATEST)).as("seed %s", seed).isEqualTo(expected);

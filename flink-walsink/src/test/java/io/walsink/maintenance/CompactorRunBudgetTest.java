@@ -59,7 +59,10 @@ class CompactorRunBudgetTest {
                     nanos.addAndGet(TimeUnit.SECONDS.toNanos(1));
                 }
             };
-            CompactorOptions options = CompactorOptions.defaults().withMaxRunTime(Duration.ofSeconds(3));
+            // One generation a commit: the budget is looked at between commits.
+            CompactorOptions options = CompactorOptions.defaults()
+                    .withMaxRunTime(Duration.ofSeconds(3))
+                    .withMaxGenerationsPerCommit(1);
             int merged = 0;
             for (int run = 0; run < published; run++) {
                 CompactionResult result = new Compactor(
@@ -93,7 +96,8 @@ class CompactorRunBudgetTest {
             CompactorOptions options = CompactorOptions.defaults()
                     .withFileCompaction(CompactionOptions.builder()
                             .withDeferIndexRemap(true)
-                            .build());
+                            .build())
+                    .withMaxGenerationsPerCommit(1); // the commit in progress is one generation
             AtomicReference<Compactor> stopping = new AtomicReference<>();
             CommitHook stopAtFirstCommit =
                     (shard, generation, step) -> stopping.get().requestStop();
