@@ -81,12 +81,18 @@ final class GenerationMerge {
             for (Member m : members) {
                 sources.add(open(m));
             }
-            // Before the first commit: a restore that rolls a generation back must learn that the
-            // base table may hold part of it, should this run die between its two commits.
-            members.forEach(m -> journal.started(
-                    m.shard(), m.sstable().generation(), m.sstable().path()));
+            // Before the first of two commits: a restore that rolls a generation back must learn that
+            // the base table may hold part of it, should this run die between them. One commit is
+            // atomic (all its generations marked, or nothing of them in the base table): no record.
+            boolean twoCommits = twoCommits(sources);
+            if (twoCommits) {
+                members.forEach(m -> journal.started(
+                        m.shard(), m.sstable().generation(), m.sstable().path()));
+            }
             List<Source> marked = mergeOpen(table, sources);
-            members.forEach(m -> journal.finished(m.shard(), m.sstable().generation())); // merged now, by someone
+            if (twoCommits) {
+                members.forEach(m -> journal.finished(m.shard(), m.sstable().generation())); // merged, by someone
+            }
             if (marked.isEmpty()) {
                 return List.of();
             }
@@ -121,7 +127,7 @@ final class GenerationMerge {
             boolean tombstones =
                     sstable.getSchema().getFields().stream().map(Field::getName).anyMatch(TOMBSTONE::equals);
             long deletes = tombstones ? sstable.countRows(TOMBSTONE + " = true") : 0;
-            long upserts = tombstones ? sstable.countRows(TOMBSTONE + " = false") : sstable.countRows();
+            long upserts = sstable.countRows() - deletes; // an unfiltered count reads no data
             return new Source(m, sstable, tombstones, upserts, deletes);
         } catch (RuntimeException e) {
             sstable.close();
@@ -140,7 +146,7 @@ final class GenerationMerge {
         List<Source> pending = sources;
         boolean deletes = sources.stream().anyMatch(s -> s.deletes() > 0);
         boolean upserts = sources.stream().anyMatch(s -> s.upserts() > 0);
-        if (deletes && upserts) {
+        if (twoCommits(sources)) {
             pending = commit(pending, CommitHook.Step.DELETES, now -> deleteKeys(now, table, List.of()));
             if (pending.isEmpty()) {
                 return pending;
@@ -164,6 +170,12 @@ final class GenerationMerge {
                                     .markGenerationsAsMerged(mark(now))));
         }
         return commit(pending, CommitHook.Step.MERGE_AND_MARK, now -> deleteKeys(now, table, mark(now)));
+    }
+
+    /** Deletes and upserts: lance-core's merge-insert takes one action for matched rows. */
+    private static boolean twoCommits(List<Source> sources) {
+        return sources.stream().anyMatch(s -> s.deletes() > 0)
+                && sources.stream().anyMatch(s -> s.upserts() > 0);
     }
 
     private static List<MergedGeneration> mark(List<Source> sources) {
