@@ -176,15 +176,16 @@ public final class LocalObjectStore implements ObjectStore {
     }
 
     /**
-     * Sorted by key; the continuation token is the last key of the page. Each page walks the
-     * folders again; every object that exists throughout the call is on it (see {@link LocalListing}).
+     * Sorted by key; the continuation token is the last key of the page. Each page reads the
+     * folders from the continuation on, in key order, until it is full; every object that exists
+     * throughout the call is on it (see {@link LocalListing}).
      */
     @Override
     public ListPage list(String prefix, String continuation, int maxKeys) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be positive, got " + maxKeys);
         }
-        List<ObjectMeta> objects = objectsUnder(prefix, continuation);
+        List<ObjectMeta> objects = objectsUnder(prefix, continuation, (int) Math.min(Integer.MAX_VALUE, maxKeys + 1L));
         if (objects.size() > maxKeys) {
             List<ObjectMeta> page = objects.subList(0, maxKeys);
             return new ListPage(page, page.get(maxKeys - 1).key());
@@ -280,12 +281,12 @@ public final class LocalObjectStore implements ObjectStore {
         return description;
     }
 
-    private List<ObjectMeta> objectsUnder(String prefix, String after) {
+    private List<ObjectMeta> objectsUnder(String prefix, String after, int limit) {
         // Walk only the deepest directory the prefix names completely.
         int slash = prefix.lastIndexOf('/');
         Path start = slash < 0 ? root : resolveDirectory(prefix.substring(0, slash));
         try {
-            return LocalListing.under(root, start, prefix, after);
+            return LocalListing.under(root, start, prefix, after, limit);
         } catch (IOException e) {
             throw failure(prefix, "list", e);
         }

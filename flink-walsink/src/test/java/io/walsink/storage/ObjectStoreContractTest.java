@@ -132,6 +132,34 @@ abstract class ObjectStoreContractTest {
         assertThat(store.listAll("wal/")).extracting(ObjectMeta::key).containsExactlyElementsOf(expected);
     }
 
+    /**
+     * Keys in nested folders whose names sort around the separator ('-' and '.' before '/', '0'
+     * after): every page size gives every key once, in key order.
+     */
+    @Test
+    void pagesFollowKeyOrderAcrossNestedFolders() {
+        List<String> keys =
+                List.of("t/a-b", "t/a.c", "t/a/x", "t/a/y/z", "t/a/y-z", "t/a0", "t/b/c/d", "t/b/c-d", "t/b0/e");
+        writeAll(keys);
+        List<String> expected = keys.stream().sorted().toList();
+
+        for (int pageSize = 1; pageSize <= keys.size() + 1; pageSize++) {
+            List<String> listed = new ArrayList<>();
+            String continuation = null;
+            int pages = 0;
+            do {
+                ListPage page = store.list("t/", continuation, pageSize);
+                assertThat(page.objects()).hasSizeLessThanOrEqualTo(pageSize);
+                page.objects().forEach(meta -> listed.add(meta.key()));
+                continuation = page.continuation();
+                pages++;
+            } while (continuation != null && pages <= keys.size() + 1);
+            assertThat(listed).as("pages of %s", pageSize).containsExactlyElementsOf(expected);
+        }
+        assertThat(keys(store.listAll("t/a"))).containsExactly("t/a-b", "t/a.c", "t/a/x", "t/a/y-z", "t/a/y/z", "t/a0");
+        assertThat(keys(store.listAll("t/a/y"))).containsExactly("t/a/y-z", "t/a/y/z");
+    }
+
     @Test
     void listingReportsSizes() {
         store.putIfAbsent("sized/one", bytes("1"));
