@@ -7,6 +7,7 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.Logger;
 import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /** The lines one class logs while the capture is open (log4j, the tests' logging backend). */
@@ -14,7 +15,7 @@ public final class LogCapture implements AutoCloseable {
     private final List<LogEvent> events = new CopyOnWriteArrayList<>();
     private final Logger logger;
     private final AbstractAppender appender;
-    private final Level level; // the logger's own level before, restored on close; null if not changed
+    private final Level level; // its configuration's level before, restored on close; null if not changed
 
     private LogCapture(Class<?> category, Level captured) {
         appender = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
@@ -25,11 +26,21 @@ public final class LogCapture implements AutoCloseable {
         };
         appender.start();
         logger = (Logger) LogManager.getLogger(category);
-        level = captured == null ? null : logger.getLevel();
         logger.addAppender(appender); // creates the logger's own configuration: set its level after
         if (captured != null) {
-            logger.setLevel(captured);
+            // On the configuration, not the logger: a logger's own level is reset whenever the
+            // context updates its loggers, as another capture creating its configuration does.
+            LoggerConfig config = configOf(logger);
+            level = config.getLevel();
+            config.setLevel(captured);
+            logger.getContext().updateLoggers();
+        } else {
+            level = null;
         }
+    }
+
+    private static LoggerConfig configOf(Logger logger) {
+        return logger.getContext().getConfiguration().getLoggerConfig(logger.getName());
     }
 
     public static LogCapture of(Class<?> category) {
@@ -58,7 +69,8 @@ public final class LogCapture implements AutoCloseable {
     public void close() {
         logger.removeAppender(appender);
         if (level != null) {
-            logger.setLevel(level);
+            configOf(logger).setLevel(level);
+            logger.getContext().updateLoggers();
         }
         appender.stop();
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.MiniClusters;
 import io.walsink.testing.LogCapture;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -96,6 +97,51 @@ class WriterMemoryJobTest {
                     .isGreaterThan(WriterMemory.MIN_MEMTABLE)
                     .isLessThanOrEqualTo(cap);
         });
+    }
+
+    /**
+     * Issue #22's many buckets per subtask: 256 buckets over the same two 32 MiB slots, so each
+     * writer keeps 128 memtables (and their open batches) in the cap one memtable had above. The
+     * subtask's budget, not the bucket count, bounds what the writers hold: each held at most its
+     * cap, wrote SSTables to stay under it, and the table is the model.
+     */
+    @Test
+    void twoHundredFiftySixBucketsStayWithinTheSameManagedMemory() throws Exception {
+        ChangeGenerator changes = new ChangeGenerator(20_000, 11);
+        long n = 100_000;
+        Path table = dir.resolve("buckets-256");
+        StreamExecutionEnvironment env = retryingFiveTimes();
+        env.enableCheckpointing(60_000);
+        MemoryJobs.changes(env, changes, n)
+                .map(MemoryJobs::padded)
+                .returns(InternalTypeInfo.of(MemoryJobs.ROW))
+                .setParallelism(1)
+                .sinkTo(MemoryJobs.sink(table).createTableIfMissing(256).build()); // no memory setting
+        List<AllocatorLog.Closed> closed;
+        try (AllocatorLog allocators = AllocatorLog.capture()) {
+            env.execute("walsink, 256 buckets on managed memory");
+            closed = allocators.closed();
+        }
+
+        Map<Long, String> model = new TreeMap<>(changes.model(n));
+        model.replaceAll((k, v) -> v + MemoryJobs.PADDING);
+        assertThat(MemoryJobs.read(table)).isEqualTo(model);
+        long cap = SLOT_MANAGED / 9 * 8;
+        List<AllocatorLog.Closed> writers = closed.stream()
+                .filter(u -> u.owner().contains(table.toString()) && !u.owner().startsWith("maintenance of"))
+                .toList();
+        System.out.println("writers' memory, 256 buckets: " + writers);
+        assertThat(writers).hasSize(2).allSatisfy(u -> {
+            assertThat(u.cap()).as("Arrow cap of %s", u.owner()).isEqualTo(cap);
+            assertThat(u.peak())
+                    .as("most Arrow memory %s held at once", u.owner())
+                    .isLessThanOrEqualTo(cap);
+        });
+        try (var shards = Files.list(table.resolve("_mem_wal"))) {
+            assertThat(shards.filter(Files::isDirectory).count())
+                    .as("shards written")
+                    .isEqualTo(256);
+        }
     }
 
     @Test
