@@ -9,7 +9,6 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.shard.SsTableFolder;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -241,17 +240,12 @@ final class GenerationMerge {
         }
     }
 
-    /** "shard s: generation g (path)" for each member, for logs. */
+    /** "shard s generation g (path)" for each member (one per shard), for logs. */
     private static String describe(List<Source> sources) {
-        Map<UUID, String> byShard = sources.stream()
-                .collect(Collectors.toMap(
-                        s -> s.member().shard(),
-                        s -> "generation " + s.member().sstable().generation() + " ("
-                                + s.member().sstable().path() + ")",
-                        (a, b) -> a + ", " + b,
-                        LinkedHashMap::new));
-        return byShard.entrySet().stream()
-                .map(e -> "shard " + e.getKey() + " " + e.getValue())
+        return sources.stream()
+                .map(s -> "shard " + s.member().shard() + " generation "
+                        + s.member().sstable().generation() + " ("
+                        + s.member().sstable().path() + ")")
                 .collect(Collectors.joining("; "));
     }
 
