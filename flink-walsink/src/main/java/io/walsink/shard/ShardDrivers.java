@@ -21,8 +21,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * ({@code sink.max-unflushed-bytes-per-subtask}). A write that finds either exceeded waits
  * (backpressure), running I/O completions, until SSTable writes bring it back under; for the
  * owner's budget the largest shard is relieved first. The total is kept from each shard's last
- * measurement, since measuring walks a shard's buffers; the allocator's own count (which also
- * sees SSTable writes in flight) counts as over when it passes {@code pressureBytes}.
+ * measurement, taken every {@value ShardDriver#ROWS_PER_SIZE_CHECK} rows of a shard since measuring
+ * walks its buffers. The allocator's own count, which also sees buffer capacity not yet filled and
+ * SSTable writes in flight, counts as over when it passes {@code pressureBytes}; being one atomic
+ * read, it is checked before every row: with hundreds of shards each opening a batch between its
+ * own size checks, checking it only with them let the allocator reach its cap.
  *
  * <p>The Flink operator, the tests' {@code SyncShardDriver} and the benchmarks all write through
  * this class: the scheduling exists once.
@@ -103,7 +106,7 @@ public final class ShardDrivers {
     /** Upserts or deletes one row; waits first if a memory budget is exceeded. */
     public void write(ShardDriver d, RowWriter row, boolean delete) throws InterruptedException {
         boolean checkSizes = d.sizeCheckDue();
-        if (checkSizes) {
+        if (checkSizes || allocatedBytes.getAsLong() > pressureBytes) {
             awaitRoom(d);
         }
         d.write(row, delete, checkSizes);
