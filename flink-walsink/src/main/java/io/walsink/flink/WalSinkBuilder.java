@@ -116,6 +116,16 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * {@code sink.wal.max-appends-per-second}: the most WAL appends a second the flush ticks of one
+     * writer subtask start over all its shards (default 100); with more shards than that allows at
+     * the flush interval, each shard's ticks come further apart.
+     */
+    public WalSinkBuilder<IN> walMaxAppendsPerSecond(int appends) {
+        writer.walMaxAppendsPerSecond(appends);
+        return this;
+    }
+
     /** {@code sink.wal.max-buffer-size}: pending bytes that trigger an append before the tick. */
     public WalSinkBuilder<IN> walMaxBufferBytes(long bytes) {
         writer.walMaxBufferBytes(bytes);

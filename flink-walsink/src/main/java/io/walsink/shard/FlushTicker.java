@@ -24,7 +24,15 @@ final class FlushTicker {
 
     /** When the tick for rows that became pending at {@code nowMillis} should fire. */
     public long dueAt(long nowMillis) {
-        return Math.max(nowMillis, lastTickMillis + intervalMillis);
+        return dueAt(nowMillis, intervalMillis);
+    }
+
+    /**
+     * As {@link #dueAt(long)}, with ticks at least {@code spacingMillis} apart if that is longer
+     * than the interval (the owner spreading its appends over many shards).
+     */
+    public long dueAt(long nowMillis, long spacingMillis) {
+        return Math.max(nowMillis, lastTickMillis + Math.max(intervalMillis, spacingMillis));
     }
 
     /** Records that a tick ran at {@code nowMillis}; the next is due one interval later. */

@@ -28,6 +28,7 @@ public final class ShardDriver {
     private final ShardEvents events;
     private final LongSupplier clock;
     private final boolean publishWhenWritten;
+    private final LongSupplier tickSpacing;
     private final MemtableAges ages = new MemtableAges();
 
     /** Due time of the timer this driver asked for, or NONE. */
@@ -48,7 +49,8 @@ public final class ShardDriver {
             ShardTimer timer,
             ShardEvents events,
             LongSupplier clock,
-            boolean publishWhenWritten) {
+            boolean publishWhenWritten,
+            LongSupplier tickSpacing) {
         this.bucket = bucket;
         this.writer = writer;
         this.io = io;
@@ -56,6 +58,7 @@ public final class ShardDriver {
         this.events = events;
         this.clock = clock;
         this.publishWhenWritten = publishWhenWritten;
+        this.tickSpacing = tickSpacing;
     }
 
     public int bucket() {
@@ -135,7 +138,7 @@ public final class ShardDriver {
         if (armedAt != NONE || !writer.hasPendingRows()) {
             return;
         }
-        armedAt = writer.nextTickAt(now == NONE ? clock.getAsLong() : now);
+        armedAt = writer.nextTickAt(now == NONE ? clock.getAsLong() : now, tickSpacing.getAsLong());
         timer.wakeAt(bucket, armedAt);
     }
 

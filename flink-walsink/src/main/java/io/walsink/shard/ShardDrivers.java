@@ -27,6 +27,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * read, it is checked before every row: with hundreds of shards each opening a batch between its
  * own size checks, checking it only with them let the allocator reach its cap.
  *
+ * <p>WAL appends: each shard's ticks come a flush interval apart, and further apart when the
+ * owner holds more shards than {@code tickAppendsPerSecond} allows at that interval, so that the
+ * owner's PUTs a second stay bounded whatever its bucket count (appends for a full WAL buffer, a
+ * frozen memtable or a checkpoint are not held back).
+ *
  * <p>The Flink operator, the tests' {@code SyncShardDriver} and the benchmarks all write through
  * this class: the scheduling exists once.
  */
@@ -40,6 +45,7 @@ public final class ShardDrivers {
     private final long unflushedLimit;
     private final LongSupplier allocatedBytes;
     private final long pressureBytes;
+    private final int tickAppendsPerSecond;
     private final Map<Integer, ShardDriver> open = new HashMap<>();
     private final Collection<ShardDriver> all = Collections.unmodifiableCollection(open.values());
     private long measuredTotal;
@@ -49,6 +55,9 @@ public final class ShardDrivers {
      * @param publishWhenWritten publish each SSTable as soon as it is written (no checkpoints to wait for)
      * @param unflushedLimit the owner's budget of bytes not yet in SSTables, over all its shards
      * @param allocatedBytes what the owner's Arrow allocator holds, SSTable writes in flight included
+     * @param tickAppendsPerSecond the most WAL appends a second the owner's ticks start over all its
+     *     shards ({@code sink.wal.max-appends-per-second}): with more shards than the flush interval
+     *     allows, each shard's ticks are spaced further apart
      */
     public ShardDrivers(
             ShardIo io,
@@ -58,7 +67,11 @@ public final class ShardDrivers {
             boolean publishWhenWritten,
             long unflushedLimit,
             LongSupplier allocatedBytes,
-            long pressureBytes) {
+            long pressureBytes,
+            int tickAppendsPerSecond) {
+        if (tickAppendsPerSecond < 1) {
+            throw new IllegalArgumentException("WAL appends per second must be positive, was " + tickAppendsPerSecond);
+        }
         this.io = io;
         this.timer = timer;
         this.events = events;
@@ -67,6 +80,7 @@ public final class ShardDrivers {
         this.unflushedLimit = unflushedLimit;
         this.allocatedBytes = allocatedBytes;
         this.pressureBytes = pressureBytes;
+        this.tickAppendsPerSecond = tickAppendsPerSecond;
     }
 
     /**
@@ -74,12 +88,14 @@ public final class ShardDrivers {
      * tests): each shard keeps its own budget ({@code sink.max-unflushed-bytes}).
      */
     public static ShardDrivers unbudgeted(ShardIo io, ShardTimer timer, LongSupplier clock) {
-        return new ShardDrivers(io, timer, ShardEvents.NONE, clock, false, Long.MAX_VALUE, () -> 0L, Long.MAX_VALUE);
+        return new ShardDrivers(
+                io, timer, ShardEvents.NONE, clock, false, Long.MAX_VALUE, () -> 0L, Long.MAX_VALUE, Integer.MAX_VALUE);
     }
 
     /** Starts driving a freshly opened or restored writer (its frozen memtables, its pending rows). */
     public ShardDriver add(int bucket, ShardWriter writer) {
-        ShardDriver d = new ShardDriver(bucket, writer, io, timer, events, clock, publishWhenWritten);
+        ShardDriver d =
+                new ShardDriver(bucket, writer, io, timer, events, clock, publishWhenWritten, this::tickSpacingMillis);
         if (open.putIfAbsent(bucket, d) != null) {
             throw new IllegalStateException("bucket " + bucket + " is already open");
         }
@@ -99,6 +115,15 @@ public final class ShardDrivers {
 
     public int size() {
         return open.size();
+    }
+
+    /**
+     * The least time between two ticks of one shard that keeps the owner's tick-started appends
+     * within their rate: its open shards over the rate (0 while the flush interval alone does).
+     * Rounded up, so the rate is never exceeded.
+     */
+    long tickSpacingMillis() {
+        return (open.size() * 1000L + tickAppendsPerSecond - 1) / tickAppendsPerSecond;
     }
 
     // ---------------------------------------------------------------- rows and ticks

@@ -268,7 +268,12 @@ public final class ShardWriter implements AutoCloseable {
 
     /** When the next tick is due, or {@link Long#MAX_VALUE} when nothing is pending (no timer). */
     public long nextTickAt(long nowMillis) {
-        return hasPendingRows() ? ticker.dueAt(nowMillis) : Long.MAX_VALUE;
+        return nextTickAt(nowMillis, 0);
+    }
+
+    /** As {@link #nextTickAt(long)}, ticks at least {@code spacingMillis} apart ({@link FlushTicker#dueAt(long, long)}). */
+    public long nextTickAt(long nowMillis, long spacingMillis) {
+        return hasPendingRows() ? ticker.dueAt(nowMillis, spacingMillis) : Long.MAX_VALUE;
     }
 
     /**

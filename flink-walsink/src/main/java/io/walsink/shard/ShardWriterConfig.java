@@ -19,6 +19,9 @@ public final class ShardWriterConfig implements Serializable {
     private static final long serialVersionUID = 1L;
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(100);
     public static final long DEFAULT_WAL_MAX_BUFFER_BYTES = 8L << 20;
+    /** Up to 10 shards a subtask keep the 100 ms default interval; 128 tick every 1.28 s. */
+    public static final int DEFAULT_WAL_MAX_APPENDS_PER_SECOND = 100;
+
     public static final long DEFAULT_MEMTABLE_MAX_BYTES = 128L << 20;
     public static final long DEFAULT_MEMTABLE_MAX_ROWS = 1_000_000;
     public static final int DEFAULT_MEMTABLE_MAX_BATCHES = 4_096;
@@ -72,6 +75,7 @@ public final class ShardWriterConfig implements Serializable {
 
     private final Duration flushInterval;
     private final long walMaxBufferBytes;
+    private final int walMaxAppendsPerSecond;
     private final long memtableMaxBytes;
     private final long memtableMaxRows;
     private final int memtableMaxBatches;
@@ -93,6 +97,7 @@ public final class ShardWriterConfig implements Serializable {
     private ShardWriterConfig(Builder b) {
         this.flushInterval = b.flushInterval;
         this.walMaxBufferBytes = b.walMaxBufferBytes;
+        this.walMaxAppendsPerSecond = b.walMaxAppendsPerSecond;
         this.memtableMaxBytes = b.memtableMaxBytes;
         this.memtableMaxRows = b.memtableMaxRows;
         this.memtableMaxBatches = b.memtableMaxBatches;
@@ -114,6 +119,7 @@ public final class ShardWriterConfig implements Serializable {
         Builder b = builder()
                 .flushInterval(flushInterval)
                 .walMaxBufferBytes(walMaxBufferBytes)
+                .walMaxAppendsPerSecond(walMaxAppendsPerSecond)
                 .memtableMaxBytes(memtableMaxBytes)
                 .memtableMaxRows(memtableMaxRows)
                 .memtableMaxBatches(memtableMaxBatches)
@@ -175,6 +181,15 @@ public final class ShardWriterConfig implements Serializable {
     /** Pending bytes that trigger an append before the next tick. */
     public long walMaxBufferBytes() {
         return walMaxBufferBytes;
+    }
+
+    /**
+     * The most WAL appends a second a writer subtask's ticks start over all its shards
+     * ({@code sink.wal.max-appends-per-second}); a subtask with more shards than the flush
+     * interval allows within it spaces each shard's ticks further apart.
+     */
+    public int walMaxAppendsPerSecond() {
+        return walMaxAppendsPerSecond;
     }
 
     public long memtableMaxBytes() {
@@ -275,6 +290,7 @@ public final class ShardWriterConfig implements Serializable {
     public String toString() {
         return "ShardWriterConfig{flushInterval=" + flushInterval
                 + ", walMaxBufferBytes=" + walMaxBufferBytes
+                + ", walMaxAppendsPerSecond=" + walMaxAppendsPerSecond
                 + ", memtableMaxBytes=" + memtableMaxBytes
                 + ", memtableMaxRows=" + memtableMaxRows
                 + ", memtableMaxBatches=" + memtableMaxBatches
@@ -295,6 +311,7 @@ public final class ShardWriterConfig implements Serializable {
     public static final class Builder {
         private Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
         private long walMaxBufferBytes = DEFAULT_WAL_MAX_BUFFER_BYTES;
+        private int walMaxAppendsPerSecond = DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
         private long memtableMaxBytes = DEFAULT_MEMTABLE_MAX_BYTES;
         private long memtableMaxRows = DEFAULT_MEMTABLE_MAX_ROWS;
         private int memtableMaxBatches = DEFAULT_MEMTABLE_MAX_BATCHES;
@@ -318,6 +335,11 @@ public final class ShardWriterConfig implements Serializable {
         public Builder walMaxBufferBytes(long v) {
             this.walMaxBufferBytes = v;
             explicitMemory.add(MemorySetting.WAL_BUFFER);
+            return this;
+        }
+
+        public Builder walMaxAppendsPerSecond(int v) {
+            this.walMaxAppendsPerSecond = v;
             return this;
         }
 
@@ -402,6 +424,7 @@ public final class ShardWriterConfig implements Serializable {
                 problems.add("sink.flush-interval must be positive for durable writes, was " + flushInterval);
             }
             positive(problems, "sink.wal.max-buffer-size", walMaxBufferBytes);
+            positive(problems, "sink.wal.max-appends-per-second", walMaxAppendsPerSecond);
             positive(problems, "sink.memtable.max-size", memtableMaxBytes);
             positive(problems, "sink.memtable.max-rows", memtableMaxRows);
             if (gcRetention == null || gcRetention.isNegative() || gcRetention.isZero()) {

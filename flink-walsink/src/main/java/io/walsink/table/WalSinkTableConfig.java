@@ -27,6 +27,7 @@ import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_AGE;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_SIZE;
 import static io.walsink.table.WalSinkTableOptions.SINK_PARALLELISM;
+import static io.walsink.table.WalSinkTableOptions.SINK_WAL_MAX_APPENDS_PER_SECOND;
 import static io.walsink.table.WalSinkTableOptions.SINK_WAL_MAX_BUFFER_SIZE;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_EF;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_NPROBES;
@@ -95,6 +96,8 @@ record WalSinkTableConfig(
         if (flush.isZero() || flush.isNegative()) {
             throw invalid(SINK_FLUSH_INTERVAL, "must be positive for durable writes, was " + flush);
         }
+        int appendsPerSecond =
+                (int) positive(SINK_WAL_MAX_APPENDS_PER_SECOND, options.get(SINK_WAL_MAX_APPENDS_PER_SECOND));
         long walBuffer = positive(
                 SINK_WAL_MAX_BUFFER_SIZE, options.get(SINK_WAL_MAX_BUFFER_SIZE).getBytes());
         long memtableBytes = positive(
@@ -118,6 +121,7 @@ record WalSinkTableConfig(
             // The budgets as a whole; its messages name the options involved.
             ShardWriterConfig.Builder builder = ShardWriterConfig.builder()
                     .flushInterval(flush)
+                    .walMaxAppendsPerSecond(appendsPerSecond)
                     .memtableMaxRows(memtableRows)
                     .maxOffHeapBytesPerSubtask(offHeapPerSubtask);
             // Memory sizes left out of the WITH clause are derived from the slot's memory when the

@@ -35,7 +35,18 @@ public final class WalSinkTableOptions {
     public static final ConfigOption<Duration> SINK_FLUSH_INTERVAL = ConfigOptions.key("sink.flush-interval")
             .durationType()
             .defaultValue(ShardWriterConfig.DEFAULT_FLUSH_INTERVAL)
-            .withDescription("How often a shard with pending rows appends them to its WAL; must be positive.");
+            .withDescription("How often a shard with pending rows appends them to its WAL, at most (see"
+                    + " 'sink.wal.max-appends-per-second' for subtasks with many shards); must be positive.");
+
+    public static final ConfigOption<Integer> SINK_WAL_MAX_APPENDS_PER_SECOND = ConfigOptions.key(
+                    "sink.wal.max-appends-per-second")
+            .intType()
+            .defaultValue(ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND)
+            .withDescription("The most WAL appends a second the flush ticks of one writer subtask start, over all"
+                    + " its shards: a subtask holding more shards than this allows at 'sink.flush-interval' appends"
+                    + " each shard every (shards / this) seconds instead, so that its PUTs stay bounded whatever the"
+                    + " bucket count. Appends for a full WAL buffer, a frozen memtable or a checkpoint are not held"
+                    + " back; must be positive.");
 
     public static final ConfigOption<MemorySize> SINK_WAL_MAX_BUFFER_SIZE = ConfigOptions.key(
                     "sink.wal.max-buffer-size")
@@ -355,6 +366,7 @@ public final class WalSinkTableOptions {
         return List.of(
                 BUCKETS,
                 SINK_FLUSH_INTERVAL,
+                SINK_WAL_MAX_APPENDS_PER_SECOND,
                 SINK_WAL_MAX_BUFFER_SIZE,
                 SINK_MEMTABLE_MAX_SIZE,
                 SINK_MEMTABLE_MAX_ROWS,

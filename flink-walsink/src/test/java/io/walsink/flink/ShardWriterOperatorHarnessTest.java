@@ -42,6 +42,22 @@ class ShardWriterOperatorHarnessTest {
                 .build();
     }
 
+    /** Two buckets, one I/O thread, WAL PUTs counted as they start in {@link #COUNTING_STORE}. */
+    private WalSinkBuilder<RowData> countingSink() {
+        return WalSink.forRowData(ROW)
+                .path(table().toString())
+                .primaryKey("id")
+                .createTableIfMissing(2)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(1_000_000)
+                .ioThreads(1)
+                .storeWrapper(store -> {
+                    CountingObjectStore counting = new CountingObjectStore(store);
+                    COUNTING_STORE.set(counting);
+                    return counting;
+                });
+    }
+
     private SinkHarness harness(WalSink<RowData> sink, boolean checkpointing) throws Exception {
         return SinkHarness.of(sink, checkpointing);
     }
@@ -58,19 +74,7 @@ class ShardWriterOperatorHarnessTest {
      */
     @Test
     void ticksDriveAppendsAtTheIntervalAndNothingWhileIdle() throws Exception {
-        WalSink<RowData> sink = WalSink.forRowData(ROW)
-                .path(table().toString())
-                .primaryKey("id")
-                .createTableIfMissing(2)
-                .flushInterval(Duration.ofMillis(100))
-                .memtableMaxRows(1_000_000)
-                .ioThreads(1)
-                .storeWrapper(store -> {
-                    CountingObjectStore counting = new CountingObjectStore(store);
-                    COUNTING_STORE.set(counting);
-                    return counting;
-                })
-                .build();
+        WalSink<RowData> sink = countingSink().build();
         try (var h = harness(sink, true)) {
             h.open();
             CountingObjectStore store = COUNTING_STORE.get();
@@ -120,6 +124,43 @@ class ShardWriterOperatorHarnessTest {
                     .isEqualTo(walPuts + 1);
             assertThat(store.otherPutsStarted()).as("other PUTs while idle").isEqualTo(otherPuts);
             assertThat(read(table(), ReadMode.LATEST)).isEqualTo(Map.of(0L, "after idle"));
+        }
+    }
+
+    /**
+     * {@code sink.wal.max-appends-per-second} 4 with both buckets' shards on one subtask: each
+     * shard ticks every 500 ms (2 shards / 4 a second), not every 100 ms. Counted as above: the
+     * appends of 501 ran on the single I/O thread after any that a tick at 101 would have started.
+     */
+    @Test
+    void aSubtaskSpacesItsShardsTicksToStayWithinItsAppendRate() throws Exception {
+        WalSink<RowData> sink = countingSink().walMaxAppendsPerSecond(4).build();
+        try (var h = harness(sink, true)) {
+            h.open();
+            CountingObjectStore store = COUNTING_STORE.get();
+            h.setProcessingTime(0);
+            for (long id = 0; id < 20; id++) {
+                h.processElement(upsert(id, "first"), 0);
+            }
+            assertThat(HarnessSupport.shards(table()))
+                    .as("both buckets' shards open")
+                    .hasSize(2);
+            h.setProcessingTime(1); // each shard's first tick is due at once
+            runMailsUntilRan(h, WAL_APPEND, 2);
+            assertThat(store.walPutsStarted()).isEqualTo(2);
+            for (long id = 0; id < 20; id++) {
+                h.processElement(upsert(id, "at 10"), 10);
+            }
+            h.setProcessingTime(101); // one flush interval after the first ticks: not yet
+            h.setProcessingTime(499);
+            h.processElement(upsert(0, "at 499"), 499);
+            h.setProcessingTime(501); // 500 ms after the first ticks ran
+            runMailsUntilRan(h, WAL_APPEND, 2);
+            assertThat(store.walPutsStarted())
+                    .as("WAL PUTs: the first ticks', then one per shard at 501")
+                    .isEqualTo(4);
+            Map<Long, String> latest = read(table(), ReadMode.LATEST);
+            assertThat(latest).hasSize(20).containsEntry(0L, "at 499").containsEntry(1L, "at 10");
         }
     }
 

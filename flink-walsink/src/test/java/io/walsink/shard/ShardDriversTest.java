@@ -63,15 +63,12 @@ class ShardDriversTest {
     }
 
     private ShardDrivers drivers() {
+        return drivers(Integer.MAX_VALUE, (bucket, due) -> wakeUps.add(due));
+    }
+
+    private ShardDrivers drivers(int appendsPerSecond, ShardTimer timer) {
         return new ShardDrivers(
-                io,
-                (bucket, due) -> wakeUps.add(due),
-                counts,
-                clock::get,
-                false,
-                Long.MAX_VALUE,
-                () -> 0L,
-                Long.MAX_VALUE);
+                io, timer, counts, clock::get, false, Long.MAX_VALUE, () -> 0L, Long.MAX_VALUE, appendsPerSecond);
     }
 
     /** The production row path: the values go straight into the memtable's vectors. */
@@ -185,6 +182,68 @@ class ShardDriversTest {
             assertThat(d.writer().hasPendingRows()).isFalse();
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(model);
             drivers.closeAll();
+        }
+    }
+
+    /**
+     * Six shards of an owner allowed 20 appends a second, each kept pending by a row after every
+     * tick, for three simulated seconds: each shard ticks every 300 ms (6 / 20 s) instead of every
+     * 100 ms, so the owner's ticks start at most 20 appends a second (plus each shard's first,
+     * which comes at once). The control, with no limit, appends at the interval and goes over.
+     */
+    @Test
+    void ticksOfManyShardsStayWithinTheOwnersAppendRate() throws Exception {
+        assertThat(tickAppendsOfSixShards(20, 3_000)).isLessThanOrEqualTo(20 * 3 + 6);
+        assertThat(tickAppendsOfSixShards(Integer.MAX_VALUE, 3_000))
+                .as("control: without the limit each shard appends every interval")
+                .isGreaterThan(20 * 3 + 6);
+    }
+
+    /** Appends of six shards driven by their own ticks for {@code millis} of simulated time. */
+    private int tickAppendsOfSixShards(int appendsPerSecond, long millis) throws Exception {
+        int shards = 6;
+        long spacing = Math.max(INTERVAL, (shards * 1000L + appendsPerSecond - 1) / appendsPerSecond);
+        ShardWriterConfig config = ShardWriterConfig.builder()
+                .flushInterval(Duration.ofMillis(INTERVAL))
+                .build();
+        try (ShardFixture f =
+                new ShardFixture(dir.resolve("rate-" + appendsPerSecond), WalSchemaProfile.SPEC, config)) {
+            TreeMap<Long, List<Integer>> due = new TreeMap<>();
+            ShardDrivers drivers =
+                    drivers(appendsPerSecond, (bucket, at) -> due.computeIfAbsent(at, k -> new ArrayList<>())
+                            .add(bucket));
+            ShardDriver[] d = new ShardDriver[shards];
+            for (int b = 0; b < shards; b++) {
+                d[b] = drivers.add(b, ShardOpener.open(f.context, java.util.UUID.randomUUID(), 0, f.placement()));
+            }
+            Map<Long, String> model = new TreeMap<>();
+            long start = clock.get();
+            long id = 0;
+            for (ShardDriver driver : d) {
+                write(drivers, driver, model, id++, "first");
+            }
+            int before = counts.appends;
+            long[] lastTick = new long[shards];
+            java.util.Arrays.fill(lastTick, Long.MIN_VALUE);
+            while (!due.isEmpty() && due.firstKey() < start + millis) {
+                Map.Entry<Long, List<Integer>> next = due.pollFirstEntry();
+                clock.set(next.getKey());
+                for (int b : next.getValue()) {
+                    if (lastTick[b] != Long.MIN_VALUE) {
+                        assertThat(next.getKey() - lastTick[b])
+                                .as("time between two ticks of shard %d", b)
+                                .isGreaterThanOrEqualTo(spacing);
+                    }
+                    lastTick[b] = next.getKey();
+                    drivers.tick(b, next.getKey());
+                    runCompletions();
+                    write(drivers, d[b], model, id++, "after a tick");
+                }
+            }
+            int appends = counts.appends - before;
+            assertThat(appends).as("the ticks ran").isPositive();
+            drivers.closeAll();
+            return appends;
         }
     }
 }

@@ -13,6 +13,17 @@ class ShardWriterConfigTest {
         ShardWriterConfig config = ShardWriterConfig.defaults();
         assertThat(config.flushInterval()).isEqualTo(Duration.ofMillis(100));
         assertThat(config.maxUnflushedBytes()).isGreaterThanOrEqualTo(config.memtableMaxBytes());
+        assertThat(config.walMaxAppendsPerSecond()).isEqualTo(100);
+    }
+
+    @Test
+    void theAppendRateIsKeptByToBuilderAndMustBePositive() {
+        ShardWriterConfig config =
+                ShardWriterConfig.builder().walMaxAppendsPerSecond(7).build();
+        assertThat(config.toBuilder().build().walMaxAppendsPerSecond()).isEqualTo(7);
+        assertThatThrownBy(() ->
+                        ShardWriterConfig.builder().walMaxAppendsPerSecond(0).build())
+                .hasMessageContaining("sink.wal.max-appends-per-second must be positive, was 0");
     }
 
     @Test

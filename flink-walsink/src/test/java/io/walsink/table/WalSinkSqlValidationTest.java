@@ -42,6 +42,7 @@ class WalSinkSqlValidationTest {
                 "sink.flush-interval|0 ms|'sink.flush-interval': must be positive",
                 "sink.memtable.max-rows|0|'sink.memtable.max-rows': must be positive",
                 "sink.wal.max-buffer-size|0 b|'sink.wal.max-buffer-size': must be positive",
+                "sink.wal.max-appends-per-second|0|'sink.wal.max-appends-per-second': must be positive",
                 "sink.max-unflushed-bytes|1 mb|sink.max-unflushed-bytes (1048576) must be at least sink.memtable.max-size",
                 "sink.parallelism|0|'sink.parallelism': must be positive",
                 "sink.io-threads|-1|'sink.io-threads': must be positive",

@@ -30,4 +30,11 @@ class WalSinkTableConfigMemoryTest {
                 .containsExactlyInAnyOrder(
                         MemorySetting.UNFLUSHED, MemorySetting.UNFLUSHED_PER_SUBTASK, MemorySetting.OFF_HEAP);
     }
+
+    @Test
+    void theWalAppendRateReachesTheWriter() {
+        WalSinkTableConfig set = WalSinkTableConfig.from(
+                Configuration.fromMap(Map.of("path", "/tmp/t", "sink.wal.max-appends-per-second", "40")));
+        assertThat(set.writer().walMaxAppendsPerSecond()).isEqualTo(40);
+    }
 }

@@ -149,7 +149,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 !checkpointing,
                 config.maxUnflushedBytesPerSubtask(),
                 allocator::getAllocatedMemory,
-                budget.pressureBytes());
+                budget.pressureBytes(),
+                config.walMaxAppendsPerSecond());
         buckets = new Buckets(
                 tableContext,
                 shardIds,
