@@ -8,6 +8,7 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
+import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
@@ -68,6 +69,9 @@ class WalSinkFailoverTest {
 
     /** Whether the sink compacts into the base table while the job runs (after every checkpoint). */
     private boolean compaction;
+
+    /** {@code sink.wal.max-appends-per-second} of each writer subtask. */
+    private int walAppendsPerSecond = ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
 
     private Path table() {
         return dir.resolve("table");
@@ -134,6 +138,7 @@ class WalSinkFailoverTest {
                 .primaryKey("id")
                 .createTableIfMissing(4)
                 .flushInterval(Duration.ofMillis(20))
+                .walMaxAppendsPerSecond(walAppendsPerSecond)
                 .memtableMaxRows(memtableMaxRows)
                 .compaction(compaction)
                 .garbageCollection(compaction, Duration.ofSeconds(3))
@@ -190,8 +195,13 @@ class WalSinkFailoverTest {
 
     @Test
     void upsertsAndDeletesSurviveFailuresAndEqualTheModel() throws Exception {
-        long seed = FailoverTestSupport.seed("upsertsAndDeletesSurviveFailuresAndEqualTheModel", 8_101);
-        ChangeGenerator changes = new ChangeGenerator(300, 7);
+        survivesFailuresAndEqualsTheModel(
+                FailoverTestSupport.seed("upsertsAndDeletesSurviveFailuresAndEqualTheModel", 8_101), 7);
+    }
+
+    /** 30,000 changes over 300 keys with three task failures and store faults; the end is the model. */
+    private void survivesFailuresAndEqualsTheModel(long seed, int deleteEvery) throws Exception {
+        ChangeGenerator changes = new ChangeGenerator(300, deleteEvery);
         long n = 30_000;
         ReadPoller poller = poller(changes, n);
         Map<Long, String> table = runWithFailures(changes, n, seed, RUN_SECONDS, List.of(poller));
@@ -201,6 +211,18 @@ class WalSinkFailoverTest {
                 .isPositive();
         assertThat(table).as("seed %d", seed).isEqualTo(changes.model(n));
         assertReaderSawNoViolations(poller, seed);
+    }
+
+    /**
+     * The same with each subtask's ticks limited to one append a second over its two shards (each
+     * shard ticks every 2 s, against 150 ms checkpoints): the barriers' appends make most rows
+     * durable, and the restarts still replay exactly what the checkpoints covered.
+     */
+    @Test
+    void sparseTicksBehindTheAppendLimitSurviveFailuresAndEqualTheModel() throws Exception {
+        walAppendsPerSecond = 1;
+        survivesFailuresAndEqualsTheModel(
+                FailoverTestSupport.seed("sparseTicksBehindTheAppendLimitSurviveFailuresAndEqualTheModel", 8_104), 8);
     }
 
     /**
