@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -48,6 +49,9 @@ public final class ShardDrivers {
     private final int tickAppendsPerSecond;
     private final Map<Integer, ShardDriver> open = new HashMap<>();
     private final Collection<ShardDriver> all = Collections.unmodifiableCollection(open.values());
+    /** {@link #open} by bucket, for the per-row lookup: the map's boxed lookup was 4% of the task thread at 128 buckets. */
+    private ShardDriver[] byBucket = new ShardDriver[0];
+
     private long measuredTotal;
 
     /**
@@ -94,18 +98,25 @@ public final class ShardDrivers {
 
     /** Starts driving a freshly opened or restored writer (its frozen memtables, its pending rows). */
     public ShardDriver add(int bucket, ShardWriter writer) {
+        if (bucket < 0) {
+            throw new IllegalArgumentException("bucket must not be negative, was " + bucket);
+        }
         ShardDriver d =
                 new ShardDriver(bucket, writer, io, timer, events, clock, publishWhenWritten, this::tickSpacingMillis);
         if (open.putIfAbsent(bucket, d) != null) {
             throw new IllegalStateException("bucket " + bucket + " is already open");
         }
+        if (bucket >= byBucket.length) {
+            byBucket = Arrays.copyOf(byBucket, Math.max(bucket + 1, 2 * byBucket.length));
+        }
+        byBucket[bucket] = d;
         d.opened();
         return d;
     }
 
     /** The bucket's driver, or null when its shard is not open. */
     public ShardDriver get(int bucket) {
-        return open.get(bucket);
+        return bucket >= 0 && bucket < byBucket.length ? byBucket[bucket] : null;
     }
 
     /** Every open driver (a live view). */
@@ -145,7 +156,7 @@ public final class ShardDrivers {
 
     /** The bucket's timer, asked for at {@code dueMillis}, fired; ignored for a shard not open. */
     public void tick(int bucket, long dueMillis) {
-        ShardDriver d = open.get(bucket);
+        ShardDriver d = get(bucket);
         if (d != null) {
             d.tick(dueMillis);
         }
@@ -153,7 +164,7 @@ public final class ShardDrivers {
 
     /** A checkpoint covering generations up to {@code upToGeneration} of the bucket completed. */
     public void requestPublication(int bucket, long upToGeneration) {
-        ShardDriver d = open.get(bucket);
+        ShardDriver d = get(bucket);
         if (d != null) {
             d.requestPublication(upToGeneration);
         }
@@ -300,6 +311,7 @@ public final class ShardDrivers {
     public void closeAll() {
         all.forEach(d -> d.writer().close());
         open.clear();
+        byBucket = new ShardDriver[0];
         measuredTotal = 0;
     }
 
