@@ -164,6 +164,46 @@ class ShardWriterOperatorHarnessTest {
         }
     }
 
+    /**
+     * 32 buckets on one subtask, more shards than {@code RowsByBucket} writes rows to directly: once
+     * 17 shards are open, rows wait in a block, and the barrier writes them before it appends, so
+     * the checkpoint covers every row taken before it; of a key updated three times within the
+     * block, the newest value wins.
+     */
+    @Test
+    void aBarrierWritesTheRowsHeldForManyShardsFirst() throws Exception {
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(table().toString())
+                .primaryKey("id")
+                .createTableIfMissing(32)
+                .flushInterval(Duration.ofMillis(100))
+                .memtableMaxRows(1_000_000)
+                .build();
+        try (var h = harness(sink, true)) {
+            h.open();
+            h.setProcessingTime(0);
+            Map<Long, String> model = new java.util.TreeMap<>();
+            for (long id = 0; id < 300; id++) {
+                h.processElement(upsert(id, "v" + id), 0);
+                model.put(id, "v" + id);
+            }
+            for (int i = 0; i < 3; i++) {
+                h.processElement(upsert(5, "update " + i), 0);
+            }
+            model.put(5L, "update 2");
+            assertThat(HarnessSupport.shards(table()))
+                    .as("shards open, more than are written to directly")
+                    .hasSizeGreaterThan(16);
+            assertThat(read(table(), ReadMode.LATEST))
+                    .as("nothing durable before the barrier")
+                    .isEmpty();
+
+            h.prepareSnapshotPreBarrier(1);
+            h.snapshot(1, 1);
+            assertThat(read(table(), ReadMode.LATEST)).isEqualTo(model);
+        }
+    }
+
     @Test
     void aBarrierMakesEveryPendingRowDurable() throws Exception {
         try (var h = harness(sink(1_000_000), true)) {

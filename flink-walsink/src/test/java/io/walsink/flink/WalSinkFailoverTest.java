@@ -70,6 +70,9 @@ class WalSinkFailoverTest {
     /** Whether the sink compacts into the base table while the job runs (after every checkpoint). */
     private boolean compaction;
 
+    /** Buckets of the table the sink creates. */
+    private int buckets = 4;
+
     /** {@code sink.wal.max-appends-per-second} of each writer subtask. */
     private int walAppendsPerSecond = ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
 
@@ -136,7 +139,7 @@ class WalSinkFailoverTest {
         WalSink<RowData> sink = WalSink.forRowData(ROW)
                 .path(table().toString())
                 .primaryKey("id")
-                .createTableIfMissing(4)
+                .createTableIfMissing(buckets)
                 .flushInterval(Duration.ofMillis(20))
                 .walMaxAppendsPerSecond(walAppendsPerSecond)
                 .memtableMaxRows(memtableMaxRows)
@@ -223,6 +226,17 @@ class WalSinkFailoverTest {
         walAppendsPerSecond = 1;
         survivesFailuresAndEqualsTheModel(
                 FailoverTestSupport.seed("sparseTicksBehindTheAppendLimitSurviveFailuresAndEqualTheModel", 8_104), 8);
+    }
+
+    /**
+     * The same with 64 buckets over the two writer subtasks: 32 shards each, more than rows are
+     * written to directly, so rows reach the memtables in blocks grouped by bucket.
+     */
+    @Test
+    void rowsWrittenInBlocksForManyShardsSurviveFailuresAndEqualTheModel() throws Exception {
+        buckets = 64;
+        survivesFailuresAndEqualsTheModel(
+                FailoverTestSupport.seed("rowsWrittenInBlocksForManyShardsSurviveFailuresAndEqualTheModel", 8_105), 9);
     }
 
     /**

@@ -42,14 +42,19 @@ final class RecordInput<IN> implements AutoCloseable {
         return ChangeAction.of(row);
     }
 
-    /** Checks the current row on its own (a bad first row of a bucket fails before the claim). */
-    void check() {
-        staging.stage(row);
+    /** The record taken last, as a row. */
+    RowData current() {
+        return row;
     }
 
-    /** The current row, for the memtable to copy. */
-    RowWriter row() {
-        return input.of(row);
+    /** Checks {@code taken} on its own (a bad first row of a bucket fails before the claim). */
+    void check(RowData taken) {
+        staging.stage(taken);
+    }
+
+    /** {@code taken}, for the memtable to copy. */
+    RowWriter row(RowData taken) {
+        return input.of(taken);
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.maintenance.LeaseClaimant;
 import io.walsink.maintenance.RestoreExclusion;
-import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardDrivers;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
@@ -34,7 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keyed writer operator: one shard per bucket it receives, over named parts. {@link
+ * The keyed writer operator: one shard per bucket it receives, over named parts. Rows reach the
+ * shards through {@link RowsByBucket} (in blocks grouped by bucket when it holds many). {@link
  * ShardDrivers} (the shard engine's scheduling) decides every append, SSTable write and
  * publication and keeps the memory budgets; its I/O runs on {@link IoDriver}'s threads, its timers
  * are Flink processing-time timers ({@link BucketTicker}). {@link CheckpointAlignment} keeps the
@@ -71,6 +71,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     private transient IoDriver io;
     private transient ShardDrivers drivers;
     private transient RecordInput<IN> records;
+    private transient RowsByBucket input;
     private transient BucketRouting routing;
     private transient Buckets buckets;
     private transient CheckpointAlignment checkpoints;
@@ -157,6 +158,11 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 checkpointing ? new JobStartDescriptors(store, lineage.current()) : null,
                 new RestoreExclusion(store, options.lanceUri(), claimant),
                 drivers);
+        input = new RowsByBucket(
+                new RowIntoShard(records, drivers, buckets, metrics, e -> SinkAllocators.explain(e, allocator, owner)),
+                getProcessingTimeService(),
+                drivers::size,
+                getExecutionConfig().isObjectReuseEnabled());
         checkpoints = new CheckpointAlignment(
                 drivers,
                 descriptors,
@@ -189,21 +195,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
         ChangeAction action = records.next(element.getValue());
-        if (action == ChangeAction.SKIP) {
-            return;
-        }
-        try {
-            int id = routing.bucketOf((Integer) getCurrentKey());
-            ShardDriver shard = drivers.get(id);
-            if (shard == null) {
-                records.check(); // the first row of a bucket is checked before its shard is claimed
-                shard = buckets.open(id);
-            }
-            boolean delete = action == ChangeAction.DELETE;
-            drivers.write(shard, records.row(), delete);
-            metrics.rowIn(delete);
-        } catch (RuntimeException e) {
-            throw SinkAllocators.explain(e, allocator, owner);
+        if (action != ChangeAction.SKIP) {
+            input.take(records.current(), routing.bucketOf((Integer) getCurrentKey()), action == ChangeAction.DELETE);
         }
     }
 
@@ -223,6 +216,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        input.writeAll();
         checkpoints.beforeBarrier();
     }
 
@@ -266,6 +260,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
      */
     @Override
     public void finish() throws Exception {
+        input.writeAll();
         drivers.writeEverything();
         finished = true;
         if (!checkpointing) {
