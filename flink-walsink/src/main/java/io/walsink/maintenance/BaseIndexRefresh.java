@@ -75,6 +75,8 @@ final class BaseIndexRefresh {
 
     private static final Set<String> KEY_INDEX_WARNED = ConcurrentHashMap.newKeySet();
 
+    private static final Set<String> REUSE_KEPT_WARNED = ConcurrentHashMap.newKeySet();
+
     /**
      * The user indexes on exactly the key columns. With one, lance-core 7.0.0's merge-insert
      * deletes nothing of the rows it covers (its delete-only merge commits, and the keys stay:
@@ -201,7 +203,8 @@ final class BaseIndexRefresh {
     /**
      * Rebuilds every index {@link #remapPending} names onto the moved rows, builds the stale
      * full-text indexes of {@code maintained} again whole, then optimises the other stale ones of
-     * {@code base} (checked out at its latest version), and returns the names of all three; {@code
+     * {@code base} (checked out at its latest version), drops the fragment-reuse record when no
+     * index needs it any more, and returns the names of the indexes it brought up to date; {@code
      * base} is left at the version those commits made.
      */
     static List<String> run(Dataset base, String tableUri, List<MaintainedIndex> maintained) {
@@ -238,6 +241,7 @@ final class BaseIndexRefresh {
             base.optimizeIndices(OptimizeOptions.builder().indexNames(names).build());
             base.checkoutLatest();
         }
+        dropSpentReuseRecord(base, tableUri);
         Set<String> done = new TreeSet<>(remapped);
         done.addAll(rebuilt);
         done.addAll(names);
@@ -253,6 +257,45 @@ final class BaseIndexRefresh {
                     base.version());
         }
         return List.copyOf(done);
+    }
+
+    /**
+     * Drops the fragment-reuse record once no index points at the rows it moved (all rebuilt by
+     * {@link #run}, or none built before), as lance-core's own clean-up of that record would. It
+     * only grows otherwise, one row map per file compaction, and lance-core reads all of it
+     * whenever it loads a version's indexes: every writer's publication reads the base table's
+     * merge progress that way, and a 256-bucket table measured 1.5 s a read after 20 minutes,
+     * enough to stall its checkpoints. Kept while an index still needs it (a full-text index or
+     * one of a type walsink cannot rebuild), until that index is rebuilt. Returns whether it
+     * dropped it; {@code base} is left at the latest version.
+     */
+    static boolean dropSpentReuseRecord(Dataset base, String tableUri) {
+        boolean recorded = base.getIndexes().stream().anyMatch(i -> i.name().equals(FRAGMENT_REUSE_INDEX));
+        if (!recorded) {
+            return false;
+        }
+        Map<String, List<Index>> pending = remapPending(base);
+        if (!pending.isEmpty()) {
+            if (REUSE_KEPT_WARNED.add(tableUri + "#" + pending.keySet())) {
+                LOG.warn(
+                        "Keeping the fragment-reuse record of {}: the indexes {} still point at rows a file"
+                                + " compaction moved. The record grows with every file compaction and lance-core reads"
+                                + " it whenever it loads the table's indexes, so writers' publications and reads slow"
+                                + " down until those indexes are rebuilt (dropped and created again)",
+                        tableUri,
+                        pending.keySet());
+            }
+            return false;
+        }
+        long before = base.version();
+        base.dropIndex(FRAGMENT_REUSE_INDEX);
+        base.checkoutLatest();
+        LOG.info(
+                "Dropped the fragment-reuse record of {}: no index points at the rows it moved (version {} -> {})",
+                tableUri,
+                before,
+                base.version());
+        return true;
     }
 
     /**

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
+import org.lance.ReadOptions;
 import org.lance.compaction.CompactionOptions;
 import org.lance.index.Index;
 import org.lance.index.IndexParams;
@@ -45,12 +46,6 @@ class BaseIndexRemapTest {
         System.out.println("BaseIndexRemapTest seed " + seed);
         try (CompactionFixture f = new CompactionFixture(dir, seed)) {
             List<ShardWriter> writers = f.openAll();
-            // as the sink's maintenance runs it with garbage collection on
-            CompactorOptions housekeeping = CompactorOptions.defaults()
-                    .withFileCompaction(CompactionOptions.builder()
-                            .withTargetRowsPerFragment(1_000_000)
-                            .withDeferIndexRemap(true)
-                            .build());
             for (int generation = 1; generation <= 2; generation++) {
                 f.randomOps(writers, 80, 200, "g" + generation);
                 CompactionFixture.publishGeneration(writers);
@@ -71,16 +66,17 @@ class BaseIndexRemapTest {
                 CompactionFixture.publishGeneration(writers);
             }
 
-            CompactionResult result = f.compactor(housekeeping).run();
+            long before = latestVersion(f);
+            CompactionResult result = f.compactor(fileCompacting()).run();
 
             assertThat(result.fileCompactionRan()).isTrue();
+            assertThat(reuseRecordsSince(f, before))
+                    .as("the file compaction moved indexed rows, seed %s", seed)
+                    .anySatisfy(fragments -> assertThat(fragments).isNotEmpty());
             try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
-                Index reuse = base.getIndexes().stream()
-                        .filter(i -> i.name().equals(BaseIndexRefresh.FRAGMENT_REUSE_INDEX))
-                        .findFirst()
-                        .orElseThrow(() -> new AssertionError("the file compaction moved no indexed rows"));
-                assertThat(reuse.fragments())
-                        .hasValueSatisfying(fr -> assertThat(fr).isNotEmpty());
+                assertThat(reuseRecord(base))
+                        .as("dropped once the index was rebuilt onto the moved rows, seed %s", seed)
+                        .isEmpty();
                 assertThat(BaseIndexRefresh.remapPending(base))
                         .as("seed %s", seed)
                         .isEmpty();
@@ -108,38 +104,7 @@ class BaseIndexRemapTest {
         try (CompactionFixture f = new CompactionFixture(dir, seed);
                 LogCapture log = LogCapture.of(BaseIndexRefresh.class)) {
             List<ShardWriter> writers = f.openAll();
-            f.randomOps(writers, 80, 200, "g1");
-            CompactionFixture.publishGeneration(writers);
-            f.compactor(CompactorOptions.defaults()).run();
-            List<UUID> built;
-            try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
-                base.createIndex(
-                        List.of("name"),
-                        IndexType.INVERTED,
-                        Optional.of("name_fts"),
-                        IndexParams.builder()
-                                .setScalarIndexParams(new InvertedIndexParams.Builder()
-                                        .baseTokenizer("simple")
-                                        .language("English")
-                                        .withPosition(false)
-                                        .maxTokenLength(40)
-                                        .lowerCase(true)
-                                        .stem(false)
-                                        .removeStopWords(false)
-                                        .asciiFolding(true)
-                                        .minNgramLength(3)
-                                        .maxNgramLength(3)
-                                        .prefixOnly(false)
-                                        .build())
-                                .build(),
-                        true);
-                built = segments(base, "name_fts");
-            }
-            for (int generation = 2; generation <= 3; generation++) {
-                f.randomOps(writers, 80, 200, "g" + generation);
-                CompactionFixture.publishGeneration(writers);
-                f.compactor(CompactorOptions.defaults()).run();
-            }
+            List<UUID> built = fullTextIndexBeforeTwoMerges(f, writers, CompactorOptions.defaults());
 
             try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
                 assertThat(BaseIndexRefresh.fullTextLeftStale(base))
@@ -194,6 +159,142 @@ class BaseIndexRemapTest {
                     .noneMatch(m -> m.contains("has an index on its key"));
             writers.forEach(ShardWriter::close);
         }
+    }
+
+    @Test
+    void theReuseRecordOfEachFileCompactionIsDroppedWhenNoIndexNeedsIt() {
+        long seed = System.nanoTime();
+        System.out.println("BaseIndexRemapTest reuse record seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            List<ShardWriter> writers = f.openAll();
+            f.randomOps(writers, 80, 200, "g1");
+            CompactionFixture.publishGeneration(writers);
+            f.compactor(CompactorOptions.defaults()).run(); // one fragment: nothing for a file compaction
+            for (int generation = 2; generation <= 4; generation++) {
+                f.randomOps(writers, 80, 200, "g" + generation);
+                CompactionFixture.publishGeneration(writers);
+                long before = latestVersion(f);
+
+                assertThat(f.compactor(fileCompacting()).run().fileCompactionRan())
+                        .isTrue();
+
+                assertThat(reuseRecordsSince(f, before))
+                        .as("run %s wrote a reuse record, seed %s", generation, seed)
+                        .isNotEmpty();
+                try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+                    assertThat(reuseRecord(base))
+                            .as("no index to remap: dropped by run %s, seed %s", generation, seed)
+                            .isEmpty();
+                }
+            }
+            assertThat(f.baseRows()).as("seed %s", seed).isEqualTo(f.modelRows());
+            writers.forEach(ShardWriter::close);
+        }
+    }
+
+    @Test
+    void aReuseRecordAFullTextIndexStillNeedsIsKeptWithOneWarning() {
+        long seed = System.nanoTime();
+        System.out.println("BaseIndexRemapTest kept reuse record seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed);
+                LogCapture log = LogCapture.of(BaseIndexRefresh.class)) {
+            List<ShardWriter> writers = f.openAll();
+            fullTextIndexBeforeTwoMerges(f, writers, fileCompacting());
+
+            try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+                assertThat(BaseIndexRefresh.remapPending(base)).containsOnlyKeys("name_fts");
+                assertThat(reuseRecord(base))
+                        .as("name_fts still reads the moved rows through it, seed %s", seed)
+                        .hasValueSatisfying(fragments -> assertThat(fragments).isNotEmpty());
+            }
+            assertThat(log.messages(org.apache.logging.log4j.Level.WARN))
+                    .filteredOn(m -> m.contains("Keeping the fragment-reuse record"))
+                    .as("warned once over two runs")
+                    .hasSize(1);
+            assertThat(f.baseRows()).as("seed %s", seed).isEqualTo(f.modelRows());
+            writers.forEach(ShardWriter::close);
+        }
+    }
+
+    /** As the sink's maintenance runs it with garbage collection on: remapping deferred. */
+    private static CompactorOptions fileCompacting() {
+        return CompactorOptions.defaults()
+                .withFileCompaction(CompactionOptions.builder()
+                        .withTargetRowsPerFragment(1_000_000)
+                        .withDeferIndexRemap(true)
+                        .build());
+    }
+
+    /**
+     * Merges a first generation, builds the full-text index {@code name_fts} on the base table,
+     * then merges two more generations in runs with {@code options}; returns the index's segments
+     * as built.
+     */
+    private static List<UUID> fullTextIndexBeforeTwoMerges(
+            CompactionFixture f, List<ShardWriter> writers, CompactorOptions options) {
+        f.randomOps(writers, 80, 200, "g1");
+        CompactionFixture.publishGeneration(writers);
+        f.compactor(CompactorOptions.defaults()).run();
+        List<UUID> built;
+        try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+            createFullTextIndex(base);
+            built = segments(base, "name_fts");
+        }
+        for (int generation = 2; generation <= 3; generation++) {
+            f.randomOps(writers, 80, 200, "g" + generation);
+            CompactionFixture.publishGeneration(writers);
+            f.compactor(options).run();
+        }
+        return built;
+    }
+
+    private static void createFullTextIndex(Dataset base) {
+        base.createIndex(
+                List.of("name"),
+                IndexType.INVERTED,
+                Optional.of("name_fts"),
+                IndexParams.builder()
+                        .setScalarIndexParams(new InvertedIndexParams.Builder()
+                                .baseTokenizer("simple")
+                                .language("English")
+                                .withPosition(false)
+                                .maxTokenLength(40)
+                                .lowerCase(true)
+                                .stem(false)
+                                .removeStopWords(false)
+                                .asciiFolding(true)
+                                .minNgramLength(3)
+                                .maxNgramLength(3)
+                                .prefixOnly(false)
+                                .build())
+                        .build(),
+                true);
+    }
+
+    /** The fragments the checked-out version's fragment-reuse record lists; empty when it has none. */
+    private static Optional<List<Integer>> reuseRecord(Dataset base) {
+        return base.getIndexes().stream()
+                .filter(i -> i.name().equals(BaseIndexRefresh.FRAGMENT_REUSE_INDEX))
+                .findFirst()
+                .map(i -> i.fragments().orElse(List.of()));
+    }
+
+    private static long latestVersion(CompactionFixture f) {
+        try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+            return base.version();
+        }
+    }
+
+    /** The reuse records' fragments of each base version after {@code after} that has one. */
+    private static List<List<Integer>> reuseRecordsSince(CompactionFixture f, long after) {
+        List<List<Integer>> records = new ArrayList<>();
+        for (long v = after + 1; v <= latestVersion(f); v++) {
+            try (Dataset base = Dataset.open(
+                    f.allocator, f.uri, new ReadOptions.Builder().setVersion(v).build())) {
+                reuseRecord(base).ifPresent(records::add);
+            }
+        }
+        return records;
     }
 
     private static List<UUID> segments(Dataset base, String name) {
