@@ -210,6 +210,9 @@ public final class GenerationPkIndex implements AutoCloseable {
 
     /** Row offsets in key order; a stable sort, though a generation's keys are distinct. */
     int[] sortedRows() {
+        if (bits != null) {
+            return UnsignedLongOrder.of(bits, rows);
+        }
         int[] order = new int[rows];
         for (int i = 0; i < rows; i++) {
             order[i] = i;
@@ -241,9 +244,6 @@ public final class GenerationPkIndex implements AutoCloseable {
 
     /** The order Lance sorts the values column in: the key encoding's unsigned order is the same. */
     private int compare(int a, int b) {
-        if (bits != null) {
-            return Long.compareUnsigned(bits[a], bits[b]);
-        }
         int startA = a == 0 ? 0 : ends[a - 1];
         int startB = b == 0 ? 0 : ends[b - 1];
         return Arrays.compareUnsigned(arena, startA, ends[a], arena, startB, ends[b]);
