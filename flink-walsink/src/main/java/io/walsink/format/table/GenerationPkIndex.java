@@ -210,43 +210,8 @@ public final class GenerationPkIndex implements AutoCloseable {
 
     /** Row offsets in key order; a stable sort, though a generation's keys are distinct. */
     int[] sortedRows() {
-        if (bits != null) {
-            return UnsignedLongOrder.of(bits, rows);
-        }
-        int[] order = new int[rows];
-        for (int i = 0; i < rows; i++) {
-            order[i] = i;
-        }
-        int[] buffer = new int[rows];
-        for (int width = 1; width < rows; width *= 2) { // bottom-up merge sort on primitives
-            for (int lo = 0; lo < rows - width; lo += 2 * width) {
-                merge(order, buffer, lo, lo + width, Math.min(lo + 2 * width, rows));
-            }
-        }
-        return order;
-    }
-
-    private void merge(int[] order, int[] buffer, int lo, int mid, int hi) {
-        if (compare(order[mid - 1], order[mid]) <= 0) {
-            return; // already in order: common for keys inserted ascending
-        }
-        System.arraycopy(order, lo, buffer, lo, hi - lo);
-        int i = lo;
-        int j = mid;
-        for (int k = lo; k < hi; k++) {
-            if (i < mid && (j >= hi || compare(buffer[i], buffer[j]) <= 0)) {
-                order[k] = buffer[i++];
-            } else {
-                order[k] = buffer[j++];
-            }
-        }
-    }
-
-    /** The order Lance sorts the values column in: the key encoding's unsigned order is the same. */
-    private int compare(int a, int b) {
-        int startA = a == 0 ? 0 : ends[a - 1];
-        int startB = b == 0 ? 0 : ends[b - 1];
-        return Arrays.compareUnsigned(arena, startA, ends[a], arena, startB, ends[b]);
+        // the order Lance sorts the values column in: the key encoding's unsigned order is the same
+        return bits != null ? UnsignedLongOrder.of(bits, rows) : KeyBytesOrder.of(arena, ends, rows);
     }
 
     @Override

@@ -29,19 +29,19 @@ final class UnsignedLongOrder {
         if (rows < 2) {
             return order;
         }
-        int[][] counts = new int[PASSES][DIGITS];
+        int[] counts = new int[PASSES * DIGITS]; // flat: a two-dimensional array is a slow runtime call
         for (int i = 0; i < rows; i++) {
             long key = keys[i];
             for (int pass = 0; pass < PASSES; pass++) {
-                counts[pass][digit(key, pass)]++;
+                counts[pass * DIGITS + digit(key, pass)]++;
             }
         }
         long[] sorted = Arrays.copyOf(keys, rows);
         long[] nextKeys = null;
         int[] nextOrder = null;
         for (int pass = 0; pass < PASSES; pass++) {
-            int[] count = counts[pass];
-            if (count[digit(sorted[0], pass)] == rows) {
+            int base = pass * DIGITS;
+            if (counts[base + digit(sorted[0], pass)] == rows) {
                 continue; // every key has this digit: the pass would move nothing
             }
             if (nextKeys == null) {
@@ -49,14 +49,14 @@ final class UnsignedLongOrder {
                 nextOrder = new int[rows];
             }
             int start = 0;
-            for (int d = 0; d < DIGITS; d++) {
-                int n = count[d];
-                count[d] = start;
+            for (int d = base; d < base + DIGITS; d++) {
+                int n = counts[d];
+                counts[d] = start;
                 start += n;
             }
             for (int i = 0; i < rows; i++) {
                 long key = sorted[i];
-                int at = count[digit(key, pass)]++;
+                int at = counts[base + digit(key, pass)]++;
                 nextKeys[at] = key;
                 nextOrder[at] = order[i];
             }
