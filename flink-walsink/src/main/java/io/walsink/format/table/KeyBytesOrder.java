@@ -9,9 +9,9 @@ import java.util.Arrays;
  * big-endian long, zero-padded), then each run that shares those bytes is ordered by the next eight.
  * Short runs, and runs holding a key that ends within the bytes just compared, are merge-sorted.
  *
- * <p>The merge sort alone compared whole keys through an offset array, two random reads per
- * comparison and about 18 comparisons a key at 250,000 keys: string keys cost the I/O threads
- * more than int64 keys did before their radix order.
+ * <p>The merge sort alone compares whole keys through an offset array, two random reads per
+ * comparison and about 18 comparisons a key at 250,000 keys: three times the time of this order
+ * for keys sharing a prefix, seven times for random ones (docs/benchmarks.md).
  */
 final class KeyBytesOrder {
     /** Ranges shorter than this are merge-sorted: a radix pass (its counts alone 48 KiB) costs more there. */
