@@ -1,5 +1,6 @@
 package io.walsink.bench;
 
+import io.walsink.format.Murmur3;
 import io.walsink.shard.Memtable;
 import io.walsink.shard.SsTableWriter;
 import io.walsink.shard.TableContext;
@@ -94,7 +95,9 @@ public final class SsTableWriteReport {
         TableContext ctx = shardTable.context();
         long[] ids = UpdatedKeys.sequence(rows, 0.1, 11);
         for (int i = 0; i < ids.length; i++) {
-            ids[i] *= 0x9E3779B97F4A7C15L; // odd multiplier: still distinct, now in random order
+            // a bijection, so still distinct, in random order: a multiplier alone (as here before
+            // 2026-12-03) left ordered runs that made the key index's merge sort look four times cheaper
+            ids[i] = Murmur3.fmix64(ids[i]);
         }
         List<double[]> turns = new ArrayList<>();
         try (Memtable frozen = MemtableFiller.of(ctx, ids)) {
