@@ -1,12 +1,17 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardIo;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,14 +26,26 @@ final class IoDriver implements ShardIo {
     private final MailboxExecutor mailbox;
     private final ExecutorService io;
     private final UnaryOperator<Exception> explainFailure;
+    private final BooleanSupplier mailboxLoopRunning;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Completions the mailbox refused because the task is closing; a waiting task thread runs them. */
+    private final BlockingQueue<ThrowingRunnable<Exception>> refused = new LinkedBlockingQueue<>();
 
     /**
      * @param explainFailure turns a completion's failure into the one the task fails with
+     * @param mailboxLoopRunning whether the task still runs its mailbox loop; once it has left it
+     *     (the task is closing and drains its mailbox, which then refuses new mail), a wait for I/O
+     *     cannot block on the mailbox and runs the refused completions itself
      */
-    IoDriver(MailboxExecutor mailbox, int threads, String threadName, UnaryOperator<Exception> explainFailure) {
+    IoDriver(
+            MailboxExecutor mailbox,
+            int threads,
+            String threadName,
+            UnaryOperator<Exception> explainFailure,
+            BooleanSupplier mailboxLoopRunning) {
         this.mailbox = mailbox;
         this.explainFailure = explainFailure;
+        this.mailboxLoopRunning = mailboxLoopRunning;
         AtomicInteger count = new AtomicInteger();
         this.io = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, threadName + "-" + count.incrementAndGet());
@@ -48,29 +65,49 @@ final class IoDriver implements ShardIo {
             try {
                 task.run();
             } finally {
+                ThrowingRunnable<Exception> done = () -> {
+                    inFlight.decrementAndGet();
+                    try {
+                        completion.run();
+                    } catch (RuntimeException e) {
+                        throw explainFailure.apply(e);
+                    }
+                };
                 try {
-                    mailbox.execute(
-                            () -> {
-                                inFlight.decrementAndGet();
-                                try {
-                                    completion.run();
-                                } catch (RuntimeException e) {
-                                    throw explainFailure.apply(e);
-                                }
-                            },
-                            name);
+                    mailbox.execute(done, name);
                 } catch (RuntimeException closed) {
-                    // The task is shutting down; the shard's state dies with it.
-                    LOG.debug("{} completion dropped: mailbox closed", name, closed);
+                    // The task is closing: a notification it drains from its mailbox (a checkpoint
+                    // completed at the end of input) may still wait for this completion, and runs it
+                    // from here; otherwise the shard's state dies with the task.
+                    LOG.debug("{} completion refused by the closing mailbox", name, closed);
+                    refused.add(done);
                 }
             }
         });
     }
 
-    /** Runs mails (completions, timers) until one arrives; the caller re-checks its condition. */
+    /**
+     * Runs mails (completions, timers) until one arrives; the caller re-checks its condition. Once
+     * the task has left its mailbox loop no mail can arrive: it then runs a refused completion, or
+     * a mail already queued, or waits a millisecond for either.
+     */
     @Override
     public void yieldOnce() throws InterruptedException {
-        mailbox.yield();
+        ThrowingRunnable<Exception> completion = refused.poll();
+        if (completion == null && mailboxLoopRunning.getAsBoolean()) {
+            mailbox.yield();
+            return;
+        }
+        if (completion == null && !mailbox.tryYield()) {
+            completion = refused.poll(1, TimeUnit.MILLISECONDS);
+        }
+        if (completion != null) {
+            try {
+                completion.run();
+            } catch (Exception e) {
+                ExceptionUtils.rethrow(e); // as the mailbox would have failed the task with it
+            }
+        }
     }
 
     @Override

@@ -127,7 +127,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 mailbox,
                 options.ioThreads(),
                 "walsink-io-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                failure -> SinkAllocators.explain(failure, allocator, owner));
+                failure -> SinkAllocators.explain(failure, allocator, owner),
+                getContainingTask()::isMailboxLoopRunning);
         routing = new BucketRouting(
                 table.sharding().sharding().numBuckets().orElse(1),
                 getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
