@@ -269,7 +269,8 @@ public final class S3LatencyReport {
         }
     }
 
-    private static S3Options s3(URI endpoint) {
+    /** Options for an S3-protocol test server at {@code endpoint}: path-style, any credentials. */
+    static S3Options s3(URI endpoint) {
         return S3Options.builder()
                 .endpoint(endpoint)
                 .region("us-east-1")

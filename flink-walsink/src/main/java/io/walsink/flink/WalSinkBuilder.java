@@ -247,7 +247,7 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
-    /** Threads per writer subtask for object-store I/O (default 4). */
+    /** Threads per writer subtask for object-store I/O, and shards it restores at once (default 4). */
     public WalSinkBuilder<IN> ioThreads(int threads) {
         this.ioThreads = threads;
         return this;

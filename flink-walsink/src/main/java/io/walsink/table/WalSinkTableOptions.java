@@ -143,7 +143,8 @@ public final class WalSinkTableOptions {
     public static final ConfigOption<Integer> SINK_IO_THREADS = ConfigOptions.key("sink.io-threads")
             .intType()
             .defaultValue(4)
-            .withDescription("Object-store I/O threads per writer subtask.");
+            .withDescription(
+                    "Object-store I/O threads per writer subtask; also how many shards a subtask restores at once after a failover.");
 
     public static final ConfigOption<String> S3_ENDPOINT = ConfigOptions.key("s3.endpoint")
             .stringType()

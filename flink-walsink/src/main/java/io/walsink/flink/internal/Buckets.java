@@ -11,35 +11,52 @@ import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.ObjectStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** How a writer subtask opens or restores the shard of a bucket it owns, into its {@link ShardDrivers}. */
 final class Buckets {
+    private static final Logger LOG = LoggerFactory.getLogger(Buckets.class);
+
     private final TableContext table;
     private final BucketShards shardIds;
     private final JobStartDescriptors jobStart;
     private final MaintenanceExclusion restoreExclusion;
     private final ShardDrivers drivers;
+    private final int restoreParallelism;
+    private final String restoreThreadName;
 
     /**
      * @param jobStart where to record a shard's state when this job first opens it; null: nowhere
      * @param restoreExclusion held by a restore that rolls back merged rows
+     * @param restoreParallelism how many shards a restore reopens at once
+     * @param restoreThreadName the name of their threads, numbered
      */
     Buckets(
             TableContext table,
             BucketShards shardIds,
             JobStartDescriptors jobStart,
             MaintenanceExclusion restoreExclusion,
-            ShardDrivers drivers) {
+            ShardDrivers drivers,
+            int restoreParallelism,
+            String restoreThreadName) {
         this.table = table;
         this.drivers = drivers;
         this.shardIds = shardIds;
         this.jobStart = jobStart;
-        this.restoreExclusion = restoreExclusion;
+        this.restoreExclusion = oneAtATime(restoreExclusion);
+        this.restoreParallelism = restoreParallelism;
+        this.restoreThreadName = restoreThreadName;
     }
 
     /** Opens the bucket's shard with plain MemWAL recovery (replay after {@code replay_after}). */
@@ -51,38 +68,46 @@ final class Buckets {
         return drivers.add(id, shard);
     }
 
-    /** Opens the bucket's shard as of {@code descriptor}, rolling back anything written after it. */
-    ShardDriver restore(int id, ShardDescriptor descriptor) {
-        return drivers.add(
-                id, ShardOpener.restore(table, shardIds.current(descriptor), placement(id), restoreExclusion));
-    }
-
     /**
      * Reopens the shards this subtask owns: as of the checkpoint for those it covers, as of the
      * job's start for those this job opened without a checkpoint covering them (a restart before
      * the first checkpoint, or a shard first opened after it). Shards this job never opened are
      * left alone, and so is everything without checkpointing ({@code jobsOldestFirst} empty):
-     * there is no checkpoint to roll back to, and the promise is at-least-once.
+     * there is no checkpoint to roll back to, and the promise is at-least-once. The shards reopen
+     * side by side ({@link ConcurrentOpens}) and join the drivers in that order once all have.
      */
     void restoreOwned(
             List<ShardDescriptor> checkpointed, List<String> jobsOldestFirst, ObjectStore store, IntPredicate owns) {
+        Map<Integer, ShardDescriptor> asOf = new LinkedHashMap<>();
         for (ShardDescriptor descriptor : checkpointed) {
-            restore(descriptor.bucket(), descriptor);
+            asOf.put(descriptor.bucket(), descriptor);
         }
-        restoreToJobStarts(jobsOldestFirst, store, owns);
-    }
-
-    /**
-     * Restores every owned bucket not yet open that one of {@code jobs} opened, as of the earliest
-     * job-start record among them (oldest job first).
-     */
-    private void restoreToJobStarts(List<String> jobs, ObjectStore store, IntPredicate owns) {
-        for (String job : jobs) {
+        // Buckets the checkpoint does not cover, as of the earliest job-start record (oldest job first).
+        for (String job : jobsOldestFirst) {
             new JobStartDescriptors(store, job).all().forEach((id, descriptor) -> {
                 if (owns.test(id) && drivers.get(id) == null) {
-                    restore(id, descriptor);
+                    asOf.putIfAbsent(id, descriptor);
                 }
             });
+        }
+        List<Integer> ids = new ArrayList<>(asOf.keySet());
+        List<Supplier<ShardWriter>> opens = new ArrayList<>(ids.size());
+        for (int id : ids) {
+            ShardDescriptor descriptor = shardIds.current(asOf.get(id));
+            ShardPlacement placement = placement(id);
+            opens.add(() -> ShardOpener.restore(table, descriptor, placement, restoreExclusion));
+        }
+        long start = System.nanoTime();
+        List<ShardWriter> restored = ConcurrentOpens.run(opens, restoreParallelism, restoreThreadName);
+        for (int i = 0; i < ids.size(); i++) {
+            drivers.add(ids.get(i), restored.get(i));
+        }
+        if (!ids.isEmpty()) {
+            LOG.info(
+                    "Restored {} shards in {} ms, up to {} at once",
+                    ids.size(),
+                    (System.nanoTime() - start) / 1_000_000,
+                    Math.min(restoreParallelism, ids.size()));
         }
     }
 
@@ -93,6 +118,30 @@ final class Buckets {
                 maxParallelism, task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
         return bucket ->
                 range.contains(KeyGroupRangeAssignment.assignToKeyGroup(routing.keyOf(bucket), maxParallelism));
+    }
+
+    /**
+     * Lets one restore of this subtask at a time hold {@code exclusion}: concurrent restores that
+     * each roll back merged rows take it in turn (its lease is one per job, not per restore).
+     */
+    private static MaintenanceExclusion oneAtATime(MaintenanceExclusion exclusion) {
+        ReentrantLock turn = new ReentrantLock();
+        return why -> {
+            turn.lock();
+            try {
+                MaintenanceExclusion.Held held = exclusion.hold(why);
+                return () -> {
+                    try {
+                        held.close();
+                    } finally {
+                        turn.unlock();
+                    }
+                };
+            } catch (RuntimeException | Error e) {
+                turn.unlock();
+                throw e;
+            }
+        };
     }
 
     private ShardPlacement placement(int id) {

@@ -158,7 +158,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 shardIds,
                 checkpointing ? new JobStartDescriptors(store, lineage.current()) : null,
                 new RestoreExclusion(store, options.lanceUri(), claimant),
-                drivers);
+                drivers,
+                options.ioThreads(),
+                "walsink-restore-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
         input = new RowsByBucket(
                 new RowIntoShard(records, drivers, buckets, metrics, e -> SinkAllocators.explain(e, allocator, owner)),
                 getProcessingTimeService(),

@@ -1,0 +1,245 @@
+package io.walsink.bench;
+
+import io.walsink.flink.internal.ConcurrentOpens;
+import io.walsink.format.manifest.ShardPlacement;
+import io.walsink.shard.OffHeapAllocators;
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardOpener;
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.TableContext;
+import io.walsink.shard.WalAppend;
+import io.walsink.storage.S3Options;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * How long a writer subtask takes to reopen its shards after a failover: every shard restored as
+ * of a checkpoint's descriptor, one after another (how the sink did it before) and side by side on
+ * as many threads as a subtask has I/O threads ({@link ConcurrentOpens}, what the sink does), on
+ * local disk and, given an S3-protocol server, through a {@link LatencyProxy} that adds a
+ * network's latency to every request. Each shard holds a WAL tail to replay and orphan entries
+ * written after its checkpoint, so every restore rolls back as a failover's does.
+ *
+ * <pre>
+ * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
+ *     io.walsink.bench.RestoreReport [--s3-endpoint http://localhost:9090] [--shards 32]
+ * </pre>
+ */
+public final class RestoreReport {
+    static final String USAGE = String.join(
+            "\n",
+            "Usage: RestoreReport [options]",
+            "  --s3-endpoint URL    S3-protocol server (path-style, any credentials); without it, local disk only",
+            "  --bucket NAME        its bucket (default bench)",
+            "  --shards N           shards one subtask restores (default 32)",
+            "  --rows-per-shard N   rows in each shard's WAL tail (default 5000)",
+            "  --parallelism N      restores side by side (default 4, the sink's default I/O threads)",
+            "  --latency-ms A-B     latency the proxy adds per request (default 20-60)",
+            "  --rounds N           timed restores of each kind, alternating (default 3)",
+            "  --seed N             seed of the rows and of the proxy (default 42)");
+    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
+
+    static {
+        DEFAULTS.put("--s3-endpoint", "");
+        DEFAULTS.put("--bucket", "bench");
+        DEFAULTS.put("--shards", "32");
+        DEFAULTS.put("--rows-per-shard", "5000");
+        DEFAULTS.put("--parallelism", "4");
+        DEFAULTS.put("--latency-ms", "20-60");
+        DEFAULTS.put("--rounds", "3");
+        DEFAULTS.put("--seed", "42");
+    }
+
+    /** One timed restore of every shard: how many ran at once, the wall time, requests made and rows replayed. */
+    record Turn(String store, int parallelism, long nanos, long requests, long replayedRows) {}
+
+    private RestoreReport() {}
+
+    public static void main(String[] argv) throws Exception {
+        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
+        if (parsed.isEmpty()) {
+            return;
+        }
+        Flags f = parsed.get();
+        int shards = f.positiveInt("--shards");
+        int parallelism = f.positiveInt("--parallelism");
+        int rounds = f.positiveInt("--rounds");
+        long seed = Long.parseLong(f.get("--seed"));
+        String[] latency = f.get("--latency-ms").split("-");
+        List<Turn> turns = new ArrayList<>();
+        try (BufferAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
+            List<VectorSchemaRoot> rows = EngineBatches.generate(
+                    allocator, f.positive("--rows-per-shard"), 1024, f.positive("--rows-per-shard"), seed);
+            try {
+                turns.addAll(measure("local disk", null, null, allocator, rows, shards, parallelism, rounds));
+                if (!f.get("--s3-endpoint").isEmpty()) {
+                    try (LatencyProxy proxy = new LatencyProxy(
+                            URI.create(f.get("--s3-endpoint")),
+                            0,
+                            Integer.parseInt(latency[0]),
+                            Integer.parseInt(latency[latency.length - 1]),
+                            0,
+                            seed)) {
+                        turns.addAll(measure(
+                                "S3 server + " + f.get("--latency-ms") + " ms",
+                                "s3://" + f.get("--bucket") + "/restore-report",
+                                proxy,
+                                allocator,
+                                rows,
+                                shards,
+                                parallelism,
+                                rounds));
+                    }
+                }
+            } finally {
+                rows.forEach(VectorSchemaRoot::close);
+            }
+        }
+        System.out.print(render(shards, f.positive("--rows-per-shard"), seed, turns));
+    }
+
+    /** Writes the shards, restores them once untimed, then alternates timed restores of both kinds. */
+    static List<Turn> measure(
+            String name,
+            String s3Root,
+            LatencyProxy proxy,
+            BufferAllocator allocator,
+            List<VectorSchemaRoot> rows,
+            int shards,
+            int parallelism,
+            int rounds) {
+        S3Options s3 = proxy == null ? S3Options.defaults() : S3LatencyReport.s3(proxy.endpoint());
+        try (BenchTable table = BenchTable.create(
+                s3Root, s3, allocator, ShardWriterConfig.builder().build(), EngineBatches.SCHEMA, EngineBatches.KEY)) {
+            List<ShardDescriptor> checkpoint = new ArrayList<>();
+            for (int s = 0; s < shards; s++) {
+                checkpoint.add(writeShard(table, rows));
+            }
+            // The first restore finds no orphans; later ones roll back the sentinel the one before wrote,
+            // as a failover finds entries written after its checkpoint. Untimed, so every timed one does.
+            restoreAll(table.context(), checkpoint, parallelism);
+            List<Turn> turns = new ArrayList<>();
+            for (int round = 0; round < rounds; round++) {
+                int[] order = round % 2 == 0 ? new int[] {1, parallelism} : new int[] {parallelism, 1};
+                for (int p : order) {
+                    long before = proxy == null ? 0 : total(proxy);
+                    long start = System.nanoTime();
+                    long replayed = restoreAll(table.context(), checkpoint, p);
+                    long nanos = System.nanoTime() - start;
+                    turns.add(new Turn(name, p, nanos, proxy == null ? 0 : total(proxy) - before, replayed));
+                    System.err.printf("%s, %d at once: %.2f s%n", name, p, nanos / 1e9);
+                }
+            }
+            if (proxy != null) {
+                proxy.passThrough(); // the clean-up is not measured
+            }
+            return turns;
+        }
+    }
+
+    /** A shard with {@code rows} in its WAL, none in an SSTable: its descriptor as a checkpoint takes it. */
+    private static ShardDescriptor writeShard(BenchTable table, List<VectorSchemaRoot> rows) {
+        try (ShardWriter writer = table.openShard(table.context(), UUID.randomUUID())) {
+            for (VectorSchemaRoot batch : rows) {
+                writer.put(batch);
+                Optional<WalAppend> append = writer.beginAppend();
+                if (append.isPresent()) {
+                    append.get().run();
+                    writer.completeAppend(append.get());
+                }
+            }
+            return writer.snapshot();
+        }
+    }
+
+    /** Restores every shard of {@code checkpoint} and closes it; returns the rows their replays took. */
+    private static long restoreAll(TableContext ctx, List<ShardDescriptor> checkpoint, int parallelism) {
+        List<Supplier<ShardWriter>> opens = new ArrayList<>();
+        int specId = ctx.table().sharding().specId();
+        for (ShardDescriptor d : checkpoint) {
+            opens.add(() -> ShardOpener.restore(ctx, d, ShardPlacement.bucket(specId, d.bucket())));
+        }
+        long replayed = 0;
+        for (ShardWriter w : ConcurrentOpens.run(opens, parallelism, "restore-report")) {
+            replayed += w.stats().replayedRows();
+            w.close();
+        }
+        return replayed;
+    }
+
+    private static long total(LatencyProxy proxy) {
+        return proxy.requests().values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    static String render(int shards, long rowsPerShard, long seed, List<Turn> turns) {
+        TextTable table = new TextTable(
+                "store",
+                ">at once",
+                ">restore of all, s: median",
+                ">min",
+                ">max",
+                ">ms a shard",
+                ">requests a shard",
+                ">x one at a time",
+                ">turns");
+        Map<String, Double> oneAtATime = new LinkedHashMap<>();
+        for (Turn t : turns) {
+            if (t.parallelism() == 1) {
+                oneAtATime.merge(t.store(), 0.0, Double::sum);
+            }
+        }
+        oneAtATime.replaceAll((store, unused) -> median(seconds(turns, store, 1)));
+        for (String store : oneAtATime.keySet()) {
+            for (int p : turns.stream()
+                    .filter(t -> t.store().equals(store))
+                    .mapToInt(Turn::parallelism)
+                    .distinct()
+                    .sorted()
+                    .toArray()) {
+                List<Double> s = seconds(turns, store, p);
+                double median = median(s);
+                long requests = turns.stream()
+                        .filter(t -> t.store().equals(store) && t.parallelism() == p)
+                        .mapToLong(Turn::requests)
+                        .max()
+                        .orElse(0);
+                table.row(
+                        store,
+                        p,
+                        Figures.number(median),
+                        Figures.number(s.get(0)),
+                        Figures.number(s.get(s.size() - 1)),
+                        Figures.number(median * 1000 / shards),
+                        requests == 0 ? "-" : Figures.number((double) requests / shards),
+                        String.format("%.2fx", oneAtATime.get(store) / median),
+                        s.size());
+            }
+        }
+        return String.format(
+                "%n== Restore of %d shards by one writer subtask, each with %,d rows in its WAL tail to replay and"
+                        + " orphan entries to roll back, seed %d ==%n%s",
+                shards, rowsPerShard, seed, table.render());
+    }
+
+    private static List<Double> seconds(List<Turn> turns, String store, int parallelism) {
+        return turns.stream()
+                .filter(t -> t.store().equals(store) && t.parallelism() == parallelism)
+                .map(t -> t.nanos() / 1e9)
+                .sorted()
+                .toList();
+    }
+
+    private static double median(List<Double> sorted) {
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+}
