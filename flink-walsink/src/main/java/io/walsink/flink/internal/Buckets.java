@@ -127,7 +127,12 @@ final class Buckets {
     private static MaintenanceExclusion oneAtATime(MaintenanceExclusion exclusion) {
         ReentrantLock turn = new ReentrantLock();
         return why -> {
-            turn.lock();
+            try {
+                turn.lockInterruptibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting to roll back merged rows: " + why, e);
+            }
             try {
                 MaintenanceExclusion.Held held = exclusion.hold(why);
                 return () -> {

@@ -3,6 +3,7 @@ package io.walsink.flink.internal;
 import io.walsink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -81,15 +82,26 @@ public final class ConcurrentOpens {
                 } catch (ExecutionException e) {
                     failure = first(failure, e.getCause());
                     break;
+                } catch (CancellationException e) {
+                    break; // never started: the interrupt below is the failure
                 } catch (InterruptedException e) {
-                    // Cancelled: interrupt the opens, but wait for them, so that none opens unseen.
+                    // The task is cancelled: opens not yet started never will be (their futures are
+                    // cancelled, or waiting for them would never end); running ones are interrupted
+                    // and waited for, so that none opens unseen.
                     interrupted = true;
-                    pool.shutdownNow();
+                    for (Runnable neverStarted : pool.shutdownNow()) {
+                        ((Future<?>) neverStarted).cancel(false);
+                    }
                 }
             }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+            IllegalStateException cancelled = new IllegalStateException("interrupted while reopening shards");
+            if (failure != null) {
+                cancelled.addSuppressed(failure);
+            }
+            failure = cancelled;
         }
         if (failure == null) {
             return opened;

@@ -4,14 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -136,6 +140,60 @@ class ConcurrentOpensTest {
         assertThat(made)
                 .extracting(o -> o.thread)
                 .containsOnly(Thread.currentThread().getName());
+    }
+
+    /**
+     * A task cancelled while its shards reopen: opens not yet started never start, running ones are
+     * interrupted and waited for, whatever opened is closed and the call ends with the interrupt.
+     * Waiting on the futures of opens the pool dropped hung a cancelled task for ever (a failover
+     * test caught it in CI).
+     */
+    @Test
+    void anInterruptDropsTheOpensNotStartedAndClosesWhatOpened() throws Exception {
+        CountDownLatch twoRunning = new CountDownLatch(2);
+        AtomicInteger started = new AtomicInteger();
+        List<Opened> made = Collections.synchronizedList(new ArrayList<>());
+        List<Supplier<Opened>> opens = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            int index = i;
+            opens.add(() -> {
+                started.incrementAndGet();
+                Opened o = new Opened(index);
+                made.add(o);
+                if (index == 0) {
+                    return o; // done before the interrupt: must be closed by it
+                }
+                twoRunning.countDown();
+                try {
+                    new CountDownLatch(1).await(); // until interrupted
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IllegalStateException("restore " + index + " interrupted");
+            });
+        }
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicBoolean interruptKept = new AtomicBoolean();
+        Thread task = new Thread(() -> {
+            try {
+                ConcurrentOpens.run(opens, 2, "restore-test");
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+            interruptKept.set(Thread.currentThread().isInterrupted());
+        });
+        task.start();
+        assertThat(twoRunning.await(20, TimeUnit.SECONDS)).isTrue();
+        task.interrupt();
+        task.join(TimeUnit.SECONDS.toMillis(20));
+
+        assertThat(task.isAlive()).as("the cancelled task still waits").isFalse();
+        assertThat(thrown.get())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("interrupted while reopening shards");
+        assertThat(interruptKept).isTrue();
+        assertThat(started.get()).as("opens started").isLessThan(8);
+        assertThat(made).filteredOn(o -> o.index == 0).allMatch(o -> o.closes.get() == 1);
     }
 
     private static void awaitOthers(CyclicBarrier barrier) {
