@@ -27,7 +27,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * as many threads as a subtask has I/O threads ({@link ConcurrentOpens}, what the sink does), on
  * local disk and, given an S3-protocol server, through a {@link LatencyProxy} that adds a
  * network's latency to every request. Each shard holds a WAL tail to replay and orphan entries
- * written after its checkpoint, so every restore rolls back as a failover's does.
+ * written after its checkpoint, so every restore rolls back as a failover's does. The report also
+ * times what a job's first start does instead: open each new shard (claim, no WAL to replay), one
+ * at a time, as the sink does on each bucket's first row.
  *
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
@@ -42,6 +44,7 @@ public final class RestoreReport {
             "  --bucket NAME        its bucket (default bench)",
             "  --shards N           shards one subtask restores (default 32)",
             "  --rows-per-shard N   rows in each shard's WAL tail (default 5000)",
+            "  --rows-per-entry N   rows in each WAL entry of the tail (default 1024)",
             "  --parallelism N      restores side by side (default 4, the sink's default I/O threads)",
             "  --latency-ms A-B     latency the proxy adds per request (default 20-60)",
             "  --rounds N           timed restores of each kind, alternating (default 3)",
@@ -53,6 +56,7 @@ public final class RestoreReport {
         DEFAULTS.put("--bucket", "bench");
         DEFAULTS.put("--shards", "32");
         DEFAULTS.put("--rows-per-shard", "5000");
+        DEFAULTS.put("--rows-per-entry", "1024");
         DEFAULTS.put("--parallelism", "4");
         DEFAULTS.put("--latency-ms", "20-60");
         DEFAULTS.put("--rounds", "3");
@@ -78,7 +82,11 @@ public final class RestoreReport {
         List<Turn> turns = new ArrayList<>();
         try (BufferAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             List<VectorSchemaRoot> rows = EngineBatches.generate(
-                    allocator, f.positive("--rows-per-shard"), 1024, f.positive("--rows-per-shard"), seed);
+                    allocator,
+                    f.positive("--rows-per-shard"),
+                    f.positiveInt("--rows-per-entry"),
+                    f.positive("--rows-per-shard"),
+                    seed);
             try {
                 turns.addAll(measure("local disk", null, null, allocator, rows, shards, parallelism, rounds));
                 if (!f.get("--s3-endpoint").isEmpty()) {
@@ -104,7 +112,8 @@ public final class RestoreReport {
                 rows.forEach(VectorSchemaRoot::close);
             }
         }
-        System.out.print(render(shards, f.positive("--rows-per-shard"), seed, turns));
+        System.out.print(
+                render(shards, f.positive("--rows-per-shard"), f.positiveInt("--rows-per-entry"), seed, turns));
     }
 
     /** Writes the shards, restores them once untimed, then alternates timed restores of both kinds. */
@@ -121,13 +130,22 @@ public final class RestoreReport {
         try (BenchTable table = BenchTable.create(
                 s3Root, s3, allocator, ShardWriterConfig.builder().build(), EngineBatches.SCHEMA, EngineBatches.KEY)) {
             List<ShardDescriptor> checkpoint = new ArrayList<>();
+            List<Turn> turns = new ArrayList<>();
+            // A job's first start opens each new shard on its bucket's first row, one at a time: timed too.
+            long firstOpens = 0;
+            long openRequests = 0;
             for (int s = 0; s < shards; s++) {
-                checkpoint.add(writeShard(table, rows));
+                long before = proxy == null ? 0 : total(proxy);
+                long start = System.nanoTime();
+                ShardWriter writer = table.openShard(table.context(), UUID.randomUUID());
+                firstOpens += System.nanoTime() - start;
+                openRequests += proxy == null ? 0 : total(proxy) - before;
+                checkpoint.add(writeShard(writer, rows));
             }
+            turns.add(new Turn(name + ", first open of new shards", 1, firstOpens, openRequests, 0));
             // The first restore finds no orphans; later ones roll back the sentinel the one before wrote,
             // as a failover finds entries written after its checkpoint. Untimed, so every timed one does.
             restoreAll(table.context(), checkpoint, parallelism);
-            List<Turn> turns = new ArrayList<>();
             for (int round = 0; round < rounds; round++) {
                 int[] order = round % 2 == 0 ? new int[] {1, parallelism} : new int[] {parallelism, 1};
                 for (int p : order) {
@@ -146,9 +164,9 @@ public final class RestoreReport {
         }
     }
 
-    /** A shard with {@code rows} in its WAL, none in an SSTable: its descriptor as a checkpoint takes it. */
-    private static ShardDescriptor writeShard(BenchTable table, List<VectorSchemaRoot> rows) {
-        try (ShardWriter writer = table.openShard(table.context(), UUID.randomUUID())) {
+    /** Puts {@code rows} into the new shard's WAL, none in an SSTable: its descriptor as a checkpoint takes it. */
+    private static ShardDescriptor writeShard(ShardWriter opened, List<VectorSchemaRoot> rows) {
+        try (ShardWriter writer = opened) {
             for (VectorSchemaRoot batch : rows) {
                 writer.put(batch);
                 Optional<WalAppend> append = writer.beginAppend();
@@ -180,7 +198,7 @@ public final class RestoreReport {
         return proxy.requests().values().stream().mapToLong(Long::longValue).sum();
     }
 
-    static String render(int shards, long rowsPerShard, long seed, List<Turn> turns) {
+    static String render(int shards, long rowsPerShard, int rowsPerEntry, long seed, List<Turn> turns) {
         TextTable table = new TextTable(
                 "store",
                 ">at once",
@@ -225,9 +243,9 @@ public final class RestoreReport {
             }
         }
         return String.format(
-                "%n== Restore of %d shards by one writer subtask, each with %,d rows in its WAL tail to replay and"
-                        + " orphan entries to roll back, seed %d ==%n%s",
-                shards, rowsPerShard, seed, table.render());
+                "%n== Restore of %d shards by one writer subtask, each with %,d rows in its WAL tail (entries of"
+                        + " %,d rows) to replay and orphan entries to roll back, seed %d ==%n%s",
+                shards, rowsPerShard, rowsPerEntry, seed, table.render());
     }
 
     private static List<Double> seconds(List<Turn> turns, String store, int parallelism) {

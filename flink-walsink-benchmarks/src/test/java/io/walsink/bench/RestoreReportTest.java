@@ -22,16 +22,22 @@ class RestoreReportTest {
                 List<RestoreReport.Turn> turns =
                         RestoreReport.measure("local disk", null, null, allocator, rows, 3, 2, 2);
 
-                assertThat(turns).extracting(RestoreReport.Turn::parallelism).containsExactly(1, 2, 2, 1);
-                assertThat(turns).allSatisfy(t -> {
+                RestoreReport.Turn firstOpens = turns.get(0);
+                assertThat(firstOpens.store()).isEqualTo("local disk, first open of new shards");
+                assertThat(firstOpens.nanos()).isPositive();
+                assertThat(firstOpens.replayedRows()).isZero();
+                List<RestoreReport.Turn> restores = turns.subList(1, turns.size());
+                assertThat(restores).extracting(RestoreReport.Turn::parallelism).containsExactly(1, 2, 2, 1);
+                assertThat(restores).allSatisfy(t -> {
                     assertThat(t.replayedRows()).isEqualTo(3 * 3_000);
                     assertThat(t.nanos()).isPositive();
                     assertThat(t.requests()).isZero();
                 });
-                String table = RestoreReport.render(3, 3_000, 5, turns);
+                String table = RestoreReport.render(3, 3_000, 1024, 5, turns);
                 assertThat(table).contains("Restore of 3 shards").contains("local disk");
-                assertThat(table.lines().filter(l -> l.startsWith("local disk")))
+                assertThat(table.lines().filter(l -> l.startsWith("local disk ")))
                         .hasSize(2);
+                assertThat(table).contains("local disk, first open of new shards");
             } finally {
                 rows.forEach(VectorSchemaRoot::close);
             }

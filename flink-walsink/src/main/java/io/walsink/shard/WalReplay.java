@@ -6,6 +6,7 @@ import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalLog;
+import io.walsink.format.wal.WalReadAhead;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import java.util.Optional;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -15,6 +16,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * entries. Runs on the opener's thread before the writer is handed out.
  */
 final class WalReplay {
+    /**
+     * WAL entries fetched ahead of the one being replayed: on S3 a replay of many small entries is
+     * a round trip per entry otherwise (docs/benchmarks.md, "Restoring many shards").
+     */
+    static final int READ_AHEAD = 4;
+
     private final TableContext ctx;
     private final WalLog wal;
     private final ManifestStore manifests;
@@ -45,46 +52,49 @@ final class WalReplay {
      */
     void replay(long from, long to, boolean markDurable, boolean writeOverBudget) {
         ShardStats stats = writer.stats();
-        for (long position = from; position <= to; position++) {
-            Optional<WalEntry> read = wal.read(position);
-            if (read.isEmpty()) {
-                GcFloor floor = manifests.readFloor();
-                if (floor.collectedPosition(position)) {
-                    throw new GarbageCollectedException(
+        try (WalReadAhead entries = wal.readAhead(from, to, READ_AHEAD)) {
+            while (entries.hasNext()) {
+                long position = entries.position();
+                Optional<WalEntry> read = entries.next();
+                if (read.isEmpty()) {
+                    GcFloor floor = manifests.readFloor();
+                    if (floor.collectedPosition(position)) {
+                        throw new GarbageCollectedException(
+                                manifests.location(wal.key(position)),
+                                "WAL entry " + position + ", inside the range " + from + ".." + to
+                                        + " that must be replayed, was " + floor.describe());
+                    }
+                    throw new FormatException(
                             manifests.location(wal.key(position)),
-                            "WAL entry " + position + ", inside the range " + from + ".." + to
-                                    + " that must be replayed, was " + floor.describe());
-                }
-                throw new FormatException(
-                        manifests.location(wal.key(position)),
-                        "WAL entry missing inside the range " + from + ".." + to + " that must be replayed",
-                        null);
-            }
-            try (WalEntry entry = read.get()) {
-                if (entry.writerEpoch() > writer.epoch()) {
-                    throw writer.poison(
-                            Reason.FENCED,
-                            "WAL entry " + position + " has epoch " + entry.writerEpoch() + " (ours is "
-                                    + writer.epoch() + ")",
+                            "WAL entry missing inside the range " + from + ".." + to + " that must be replayed",
                             null);
                 }
-                if (entry.sentinel() || entry.batches().isEmpty()) {
-                    continue;
-                }
-                Memtable target = memtableFor(entry);
-                int before = target.sealedBatchCount();
-                for (VectorSchemaRoot batch : entry.batches()) {
-                    stats.replayedRows += batch.getRowCount();
-                    target.adoptSealed(batch); // decoded batches are in the storage schema already
-                }
-                if (markDurable) {
-                    target.markDurable(target.sealedBatchCount() - before, position);
-                    writer.durableAtLeast(position);
-                    if (writeOverBudget) {
-                        writeSsTablesOverBudget();
+                try (WalEntry entry = read.get()) {
+                    if (entry.writerEpoch() > writer.epoch()) {
+                        throw writer.poison(
+                                Reason.FENCED,
+                                "WAL entry " + position + " has epoch " + entry.writerEpoch() + " (ours is "
+                                        + writer.epoch() + ")",
+                                null);
                     }
+                    if (entry.sentinel() || entry.batches().isEmpty()) {
+                        continue;
+                    }
+                    Memtable target = memtableFor(entry);
+                    int before = target.sealedBatchCount();
+                    for (VectorSchemaRoot batch : entry.batches()) {
+                        stats.replayedRows += batch.getRowCount();
+                        target.adoptSealed(batch); // decoded batches are in the storage schema already
+                    }
+                    if (markDurable) {
+                        target.markDurable(target.sealedBatchCount() - before, position);
+                        writer.durableAtLeast(position);
+                        if (writeOverBudget) {
+                            writeSsTablesOverBudget();
+                        }
+                    }
+                    stats.replayedEntries++;
                 }
-                stats.replayedEntries++;
             }
         }
     }

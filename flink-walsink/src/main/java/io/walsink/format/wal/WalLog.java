@@ -101,7 +101,20 @@ public final class WalLog {
         } catch (ObjectNotFoundException e) {
             return Optional.empty();
         }
-        return Optional.of(codec.decode(location(key), position, bytes));
+        return Optional.of(decode(position, bytes));
+    }
+
+    /** Decodes the bytes of the entry at {@code position}. */
+    WalEntry decode(long position, byte[] bytes) {
+        return codec.decode(location(key(position)), position, bytes);
+    }
+
+    /**
+     * Entries {@code from..to} in order, with up to {@code depth} of them fetched ahead on threads
+     * of the returned reader (close it).
+     */
+    public WalReadAhead readAhead(long from, long to, int depth) {
+        return new WalReadAhead(this, store, from, to, depth);
     }
 
     private String location(String key) {
