@@ -28,8 +28,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * local disk and, given an S3-protocol server, through a {@link LatencyProxy} that adds a
  * network's latency to every request. Each shard holds a WAL tail to replay and orphan entries
  * written after its checkpoint, so every restore rolls back as a failover's does. The report also
- * times what a job's first start does instead: open each new shard (claim, no WAL to replay), one
- * at a time, as the sink does on each bucket's first row.
+ * times what a job's first start does instead: open new shards (claim, no WAL to replay), one at a
+ * time (a bucket's first row written as it comes) and side by side (the new buckets of a block of
+ * rows).
  *
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
@@ -142,7 +143,9 @@ public final class RestoreReport {
                 openRequests += proxy == null ? 0 : total(proxy) - before;
                 checkpoint.add(writeShard(writer, rows));
             }
-            turns.add(new Turn(name + ", first open of new shards", 1, firstOpens, openRequests, 0));
+            String firstOpen = name + ", first open of new shards";
+            turns.add(new Turn(firstOpen, 1, firstOpens, openRequests, 0));
+            turns.add(firstOpensSideBySide(firstOpen, table, proxy, shards, parallelism));
             // The first restore finds no orphans; later ones roll back the sentinel the one before wrote,
             // as a failover finds entries written after its checkpoint. Untimed, so every timed one does.
             restoreAll(table.context(), checkpoint, parallelism);
@@ -162,6 +165,21 @@ public final class RestoreReport {
             }
             return turns;
         }
+    }
+
+    /** What the sink does for the new buckets of a block of rows: as many new shards, side by side. */
+    private static Turn firstOpensSideBySide(
+            String name, BenchTable table, LatencyProxy proxy, int shards, int parallelism) {
+        List<Supplier<ShardWriter>> opens = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            opens.add(() -> table.openShard(table.context(), UUID.randomUUID()));
+        }
+        long before = proxy == null ? 0 : total(proxy);
+        long start = System.nanoTime();
+        List<ShardWriter> opened = ConcurrentOpens.run(opens, parallelism, "first-open-report");
+        long nanos = System.nanoTime() - start;
+        opened.forEach(ShardWriter::close);
+        return new Turn(name, parallelism, nanos, proxy == null ? 0 : total(proxy) - before, 0);
     }
 
     /** Puts {@code rows} into the new shard's WAL, none in an SSTable: its descriptor as a checkpoint takes it. */

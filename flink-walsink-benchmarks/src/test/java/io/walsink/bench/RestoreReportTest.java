@@ -22,11 +22,16 @@ class RestoreReportTest {
                 List<RestoreReport.Turn> turns =
                         RestoreReport.measure("local disk", null, null, allocator, rows, 3, 2, 2);
 
-                RestoreReport.Turn firstOpens = turns.get(0);
-                assertThat(firstOpens.store()).isEqualTo("local disk, first open of new shards");
-                assertThat(firstOpens.nanos()).isPositive();
-                assertThat(firstOpens.replayedRows()).isZero();
-                List<RestoreReport.Turn> restores = turns.subList(1, turns.size());
+                List<RestoreReport.Turn> firstOpens = turns.subList(0, 2);
+                assertThat(firstOpens)
+                        .extracting(RestoreReport.Turn::parallelism)
+                        .containsExactly(1, 2);
+                assertThat(firstOpens).allSatisfy(t -> {
+                    assertThat(t.store()).isEqualTo("local disk, first open of new shards");
+                    assertThat(t.nanos()).isPositive();
+                    assertThat(t.replayedRows()).isZero();
+                });
+                List<RestoreReport.Turn> restores = turns.subList(2, turns.size());
                 assertThat(restores).extracting(RestoreReport.Turn::parallelism).containsExactly(1, 2, 2, 1);
                 assertThat(restores).allSatisfy(t -> {
                     assertThat(t.replayedRows()).isEqualTo(3 * 3_000);

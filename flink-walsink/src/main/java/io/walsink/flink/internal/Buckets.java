@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntPredicate;
 import java.util.function.Supplier;
@@ -33,14 +34,15 @@ final class Buckets {
     private final JobStartDescriptors jobStart;
     private final MaintenanceExclusion restoreExclusion;
     private final ShardDrivers drivers;
-    private final int restoreParallelism;
+    private final int parallelism;
     private final String restoreThreadName;
+    private final String openThreadName;
 
     /**
      * @param jobStart where to record a shard's state when this job first opens it; null: nowhere
      * @param restoreExclusion held by a restore that rolls back merged rows
-     * @param restoreParallelism how many shards a restore reopens at once
-     * @param restoreThreadName the name of their threads, numbered
+     * @param parallelism how many shards are opened or restored at once
+     * @param subtask the subtask's index, in the names of the threads that open shards
      */
     Buckets(
             TableContext table,
@@ -48,24 +50,54 @@ final class Buckets {
             JobStartDescriptors jobStart,
             MaintenanceExclusion restoreExclusion,
             ShardDrivers drivers,
-            int restoreParallelism,
-            String restoreThreadName) {
+            int parallelism,
+            int subtask) {
         this.table = table;
         this.drivers = drivers;
         this.shardIds = shardIds;
         this.jobStart = jobStart;
         this.restoreExclusion = oneAtATime(restoreExclusion);
-        this.restoreParallelism = restoreParallelism;
-        this.restoreThreadName = restoreThreadName;
+        this.parallelism = parallelism;
+        this.restoreThreadName = "walsink-restore-" + subtask;
+        this.openThreadName = "walsink-open-" + subtask;
     }
 
     /** Opens the bucket's shard with plain MemWAL recovery (replay after {@code replay_after}). */
     ShardDriver open(int id) {
-        ShardWriter shard = ShardOpener.open(table, shardIds.shardOf(id), id, placement(id));
-        if (jobStart != null) { // what a restart before this job's first checkpoint rolls back to
-            jobStart.recordIfAbsent(id, shard.snapshot());
+        return drivers.add(id, recorded(id, ShardOpener.open(table, shardIds.shardOf(id), id, placement(id))));
+    }
+
+    /** As {@link #open} for each of {@code ids}, side by side ({@link ConcurrentOpens}). */
+    void openAll(List<Integer> ids) {
+        List<Supplier<ShardWriter>> opens = new ArrayList<>(ids.size());
+        for (int id : ids) {
+            UUID shardId = shardIds.shardOf(id);
+            ShardPlacement placement = placement(id);
+            opens.add(() -> recorded(id, ShardOpener.open(table, shardId, id, placement)));
         }
-        return drivers.add(id, shard);
+        long start = System.nanoTime();
+        List<ShardWriter> writers = ConcurrentOpens.run(opens, parallelism, openThreadName);
+        for (int i = 0; i < ids.size(); i++) {
+            drivers.add(ids.get(i), writers.get(i));
+        }
+        LOG.info(
+                "Opened {} shards in {} ms, up to {} at once",
+                ids.size(),
+                (System.nanoTime() - start) / 1_000_000,
+                Math.min(parallelism, ids.size()));
+    }
+
+    /** Records what a restart before this job's first checkpoint rolls back to; closes the shard if that fails. */
+    private ShardWriter recorded(int id, ShardWriter shard) {
+        if (jobStart != null) {
+            try {
+                jobStart.recordIfAbsent(id, shard.snapshot());
+            } catch (RuntimeException e) {
+                shard.close();
+                throw e;
+            }
+        }
+        return shard;
     }
 
     /**
@@ -98,7 +130,7 @@ final class Buckets {
             opens.add(() -> ShardOpener.restore(table, descriptor, placement, restoreExclusion));
         }
         long start = System.nanoTime();
-        List<ShardWriter> restored = ConcurrentOpens.run(opens, restoreParallelism, restoreThreadName);
+        List<ShardWriter> restored = ConcurrentOpens.run(opens, parallelism, restoreThreadName);
         for (int i = 0; i < ids.size(); i++) {
             drivers.add(ids.get(i), restored.get(i));
         }
@@ -107,7 +139,7 @@ final class Buckets {
                     "Restored {} shards in {} ms, up to {} at once",
                     ids.size(),
                     (System.nanoTime() - start) / 1_000_000,
-                    Math.min(restoreParallelism, ids.size()));
+                    Math.min(parallelism, ids.size()));
         }
     }
 

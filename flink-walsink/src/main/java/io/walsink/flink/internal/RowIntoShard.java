@@ -2,6 +2,8 @@ package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardDrivers;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import org.apache.flink.table.data.RowData;
 
@@ -28,6 +30,30 @@ final class RowIntoShard implements RowsByBucket.RowSink {
         this.buckets = buckets;
         this.metrics = metrics;
         this.explain = explain;
+    }
+
+    /**
+     * Opens the shards of the block's buckets that have none yet side by side, once each bucket's
+     * first row is checked on its own (a job's first start: on S3 an open is about ten requests in
+     * sequence, and one bucket after another on this thread a subtask with many buckets waited
+     * for each in turn).
+     */
+    @Override
+    public void beforeBlock(int[] blockBuckets, RowData[] firstRows, int count) throws Exception {
+        List<Integer> missing = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                if (drivers.get(blockBuckets[i]) == null) {
+                    records.check(firstRows[i]);
+                    missing.add(blockBuckets[i]);
+                }
+            }
+            if (missing.size() > 1) {
+                buckets.openAll(missing);
+            }
+        } catch (RuntimeException e) {
+            throw explain.apply(e);
+        }
     }
 
     @Override

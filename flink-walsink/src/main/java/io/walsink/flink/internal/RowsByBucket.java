@@ -25,6 +25,12 @@ final class RowsByBucket {
     @FunctionalInterface
     interface RowSink {
         void write(int bucket, RowData row, boolean delete) throws Exception;
+
+        /**
+         * Called before a block is written with its {@code count} distinct buckets, in the order
+         * they are written, and the first row of each (e.g. to open their shards side by side).
+         */
+        default void beforeBlock(int[] buckets, RowData[] firstRows, int count) throws Exception {}
     }
 
     static final int DIRECT_UP_TO_SHARDS = 16;
@@ -39,6 +45,8 @@ final class RowsByBucket {
     private final int[] buckets = new int[BLOCK_ROWS];
     private final boolean[] deletes = new boolean[BLOCK_ROWS];
     private final int[] order = new int[BLOCK_ROWS];
+    private final int[] blockBuckets = new int[BLOCK_ROWS];
+    private final RowData[] firstRows = new RowData[BLOCK_ROWS];
     private int[] starts = new int[0];
     private int size;
     private boolean writing;
@@ -109,6 +117,16 @@ final class RowsByBucket {
             for (int i = 0; i < n; i++) {
                 order[starts[buckets[i]]++] = i;
             }
+            int distinct = 0;
+            for (int k = 0; k < n; k++) {
+                int i = order[k];
+                if (distinct == 0 || blockBuckets[distinct - 1] != buckets[i]) {
+                    blockBuckets[distinct] = buckets[i];
+                    firstRows[distinct++] = rows[i];
+                }
+            }
+            sink.beforeBlock(blockBuckets, firstRows, distinct);
+            Arrays.fill(firstRows, 0, distinct, null);
             for (int k = 0; k < n; k++) {
                 int i = order[k];
                 sink.write(buckets[i], rows[i], deletes[i]);

@@ -160,7 +160,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 new RestoreExclusion(store, options.lanceUri(), claimant),
                 drivers,
                 options.ioThreads(),
-                "walsink-restore-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
         input = new RowsByBucket(
                 new RowIntoShard(records, drivers, buckets, metrics, e -> SinkAllocators.explain(e, allocator, owner)),
                 getProcessingTimeService(),

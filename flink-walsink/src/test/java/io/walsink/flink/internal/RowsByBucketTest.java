@@ -3,8 +3,11 @@ package io.walsink.flink.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.apache.flink.streaming.runtime.tasks.TestProcessingTimeService;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -18,9 +21,28 @@ class RowsByBucketTest {
     private final TestProcessingTimeService time = new TestProcessingTimeService();
     private int openShards;
 
+    /** A block as announced: rows written before it, and its buckets with the id of each one's first row. */
+    private record Announced(int writtenBefore, Map<Integer, Long> firstIds) {}
+
+    private final List<Announced> blocks = new ArrayList<>();
+
     private RowsByBucket rows(boolean inputReused) {
         return new RowsByBucket(
-                (bucket, row, delete) -> written.add(new Written(bucket, row.getLong(0), delete)),
+                new RowsByBucket.RowSink() {
+                    @Override
+                    public void write(int bucket, RowData row, boolean delete) {
+                        written.add(new Written(bucket, row.getLong(0), delete));
+                    }
+
+                    @Override
+                    public void beforeBlock(int[] buckets, RowData[] firstRows, int count) {
+                        Map<Integer, Long> firstIds = new LinkedHashMap<>();
+                        for (int i = 0; i < count; i++) {
+                            firstIds.put(buckets[i], firstRows[i].getLong(0));
+                        }
+                        blocks.add(new Announced(written.size(), firstIds));
+                    }
+                },
                 time,
                 () -> openShards,
                 inputReused);
@@ -39,6 +61,7 @@ class RowsByBucketTest {
         assertThat(written).containsExactly(new Written(3, 1, false), new Written(0, 2, true));
         assertThat(rows.held()).isZero();
         assertThat(time.getNumActiveTimers()).isZero();
+        assertThat(blocks).as("no block, so none announced").isEmpty();
     }
 
     /** Seeded shuffle of 600 rows over 40 buckets; each bucket's rows must keep their order. */
@@ -61,6 +84,15 @@ class RowsByBucketTest {
         rows.writeAll();
         assertThat(rows.held()).isZero();
         assertThat(written).hasSize(600).containsExactlyInAnyOrderElementsOf(taken);
+        Map<Integer, Long> firstIds = new TreeMap<>();
+        taken.forEach(w -> firstIds.putIfAbsent(w.bucket(), w.id()));
+        assertThat(blocks)
+                .as("one block, announced before any of its rows was written")
+                .hasSize(1);
+        assertThat(blocks.get(0).writtenBefore()).isZero();
+        assertThat(blocks.get(0).firstIds())
+                .as("its buckets in the order written, each with its first row")
+                .containsExactlyEntriesOf(firstIds);
         for (int i = 1; i < written.size(); i++) {
             Written before = written.get(i - 1);
             Written after = written.get(i);
