@@ -90,10 +90,7 @@ class ConcurrentShardOpensTest {
                 h.processElement(upsert(id, "b" + id), 0);
                 model.put(id, "b" + id);
             }
-            h.getOperator().finish();
-            h.prepareSnapshotPreBarrier(2);
-            h.snapshot(2, 2);
-            h.notifyOfCompletedCheckpoint(2);
+            finishAndCommit(h, 2);
         }
         assertThat(read(dir.resolve("table"), ReadMode.COMMITTED)).isEqualTo(model);
     }
@@ -118,10 +115,7 @@ class ConcurrentShardOpensTest {
                 h.processElement(upsert(id, "a" + id), 0);
                 model.put(id, "a" + id);
             }
-            h.getOperator().finish();
-            h.prepareSnapshotPreBarrier(1);
-            h.snapshot(1, 1);
-            h.notifyOfCompletedCheckpoint(1);
+            finishAndCommit(h, 1);
         }
         assertThat(READERS.stream().filter(t -> t.startsWith("walsink-open-0-")))
                 .as("threads that read the store while the shards opened: %s", READERS)
@@ -171,5 +165,13 @@ class ConcurrentShardOpensTest {
         try (Stream<Path> shards = Files.list(memWal)) {
             return (int) shards.count();
         }
+    }
+
+    /** Ends the input and completes checkpoint {@code id}, publishing everything written. */
+    private static void finishAndCommit(SinkHarness h, long id) throws Exception {
+        h.getOperator().finish();
+        h.prepareSnapshotPreBarrier(id);
+        h.snapshot(id, id);
+        h.notifyOfCompletedCheckpoint(id);
     }
 }

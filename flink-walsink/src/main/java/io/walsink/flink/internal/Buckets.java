@@ -75,13 +75,22 @@ final class Buckets {
             ShardPlacement placement = placement(id);
             opens.add(() -> recorded(id, ShardOpener.open(table, shardId, id, placement)));
         }
+        addSideBySide(ids, opens, openThreadName, "Opened");
+    }
+
+    /** Runs {@code opens} side by side and adds their shards as {@code ids}, in that order, once all have opened. */
+    private void addSideBySide(List<Integer> ids, List<Supplier<ShardWriter>> opens, String threadName, String done) {
+        if (ids.isEmpty()) {
+            return;
+        }
         long start = System.nanoTime();
-        List<ShardWriter> writers = ConcurrentOpens.run(opens, parallelism, openThreadName);
+        List<ShardWriter> writers = ConcurrentOpens.run(opens, parallelism, threadName);
         for (int i = 0; i < ids.size(); i++) {
             drivers.add(ids.get(i), writers.get(i));
         }
         LOG.info(
-                "Opened {} shards in {} ms, up to {} at once",
+                "{} {} shards in {} ms, up to {} at once",
+                done,
                 ids.size(),
                 (System.nanoTime() - start) / 1_000_000,
                 Math.min(parallelism, ids.size()));
@@ -129,18 +138,7 @@ final class Buckets {
             ShardPlacement placement = placement(id);
             opens.add(() -> ShardOpener.restore(table, descriptor, placement, restoreExclusion));
         }
-        long start = System.nanoTime();
-        List<ShardWriter> restored = ConcurrentOpens.run(opens, parallelism, restoreThreadName);
-        for (int i = 0; i < ids.size(); i++) {
-            drivers.add(ids.get(i), restored.get(i));
-        }
-        if (!ids.isEmpty()) {
-            LOG.info(
-                    "Restored {} shards in {} ms, up to {} at once",
-                    ids.size(),
-                    (System.nanoTime() - start) / 1_000_000,
-                    Math.min(parallelism, ids.size()));
-        }
+        addSideBySide(ids, opens, restoreThreadName, "Restored");
     }
 
     /** Whether a bucket's key group belongs to this subtask (Flink's key-group assignment). */
