@@ -227,22 +227,15 @@ public final class RestoreReport {
                 ">requests a shard",
                 ">x one at a time",
                 ">turns");
-        Map<String, Double> oneAtATime = new LinkedHashMap<>();
-        for (Turn t : turns) {
-            if (t.parallelism() == 1) {
-                oneAtATime.merge(t.store(), 0.0, Double::sum);
-            }
-        }
-        oneAtATime.replaceAll((store, unused) -> median(seconds(turns, store, 1)));
-        for (String store : oneAtATime.keySet()) {
+        for (String store : turns.stream().map(Turn::store).distinct().toList()) {
+            double oneAtATime = Spread.of(seconds(turns, store, 1)).median();
             for (int p : turns.stream()
                     .filter(t -> t.store().equals(store))
                     .mapToInt(Turn::parallelism)
                     .distinct()
                     .sorted()
                     .toArray()) {
-                List<Double> s = seconds(turns, store, p);
-                double median = median(s);
+                Spread s = Spread.of(seconds(turns, store, p));
                 long requests = turns.stream()
                         .filter(t -> t.store().equals(store) && t.parallelism() == p)
                         .mapToLong(Turn::requests)
@@ -251,13 +244,13 @@ public final class RestoreReport {
                 table.row(
                         store,
                         p,
-                        Figures.number(median),
-                        Figures.number(s.get(0)),
-                        Figures.number(s.get(s.size() - 1)),
-                        Figures.number(median * 1000 / shards),
+                        Figures.number(s.median()),
+                        Figures.number(s.min()),
+                        Figures.number(s.max()),
+                        Figures.number(s.median() * 1000 / shards),
                         requests == 0 ? "-" : Figures.number((double) requests / shards),
-                        String.format("%.2fx", oneAtATime.get(store) / median),
-                        s.size());
+                        String.format("%.2fx", oneAtATime / s.median()),
+                        s.rounds());
             }
         }
         return String.format(
@@ -270,12 +263,6 @@ public final class RestoreReport {
         return turns.stream()
                 .filter(t -> t.store().equals(store) && t.parallelism() == parallelism)
                 .map(t -> t.nanos() / 1e9)
-                .sorted()
                 .toList();
-    }
-
-    private static double median(List<Double> sorted) {
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }
