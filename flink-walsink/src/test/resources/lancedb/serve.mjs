@@ -4,6 +4,9 @@
 // defaults), then runs its queries.
 // usage: node serve.mjs TABLE_PATH, then one line of QUERIES_JSON (as read.mjs takes) per read on
 // stdin; prints, per request, one JSON line per query as read.mjs does, then {"end": true}.
+// A request {"hold": true} instead opens the table once and keeps that handle, as an application
+// that opens a table at its start does, and prints {"version": N}; {"held": QUERIES_JSON} then runs
+// the queries on that handle (LanceDB's defaults: it keeps the base table version it opened).
 // Exits when stdin closes.
 import * as lancedb from "@lancedb/lancedb";
 import fs from "node:fs";
@@ -14,17 +17,28 @@ import { runQueries } from "./queries.mjs";
 
 const [table] = process.argv.slice(2);
 const db = fs.mkdtempSync(path.join(os.tmpdir(), "walsink-lancedb-"));
+let held = null;
 try {
   fs.symlinkSync(path.resolve(table), path.join(db, "t.lance"));
   for await (const line of readline.createInterface({ input: process.stdin })) {
     if (!line.trim()) continue;
-    const queries = JSON.parse(line);
+    const request = JSON.parse(line);
+    const queries = Array.isArray(request) ? request : request.held ?? [];
     let lines;
     try {
-      const t = await (await lancedb.connect(db)).openTable("t");
-      lines = await runQueries(t, queries);
+      if (request.hold) {
+        held = await (await lancedb.connect(db)).openTable("t");
+        lines = [JSON.stringify({ version: await held.version() })];
+      } else if (request.held) {
+        if (!held) throw new Error("no table held: send {\"hold\": true} first");
+        lines = await runQueries(held, queries);
+      } else {
+        const t = await (await lancedb.connect(db)).openTable("t");
+        lines = await runQueries(t, queries);
+      }
     } catch (e) {
-      lines = queries.map((q) => JSON.stringify({ name: q.name, error: String(e.message ?? e) }));
+      if (request.hold) lines = [JSON.stringify({ error: String(e.message ?? e) })];
+      else lines = queries.map((q) => JSON.stringify({ name: q.name, error: String(e.message ?? e) }));
     }
     process.stdout.write(lines.map((l) => l + "\n").join("") + JSON.stringify({ end: true }) + "\n");
   }

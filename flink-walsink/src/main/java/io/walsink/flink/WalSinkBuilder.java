@@ -223,6 +223,17 @@ public final class WalSinkBuilder<IN> {
         return this;
     }
 
+    /**
+     * {@code sink.compaction.keep-merged-for}: how long a shard's manifest keeps listing an SSTable
+     * after its writer saw it merged into the base table (default 10 s), so that readers opening the
+     * base table before the manifests (LanceDB) find its rows in one or the other; 0 drops it at
+     * the next manifest update.
+     */
+    public WalSinkBuilder<IN> keepMergedFor(Duration keep) {
+        writer.keepMergedFor(keep);
+        return this;
+    }
+
     /** Every writer setting at once (the SQL options build one). */
     @Internal
     public WalSinkBuilder<IN> writerConfig(ShardWriterConfig config) {

@@ -6,6 +6,7 @@ import io.walsink.format.manifest.ManifestVersionTakenException;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import java.util.List;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
 /**
@@ -25,6 +26,7 @@ public final class ManifestUpdate extends ShardTask {
     private final long lastSeen;
     final List<WrittenSsTable> publishing;
     private final Supplier<MergeProgress> mergeProgress;
+    private final LongUnaryOperator dropThrough;
     private volatile MergeProgress progress = MergeProgress.UNKNOWN;
     private volatile int dropped;
     private volatile ShardManifest written;
@@ -37,9 +39,11 @@ public final class ManifestUpdate extends ShardTask {
             long replayAfter,
             long lastSeen,
             List<WrittenSsTable> publishing,
-            Supplier<MergeProgress> mergeProgress) {
+            Supplier<MergeProgress> mergeProgress,
+            LongUnaryOperator dropThrough) {
         this.manifests = manifests;
         this.mergeProgress = mergeProgress;
+        this.dropThrough = dropThrough;
         this.epoch = epoch;
         this.sstables = List.copyOf(sstables);
         this.replayAfter = replayAfter;
@@ -52,13 +56,13 @@ public final class ManifestUpdate extends ShardTask {
         long afterListed =
                 sstables.stream().mapToLong(SsTable::generation).max().orElse(0) + 1;
         // SSTables a compactor merged into the base table leave the list (their rows are in the base
-        // table, and readers skip them anyway). Read once, before the first attempt: a generation
-        // merged later is dropped by the next update. The SSTables being published are never merged:
-        // a compactor merges only what a manifest lists.
+        // table, and readers skip them anyway), when dropThrough lets them (MergedDrops). Read once,
+        // before the first attempt: a generation merged later is dropped by a later update. The
+        // SSTables being published are never merged: a compactor merges only what a manifest lists.
         progress = mergeProgress.get();
-        long merged = progress.mergedThrough();
+        long leaving = dropThrough.applyAsLong(progress.mergedThrough());
         List<SsTable> kept =
-                sstables.stream().filter(t -> t.generation() > merged).toList();
+                sstables.stream().filter(t -> t.generation() > leaving).toList();
         dropped = sstables.size() - kept.size();
         for (int attempt = 1; ; attempt++) {
             ShardManifest latest = manifests

@@ -73,8 +73,14 @@ public final class ShardWriter implements AutoCloseable {
                 stats,
                 nextPosition,
                 Math.max(claimed.replayAfterWalEntryPosition(), nextPosition - 1));
-        this.publisher =
-                new SsTablePublisher(shardId, claimed, manifests, health, stats, () -> ctx.mergeProgress(shardId));
+        this.publisher = new SsTablePublisher(
+                shardId,
+                claimed,
+                manifests,
+                health,
+                stats,
+                () -> ctx.mergeProgress(shardId),
+                new MergedDrops(ctx.config().keepMergedFor(), System::nanoTime));
         SsTableWriter sstables = new SsTableWriter(
                 ctx.table().uri(),
                 ctx.storageOptions(),

@@ -38,6 +38,12 @@ public final class ShardWriterConfig implements Serializable {
     public static final boolean DEFAULT_COMPACTION = true;
     /** Short enough that compaction keeps each shard's SSTable list short at max age 0. */
     public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofSeconds(10);
+    /**
+     * Longer than a LanceDB read takes between opening the base table and reading the shard
+     * manifests, even on a loaded machine (seconds); each second keeps about one more SSTable per
+     * shard listed at one checkpoint a second.
+     */
+    public static final Duration DEFAULT_KEEP_MERGED_FOR = Duration.ofSeconds(10);
     /** Collection on: what compaction merged, and the WAL it covers, is removed after the retention. */
     public static final boolean DEFAULT_GARBAGE_COLLECTION = true;
     /**
@@ -88,6 +94,7 @@ public final class ShardWriterConfig implements Serializable {
     private final Duration memtableMaxAge;
     private final boolean compaction;
     private final Duration maintenanceInterval;
+    private final Duration keepMergedFor;
     private final boolean garbageCollection;
     private final Duration gcRetention;
     private final Duration gcConsumerExpiration;
@@ -108,6 +115,7 @@ public final class ShardWriterConfig implements Serializable {
         this.memtableMaxAge = b.memtableMaxAge;
         this.compaction = b.compaction;
         this.maintenanceInterval = b.maintenanceInterval;
+        this.keepMergedFor = b.keepMergedFor;
         this.garbageCollection = b.garbageCollection;
         this.gcRetention = b.gcRetention;
         this.gcConsumerExpiration = b.gcConsumerExpiration;
@@ -130,6 +138,7 @@ public final class ShardWriterConfig implements Serializable {
                 .memtableMaxAge(memtableMaxAge)
                 .compaction(compaction)
                 .maintenanceInterval(maintenanceInterval)
+                .keepMergedFor(keepMergedFor)
                 .garbageCollection(garbageCollection)
                 .gcRetention(gcRetention)
                 .gcConsumerExpiration(gcConsumerExpiration);
@@ -261,6 +270,15 @@ public final class ShardWriterConfig implements Serializable {
         return maintenanceInterval;
     }
 
+    /**
+     * How long a shard's manifest keeps listing an SSTable after the writer first saw it merged
+     * into the base table: readers that open the base table before they read the manifests
+     * (LanceDB) then find its rows in one or the other (docs/architecture.md, "Readers and drops").
+     */
+    public Duration keepMergedFor() {
+        return keepMergedFor;
+    }
+
     /** Whether the sink removes what no live manifest and no retained checkpoint can need. */
     public boolean garbageCollection() {
         return garbageCollection;
@@ -302,6 +320,7 @@ public final class ShardWriterConfig implements Serializable {
                 + ", memtableMaxAge=" + memtableMaxAge
                 + ", compaction=" + compaction
                 + ", maintenanceInterval=" + maintenanceInterval
+                + ", keepMergedFor=" + keepMergedFor
                 + ", garbageCollection=" + garbageCollection
                 + ", gcRetention=" + gcRetention
                 + ", gcConsumerExpiration=" + gcConsumerExpiration
@@ -322,6 +341,7 @@ public final class ShardWriterConfig implements Serializable {
         private Duration memtableMaxAge = DEFAULT_MEMTABLE_MAX_AGE;
         private boolean compaction = DEFAULT_COMPACTION;
         private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
+        private Duration keepMergedFor = DEFAULT_KEEP_MERGED_FOR;
         private boolean garbageCollection = DEFAULT_GARBAGE_COLLECTION;
         private Duration gcRetention = DEFAULT_GC_RETENTION;
         private Duration gcConsumerExpiration = DEFAULT_GC_CONSUMER_EXPIRATION;
@@ -402,6 +422,11 @@ public final class ShardWriterConfig implements Serializable {
             return this;
         }
 
+        public Builder keepMergedFor(Duration v) {
+            this.keepMergedFor = v;
+            return this;
+        }
+
         public Builder garbageCollection(boolean v) {
             this.garbageCollection = v;
             return this;
@@ -435,6 +460,9 @@ public final class ShardWriterConfig implements Serializable {
             }
             if (maintenanceInterval == null || maintenanceInterval.isNegative()) {
                 problems.add("sink.maintenance.interval must be zero or positive, was " + maintenanceInterval);
+            }
+            if (keepMergedFor == null || keepMergedFor.isNegative()) {
+                problems.add("sink.compaction.keep-merged-for must be zero or positive, was " + keepMergedFor);
             }
             if (memtableMaxAge == null || memtableMaxAge.isNegative()) {
                 problems.add("sink.memtable.max-age must be zero or positive, was " + memtableMaxAge);

@@ -27,6 +27,7 @@ final class SsTablePublisher {
     private final ShardHealth health;
     private final ShardStats stats;
     private final Supplier<MergeProgress> mergeProgress;
+    private final MergedDrops drops;
     private final List<WrittenSsTable> unpublished = new ArrayList<>();
     private ShardManifest manifest;
     private ManifestUpdate inFlight;
@@ -39,7 +40,8 @@ final class SsTablePublisher {
             ManifestStore manifests,
             ShardHealth health,
             ShardStats stats,
-            Supplier<MergeProgress> mergeProgress) {
+            Supplier<MergeProgress> mergeProgress,
+            MergedDrops drops) {
         this.shardId = shardId;
         this.epoch = claimed.writerEpoch();
         this.manifest = claimed;
@@ -47,6 +49,7 @@ final class SsTablePublisher {
         this.health = health;
         this.stats = stats;
         this.mergeProgress = mergeProgress;
+        this.drops = drops;
     }
 
     ShardManifest manifest() {
@@ -132,16 +135,28 @@ final class SsTablePublisher {
             next.add(t.toManifestEntry());
         }
         inFlight = new ManifestUpdate(
-                manifests, epoch, next, batch.get(batch.size() - 1).lastWalPosition(), lastSeen, batch, mergeProgress);
+                manifests,
+                epoch,
+                next,
+                batch.get(batch.size() - 1).lastWalPosition(),
+                lastSeen,
+                batch,
+                mergeProgress,
+                drops::dropThrough);
         return Optional.of(inFlight);
     }
 
-    /** Writes a manifest with exactly {@code sstables} and {@code replayAfter}, inline (restore). */
+    /**
+     * Writes a manifest with exactly {@code sstables} and {@code replayAfter}, inline (restore):
+     * merged SSTables leave it at once, as at a claim, since a restored list may name SSTables
+     * garbage collection removed after their merge.
+     */
     void writeInline(List<SsTable> sstables, long replayAfter, long lastSeen) {
         if (inFlight != null) {
             throw new IllegalStateException("a manifest update is in flight");
         }
-        inFlight = new ManifestUpdate(manifests, epoch, sstables, replayAfter, lastSeen, List.of(), mergeProgress);
+        inFlight = new ManifestUpdate(
+                manifests, epoch, sstables, replayAfter, lastSeen, List.of(), mergeProgress, MergedDrops::immediate);
         inFlight.run();
         complete(inFlight);
     }

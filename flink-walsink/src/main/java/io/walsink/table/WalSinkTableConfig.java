@@ -14,6 +14,7 @@ import static io.walsink.table.WalSinkTableOptions.SCAN_FULL_TEXT_QUERY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SCAN_SPLIT_BASE_ROWS;
 import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
+import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_KEEP_MERGED_FOR;
 import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.SINK_GC_CONSUMER_EXPIRATION;
 import static io.walsink.table.WalSinkTableOptions.SINK_GC_ENABLED;
@@ -140,6 +141,7 @@ record WalSinkTableConfig(
             }
             writer = builder.memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
                     .compaction(options.get(SINK_COMPACTION_ENABLED))
+                    .keepMergedFor(options.get(SINK_COMPACTION_KEEP_MERGED_FOR))
                     .garbageCollection(options.get(SINK_GC_ENABLED))
                     .gcRetention(options.get(SINK_GC_RETENTION))
                     .gcConsumerExpiration(options.get(SINK_GC_CONSUMER_EXPIRATION))

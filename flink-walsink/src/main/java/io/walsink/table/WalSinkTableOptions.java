@@ -87,6 +87,17 @@ public final class WalSinkTableOptions {
                     + " checkpoints, without blocking the writers; readers that know nothing of MemWAL then see the"
                     + " rows, and reads merge fewer SSTables.");
 
+    public static final ConfigOption<Duration> SINK_COMPACTION_KEEP_MERGED_FOR = ConfigOptions.key(
+                    "sink.compaction.keep-merged-for")
+            .durationType()
+            .defaultValue(ShardWriterConfig.DEFAULT_KEEP_MERGED_FOR)
+            .withDescription("How long a shard's manifest keeps listing an SSTable after its writer saw it merged"
+                    + " into the base table. Readers that open the base table before they read the shard manifests"
+                    + " (LanceDB's default read, and a LanceDB table handle kept open) see every row as long as"
+                    + " their read, or their handle's age, stays below this; 0 drops merged SSTables at the"
+                    + " writer's next manifest update. Each second adds about one listed SSTable per shard at one"
+                    + " checkpoint a second.");
+
     public static final ConfigOption<Boolean> SINK_GC_ENABLED = ConfigOptions.key("sink.gc.enabled")
             .booleanType()
             .defaultValue(ShardWriterConfig.DEFAULT_GARBAGE_COLLECTION)
@@ -373,6 +384,7 @@ public final class WalSinkTableOptions {
                 SINK_MEMTABLE_MAX_ROWS,
                 SINK_MEMTABLE_MAX_AGE,
                 SINK_COMPACTION_ENABLED,
+                SINK_COMPACTION_KEEP_MERGED_FOR,
                 SINK_GC_ENABLED,
                 SINK_GC_RETENTION,
                 SINK_GC_CONSUMER_EXPIRATION,

@@ -139,13 +139,18 @@ class DefaultOptionsVisibilityTest {
      * SSTables a shard's manifest lists, at most. A maintenance run starts at most every interval;
      * an SSTable published just after a run started waits for the next one (one interval), whose
      * merging may take up to its time budget (another interval: the sink's budget is the interval,
-     * at least 10 s), and leaves the manifest at the writer's next publication (one checkpoint). At
-     * one SSTable per checkpoint: 2 × interval / checkpoint interval + 1, plus 4 for a merge
-     * running past the budget and a late checkpoint. (Runs measured 8 to 11; with compaction off,
-     * one more per checkpoint: 61 at the end.)
+     * at least 10 s), and leaves the manifest at the writer's first publication once
+     * {@code sink.compaction.keep-merged-for} has passed since the writer saw it merged (that, plus
+     * one checkpoint). At one SSTable per checkpoint: (2 × interval + keep-merged-for) / checkpoint
+     * interval + 1, plus 4 for a merge running past the budget and a late checkpoint. (Runs
+     * measured 8 to 11 before SSTables stayed listed after their merge; with compaction off, one
+     * more per checkpoint: 61 at the end.)
      */
     private static final int MAX_SSTABLES_PER_SHARD =
-            (int) (2 * ShardWriterConfig.DEFAULT_MAINTENANCE_INTERVAL.toMillis() / CHECKPOINT_MILLIS) + 5;
+            (int) ((2 * ShardWriterConfig.DEFAULT_MAINTENANCE_INTERVAL.toMillis()
+                                    + ShardWriterConfig.DEFAULT_KEEP_MERGED_FOR.toMillis())
+                            / CHECKPOINT_MILLIS)
+                    + 5;
 
     /**
      * The MemWAL objects a collection leaves in the last third of the run are at most this many
@@ -403,6 +408,7 @@ class DefaultOptionsVisibilityTest {
         assertThat(config.compaction()).isTrue();
         assertThat(config.garbageCollection()).isTrue();
         assertThat(config.maintenanceInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.keepMergedFor()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.gcRetention()).isEqualTo(Duration.ofHours(1));
     }
 

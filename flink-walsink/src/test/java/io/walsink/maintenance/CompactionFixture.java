@@ -21,6 +21,7 @@ import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -74,13 +75,20 @@ final class CompactionFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Writers that drop merged SSTables at their next manifest update, which the compaction tests
+     * look for; {@link LanceDbAcrossMergesTest} covers the default delay.
+     */
     CompactionFixture(Path dir, long seed) {
+        this(dir, seed, ShardWriterConfig.builder().keepMergedFor(Duration.ZERO).build());
+    }
+
+    CompactionFixture(Path dir, long seed, ShardWriterConfig config) {
         this.tablePath = dir.resolve("table");
         this.uri = tablePath.toString();
         this.table = LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
         this.store = new LocalObjectStore(tablePath);
-        this.context = new TableContext(
-                store, table, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), allocator);
+        this.context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
         this.random = new Random(seed);
     }
 

@@ -27,6 +27,18 @@ class ShardWriterConfigTest {
     }
 
     @Test
+    void howLongMergedSsTablesStayListedIsKeptByToBuilderAndMustNotBeNegative() {
+        assertThat(ShardWriterConfig.defaults().keepMergedFor()).isEqualTo(Duration.ofSeconds(10));
+        ShardWriterConfig config =
+                ShardWriterConfig.builder().keepMergedFor(Duration.ZERO).build();
+        assertThat(config.toBuilder().build().keepMergedFor()).isZero();
+        assertThatThrownBy(() -> ShardWriterConfig.builder()
+                        .keepMergedFor(Duration.ofSeconds(-1))
+                        .build())
+                .hasMessageContaining("sink.compaction.keep-merged-for must be zero or positive, was PT-1S");
+    }
+
+    @Test
     void zeroIntervalIsRefusedNamingTheOption() {
         assertThatThrownBy(() ->
                         ShardWriterConfig.builder().flushInterval(Duration.ZERO).build())

@@ -3,6 +3,7 @@ package io.walsink.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.shard.ShardWriterConfig.MemorySetting;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
@@ -36,5 +37,14 @@ class WalSinkTableConfigMemoryTest {
         WalSinkTableConfig set = WalSinkTableConfig.from(
                 Configuration.fromMap(Map.of("path", "/tmp/t", "sink.wal.max-appends-per-second", "40")));
         assertThat(set.writer().walMaxAppendsPerSecond()).isEqualTo(40);
+    }
+
+    @Test
+    void howLongMergedSsTablesStayListedReachesTheWriter() {
+        WalSinkTableConfig set = WalSinkTableConfig.from(
+                Configuration.fromMap(Map.of("path", "/tmp/t", "sink.compaction.keep-merged-for", "45 s")));
+        assertThat(set.writer().keepMergedFor()).isEqualTo(Duration.ofSeconds(45));
+        WalSinkTableConfig unset = WalSinkTableConfig.from(Configuration.fromMap(Map.of("path", "/tmp/t")));
+        assertThat(unset.writer().keepMergedFor()).isEqualTo(Duration.ofSeconds(10));
     }
 }

@@ -132,13 +132,38 @@ public final class LanceDb {
 
         /** Runs {@code queries} on the table, as {@link LanceDb#read} does. */
         public synchronized Map<String, Result> read(List<Query> queries) throws IOException {
-            requests.write(spec(queries));
+            return results(table, queries, exchange(spec(queries)));
+        }
+
+        /**
+         * Opens the table once and keeps that handle for {@link #readHeld}, as an application that
+         * opens a table at its start does.
+         *
+         * @return the base table version the handle opened
+         */
+        public synchronized long hold() throws IOException {
+            List<String> lines = exchange("{\"hold\":true}");
+            JsonNode answer = lines.size() == 1 ? JSON.readTree(lines.get(0)) : null;
+            if (answer == null || !answer.has("version")) {
+                throw new IllegalStateException("LanceDB could not open " + table + ": " + lines);
+            }
+            return answer.get("version").asLong();
+        }
+
+        /** Runs {@code queries} on the handle {@link #hold} opened, on LanceDB's defaults. */
+        public synchronized Map<String, Result> readHeld(List<Query> queries) throws IOException {
+            return results(table, queries, exchange("{\"held\":" + spec(queries) + "}"));
+        }
+
+        /** Sends one request line; the lines answered before its end. */
+        private List<String> exchange(String request) throws IOException {
+            requests.write(request);
             requests.newLine();
             requests.flush();
             List<String> lines = new ArrayList<>();
             for (String line; (line = answers.readLine()) != null; ) {
                 if (JSON.readTree(line).has("end")) {
-                    return results(table, queries, lines);
+                    return lines;
                 }
                 lines.add(line);
             }
