@@ -11,15 +11,19 @@ import java.util.function.Supplier;
 
 /**
  * Writing manifest version + 1 with a new SSTable list and {@code replay_after}: a publication,
- * or the rollback of a restore. Prepared on the owner thread, {@link #run()} on any thread (reads
- * the latest version, checks that no higher epoch claimed the shard, writes with put-if-absent
- * and retries lost races), completed on the owner thread.
+ * or the rollback of a restore. Prepared on the owner thread, {@link #run()} on any thread,
+ * completed on the owner thread. The first attempt builds on the manifest the writer last wrote
+ * or claimed, without reading it: only a claim by another writer can have written since, and it
+ * took the version after that one, so the put-if-absent fails. Then, and after every lost race,
+ * the update reads the latest version, stops if a higher epoch claimed the shard, and tries again
+ * on it.
  */
 @Internal
 public final class ManifestUpdate extends ShardTask {
     static final int MAX_ATTEMPTS = 16;
 
     private final ManifestStore manifests;
+    private final ShardManifest own;
     private final long epoch;
     final List<SsTable> sstables;
     final long replayAfter;
@@ -34,6 +38,7 @@ public final class ManifestUpdate extends ShardTask {
 
     ManifestUpdate(
             ManifestStore manifests,
+            ShardManifest own,
             long epoch,
             List<SsTable> sstables,
             long replayAfter,
@@ -42,6 +47,7 @@ public final class ManifestUpdate extends ShardTask {
             Supplier<MergeProgress> mergeProgress,
             LongUnaryOperator dropThrough) {
         this.manifests = manifests;
+        this.own = own;
         this.mergeProgress = mergeProgress;
         this.dropThrough = dropThrough;
         this.epoch = epoch;
@@ -65,9 +71,12 @@ public final class ManifestUpdate extends ShardTask {
                 sstables.stream().filter(t -> t.generation() > leaving).toList();
         dropped = sstables.size() - kept.size();
         for (int attempt = 1; ; attempt++) {
-            ShardManifest latest = manifests
-                    .readLatest()
-                    .orElseThrow(() -> new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
+            ShardManifest latest = attempt == 1
+                    ? own
+                    : manifests
+                            .readLatest()
+                            .orElseThrow(() ->
+                                    new IllegalStateException("shard " + manifests.shardId() + " has no manifest"));
             if (latest.writerEpoch() > epoch) {
                 fencedBy = latest.writerEpoch();
                 return;

@@ -136,6 +136,7 @@ final class SsTablePublisher {
         }
         inFlight = new ManifestUpdate(
                 manifests,
+                manifest,
                 epoch,
                 next,
                 batch.get(batch.size() - 1).lastWalPosition(),
@@ -156,7 +157,15 @@ final class SsTablePublisher {
             throw new IllegalStateException("a manifest update is in flight");
         }
         inFlight = new ManifestUpdate(
-                manifests, epoch, sstables, replayAfter, lastSeen, List.of(), mergeProgress, MergedDrops::immediate);
+                manifests,
+                manifest,
+                epoch,
+                sstables,
+                replayAfter,
+                lastSeen,
+                List.of(),
+                mergeProgress,
+                MergedDrops::immediate);
         inFlight.run();
         complete(inFlight);
     }

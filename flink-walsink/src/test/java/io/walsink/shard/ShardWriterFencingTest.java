@@ -86,6 +86,47 @@ class ShardWriterFencingTest {
         }
     }
 
+    /**
+     * A writer's publications build on the manifest it wrote last: no read of the store (on S3 a
+     * hint GET, HEADs and a GET each) while no other writer claimed the shard. The fencing of a
+     * claimed shard is {@link #aFencedWriterCannotPublish}.
+     */
+    @Test
+    void publicationsBuildOnTheWritersOwnManifestWithoutReadingIt() {
+        try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
+            ShardWriter writer = f.open();
+            for (int generation = 1; generation <= 3; generation++) {
+                f.put(writer, generation, "g" + generation);
+                appendAllPending(writer);
+                writer.freezeActive();
+                flushFrozen(writer);
+                long reads = reads(f.store);
+                long version = writer.manifest().version();
+                publishAll(writer);
+                assertThat(writer.manifest().version()).isEqualTo(version + 1);
+                assertThat(reads(f.store) - reads)
+                        .as("store reads by the publication of generation %d", generation)
+                        .isZero();
+            }
+            assertThat(new ManifestStore(f.store, ShardFixture.SHARD)
+                            .readLatest()
+                            .orElseThrow())
+                    .isEqualTo(writer.manifest());
+            writer.close();
+            f.reopenAndExpect(Map.of(1L, "g1", 2L, "g2", 3L, "g3"));
+        }
+    }
+
+    private static long reads(io.walsink.storage.fault.FaultInjectingObjectStore store) {
+        long reads = 0;
+        for (io.walsink.storage.fault.Operation op : io.walsink.storage.fault.Operation.values()) {
+            if (!op.isWrite()) {
+                reads += store.calls(op);
+            }
+        }
+        return reads;
+    }
+
     @Test
     void validationFailuresNeverBumpTheEpoch() {
         try (ShardFixture f = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
