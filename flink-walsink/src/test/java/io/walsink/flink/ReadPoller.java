@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.RootAllocator;
 
 /**
@@ -96,6 +97,8 @@ final class ReadPoller implements AutoCloseable {
     private final CountDownLatch stop = new CountDownLatch(1);
     private final Thread thread;
     private volatile Throwable failure;
+    /** What a violation's description adds about the read just checked (which version it read). */
+    private Supplier<String> readNote = () -> "";
     /** When the read whose rows {@link #afterReads} actions are handed started (epoch ms). */
     private volatile long readStartedMillis;
 
@@ -161,12 +164,14 @@ final class ReadPoller implements AutoCloseable {
      */
     static ReadPoller lanceDb(
             LanceDb.Session session, Path table, ChangeGenerator changes, long n, long pollIntervalMillis) {
-        return new ReadPoller("lancedb", changes, n, pollIntervalMillis, () -> {
+        ReadPoller poller = new ReadPoller("lancedb", changes, n, pollIntervalMillis, () -> {
             if (!hasLanceVersion(table)) {
                 return null;
             }
             return lanceDbRows(session, null);
         });
+        poller.readNote = () -> "LanceDB opened base version " + session.lastBaseVersion();
+        return poller;
     }
 
     /**
@@ -444,8 +449,10 @@ final class ReadPoller implements AutoCloseable {
     private void violate(Violation kind, String what) {
         violationCounts.get(kind).incrementAndGet();
         if (violations.size() < 50) {
+            String note = readNote.get();
             violations.add(name + " reader: " + what + " (read " + (polls.get() + 1) + " of " + current.size()
-                    + " rows, after one of " + previous.size() + "; bound " + currentBound + ")");
+                    + " rows, after one of " + previous.size() + "; bound " + currentBound
+                    + (note.isEmpty() ? "" : "; " + note) + ")");
         }
     }
 

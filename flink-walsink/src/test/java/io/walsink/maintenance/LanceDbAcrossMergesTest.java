@@ -50,9 +50,15 @@ class LanceDbAcrossMergesTest {
             assertThat(rows(lanceDb.readHeld(List.of(ALL))))
                     .as("the handle opened at base version %d, after the merge, seed %s", opened, seed)
                     .isEqualTo(expected);
+            assertThat(lanceDb.lastBaseVersion())
+                    .as("the version the held handle read")
+                    .isEqualTo(opened);
             assertThat(rows(lanceDb.read(List.of(ALL))))
                     .as("a new LanceDB read, seed %s", seed)
                     .isEqualTo(expected);
+            assertThat(lanceDb.lastBaseVersion())
+                    .as("the version a new read opened")
+                    .isEqualTo(f.baseVersion());
             assertThat(f.read(io.walsink.read.ReadMode.COMMITTED))
                     .as("walsink's reader skips the merged SSTables still listed, seed %s", seed)
                     .isEqualTo(f.modelRows());

@@ -122,6 +122,8 @@ public final class LanceDb {
         private final Process node;
         private final BufferedWriter requests;
         private final BufferedReader answers;
+        /** The base table version the last request's handle had opened; 0 if none. */
+        private volatile long lastBaseVersion;
 
         private Session(Path table, Process node) {
             this.table = table;
@@ -150,6 +152,11 @@ public final class LanceDb {
             return answer.get("version").asLong();
         }
 
+        /** The base table version the handle of the last read or {@link #hold} had opened; 0 if none. */
+        public long lastBaseVersion() {
+            return lastBaseVersion;
+        }
+
         /** Runs {@code queries} on the handle {@link #hold} opened, on LanceDB's defaults. */
         public synchronized Map<String, Result> readHeld(List<Query> queries) throws IOException {
             return results(table, queries, exchange("{\"held\":" + spec(queries) + "}"));
@@ -162,7 +169,9 @@ public final class LanceDb {
             requests.flush();
             List<String> lines = new ArrayList<>();
             for (String line; (line = answers.readLine()) != null; ) {
-                if (JSON.readTree(line).has("end")) {
+                JsonNode answer = JSON.readTree(line);
+                if (answer.has("end")) {
+                    lastBaseVersion = answer.path("version").asLong(0);
                     return lines;
                 }
                 lines.add(line);
