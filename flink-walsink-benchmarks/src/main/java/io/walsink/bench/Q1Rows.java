@@ -54,7 +54,7 @@ final class Q1Rows implements Serializable {
     /** 0x9E3779B1 (a golden-ratio constant) plus the seed, moved up to be coprime with keys and 1 mod p. */
     private static long multiplier(long seed, long keys, int p) {
         long m = 2_654_435_761L + Math.floorMod(seed, 1L << 20);
-        while (Math.floorMod(m, p) != 1
+        while (Math.floorMod(m, p) != 1 % p
                 || !BigInteger.valueOf(m).gcd(BigInteger.valueOf(keys)).equals(BigInteger.ONE)) {
             m++;
         }

@@ -2,7 +2,6 @@ package io.walsink.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,21 +36,19 @@ public final class RowPathCpuReport {
         DEFAULTS.put("--rounds", "3");
     }
 
-    enum Method {
+    enum Method implements CpuTurns.Described {
         ROW_COPY_BASELINE("copyFromSafe of each row into a new batch (JMH baseline)"),
         DRIVER_WRITE_ROW("ShardDrivers.write of one RowWriter per row (the operator's path)");
 
-        final String what;
+        private final String what;
 
         Method(String what) {
             this.what = what;
         }
-    }
 
-    /** One turn: the method, rows written and the measuring thread's CPU nanoseconds for them. */
-    record Turn(Method method, long rows, long cpuNanos) {
-        double nanosPerRow() {
-            return (double) cpuNanos / rows;
+        @Override
+        public String what() {
+            return what;
         }
     }
 
@@ -70,28 +67,19 @@ public final class RowPathCpuReport {
     }
 
     /** Warms each method up for one turn, then runs {@code rounds} measured turns of each. */
-    static List<Turn> measure(long keySpace, long turnMillis, int rounds) throws InterruptedException {
+    static List<CpuTurns.Turn<Method>> measure(long keySpace, long turnMillis, int rounds) throws InterruptedException {
         MemtablePutBenchmark bench = new MemtablePutBenchmark();
         bench.keySpace = keySpace;
         bench.open();
         try {
-            for (Method m : Method.values()) {
-                turn(bench, m, turnMillis);
-            }
-            List<Turn> turns = new ArrayList<>();
-            for (int round = 0; round < rounds; round++) {
-                Method[] order = Method.values();
-                for (int i = 0; i < order.length; i++) {
-                    turns.add(turn(bench, order[round % 2 == 0 ? i : order.length - 1 - i], turnMillis));
-                }
-            }
-            return turns;
+            return CpuTurns.alternate(Method.values(), rounds, m -> turn(bench, m, turnMillis));
         } finally {
             bench.close();
         }
     }
 
-    private static Turn turn(MemtablePutBenchmark bench, Method method, long turnMillis) throws InterruptedException {
+    private static CpuTurns.Turn<Method> turn(MemtablePutBenchmark bench, Method method, long turnMillis)
+            throws InterruptedException {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long rows = 0;
         long cpu = 0;
@@ -108,41 +96,12 @@ public final class RowPathCpuReport {
             bench.recycleFullMemtables();
             rows += MemtablePutBenchmark.ROWS;
         } while (System.nanoTime() < end);
-        return new Turn(method, rows, cpu);
+        return new CpuTurns.Turn<>(method, rows, cpu);
     }
 
-    static String render(long keySpace, List<Turn> turns) {
-        TextTable table = new TextTable(
-                "method", "what", ">CPU ns/row: median", ">min", ">max", ">x baseline (medians)", ">turns");
-        double baseline = median(perRow(turns, Method.ROW_COPY_BASELINE));
-        for (Method m : Method.values()) {
-            List<Double> own = perRow(turns, m);
-            double median = median(own);
-            table.row(
-                    m.name().toLowerCase().replace('_', ' '),
-                    m.what,
-                    Figures.number(median),
-                    Figures.number(own.get(0)),
-                    Figures.number(own.get(own.size() - 1)),
-                    String.format("%.2fx", baseline / median),
-                    own.size());
-        }
+    static String render(long keySpace, List<CpuTurns.Turn<Method>> turns) {
         return String.format(
                 "%n== the row path in CPU time of the writing thread, %,d keys (higher x = cheaper than the baseline) ==%n%s",
-                keySpace, table.render());
-    }
-
-    /** CPU ns per row of {@code m}'s turns, ascending. */
-    private static List<Double> perRow(List<Turn> turns, Method m) {
-        return turns.stream()
-                .filter(t -> t.method() == m)
-                .map(Turn::nanosPerRow)
-                .sorted()
-                .toList();
-    }
-
-    private static double median(List<Double> sorted) {
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+                keySpace, CpuTurns.table(turns, Method.values(), Method.ROW_COPY_BASELINE));
     }
 }

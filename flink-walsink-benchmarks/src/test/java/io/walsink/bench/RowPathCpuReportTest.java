@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class RowPathCpuReportTest {
     @Test
     void eachMethodRunsItsTurnsAndTheTableNamesThem() throws InterruptedException {
-        List<RowPathCpuReport.Turn> turns = RowPathCpuReport.measure(10_000, 1, 2);
+        List<CpuTurns.Turn<RowPathCpuReport.Method>> turns = RowPathCpuReport.measure(10_000, 1, 2);
 
         assertThat(turns).hasSize(2 * RowPathCpuReport.Method.values().length);
         for (RowPathCpuReport.Method m : RowPathCpuReport.Method.values()) {

@@ -4,6 +4,7 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.DensityAwareVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -66,7 +67,10 @@ final class OpenBatch implements AutoCloseable {
         rows += count;
     }
 
-    /** Makes every fixed-width vector hold at least row {@code at} (they only ever grow). */
+    /**
+     * Makes every fixed-width vector hold at least row {@code at}, and every variable-width one
+     * its validity bit and offsets (their values' bytes are checked per value); they only grow.
+     */
     void roomFor(int at) {
         if (at < fixedRoom) {
             return;
@@ -78,6 +82,11 @@ final class OpenBatch implements AutoCloseable {
                     fixed.reAlloc();
                 }
                 room = Math.min(room, fixed.getValueCapacity());
+            } else if (v instanceof BaseVariableWidthVector variable) {
+                while (variable.getValueCapacity() <= at) {
+                    variable.reallocValidityAndOffsetBuffers();
+                }
+                room = Math.min(room, variable.getValueCapacity());
             }
         }
         fixedRoom = room;

@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.VariableWidthFieldVector;
@@ -22,6 +23,23 @@ final class BytesFieldWriters {
         @Override
         void setField(FieldVector v, int index, RowData row, int pos) {
             set((VariableWidthFieldVector) v, index, row.getString(pos));
+        }
+
+        /** Appends a binary row's string from the row's memory when it follows the last value set. */
+        @Override
+        void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            StringData value = row.getString(pos);
+            if (v instanceof BaseVariableWidthVector vector
+                    && vector.getLastSet() == index - 1
+                    && value instanceof BinaryStringData binary) {
+                MemorySegment[] segments = binary.getSegments();
+                if (segments.length == 1 && !segments[0].isOffHeap()) {
+                    InPlaceStores.appendBytes(
+                            vector, index, segments[0].getArray(), binary.getOffset(), binary.getSizeInBytes());
+                    return;
+                }
+            }
+            set((VariableWidthFieldVector) v, index, value);
         }
 
         @Override

@@ -90,7 +90,7 @@ final class PrimitiveFieldWriters {
 
         @Override
         void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
-            ((IntVector) v).set(index, row.getInt(pos));
+            InPlaceStores.putInt((IntVector) v, index, row.getInt(pos));
         }
 
         @Override
@@ -111,7 +111,7 @@ final class PrimitiveFieldWriters {
 
         @Override
         void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
-            ((BigIntVector) v).set(index, row.getLong(pos));
+            InPlaceStores.putLong((BigIntVector) v, index, row.getLong(pos));
         }
 
         @Override
@@ -132,7 +132,7 @@ final class PrimitiveFieldWriters {
 
         @Override
         void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
-            ((Float4Vector) v).set(index, row.getFloat(pos));
+            InPlaceStores.putInt((Float4Vector) v, index, Float.floatToRawIntBits(row.getFloat(pos)));
         }
 
         @Override
@@ -153,7 +153,7 @@ final class PrimitiveFieldWriters {
 
         @Override
         void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
-            ((Float8Vector) v).set(index, row.getDouble(pos));
+            InPlaceStores.putLong((Float8Vector) v, index, Double.doubleToRawLongBits(row.getDouble(pos)));
         }
 
         @Override

@@ -88,9 +88,11 @@ public final class RowDataArrowWriter {
     }
 
     /**
-     * As {@link #write(RowData, FieldVector[], int)} into vectors whose fixed-width ones already
-     * have room for row {@code index} (a memtable's open batch guarantees it), skipping the
-     * per-value capacity checks.
+     * As {@link #write(RowData, FieldVector[], int)} into vectors that already have room for row
+     * {@code index} as {@code RowWriter} describes it (a memtable's open batch guarantees it):
+     * values are stored without Arrow's per-value capacity, bounds and reference-count checks
+     * ({@link InPlaceStores}). Room that is not there corrupts memory; use {@code write} when in
+     * doubt.
      */
     public void writeInPlace(RowData row, FieldVector[] columns, int index) {
         write(row, columns, index, true);
