@@ -2,11 +2,15 @@ package io.walsink.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.walsink.bench.Q1Pipelines.Pipeline;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,15 +103,38 @@ class Q1ReportTest {
                 run(1, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1), run(2, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1));
         List<List<Pipeline>> groups = List.of(List.of(Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED));
 
-        String above = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 50_000, 200_000, 1_000, 500));
+        String above = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
         assertThat(row(above, "discarding sink behind the same keyBy"))
                 .contains("1,000,000", "333,333", "350,000", "no: the floor exceeds the budget");
         assertThat(above).contains("floor (sum)", "500 final rows once (over 1,000 input rows)");
 
-        String below = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 50_000, 150_000, 1_000, 500));
+        String below = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 150_000, 1_000, 500));
         assertThat(row(below, "discarding sink behind the same keyBy"))
                 .contains("300,000")
                 .endsWith("yes");
+    }
+
+    @Test
+    void aSinkMeasuredAgainstTheUnshuffledReferencePaysTheShuffleOnTopOfTheFloor() {
+        // Keyed reference 1,000,000 ns a row, unshuffled 600,000: the shuffle costs 400,000. At
+        // 0.5x a sink may add 600,000 to the unshuffled reference: the floor alone (350,000) fits,
+        // the floor and the shuffle (750,000) do not.
+        List<Q1Report.Run> runs = List.of(
+                run(1, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1),
+                run(1, Pipeline.DATASTREAM_DISCARD_UNSHUFFLED, 1, 0.6));
+        List<List<Pipeline>> groups = List.of(List.of(
+                Pipeline.DATASTREAM_WALSINK,
+                Pipeline.DATASTREAM_DISCARD_KEYED,
+                Pipeline.DATASTREAM_DISCARD_UNSHUFFLED));
+
+        String report =
+                Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
+
+        assertThat(row(report, "discarding sink, no shuffle"))
+                .contains("600,000", "750,000 (+ the shuffle)", "no: the floor exceeds the budget");
+        assertThat(row(report, "discarding sink behind the same keyBy"))
+                .contains("350,000")
+                .doesNotContain("shuffle)");
     }
 
     @Test
@@ -115,10 +142,12 @@ class Q1ReportTest {
         SinkFloor.PerRow floor = SinkFloor.measure(new Q1Rows(20_000, 5_000, 2, 7), 1, scratch);
 
         assertThat(floor.copy()).isPositive();
+        assertThat(floor.newestPerKey()).isPositive(); // it also checks it found every key
         assertThat(floor.walBytes()).isPositive();
         assertThat(floor.lanceWrite()).isPositive(); // it also checks lance-core wrote every key's row
         assertThat(floor.tableRows()).isEqualTo(5_000);
-        assertThat(floor.total()).isEqualTo(floor.copy() + floor.walBytes() + floor.lanceWrite());
+        assertThat(floor.total())
+                .isEqualTo(floor.copy() + floor.newestPerKey() + floor.walBytes() + floor.lanceWrite());
         try (var left = Files.list(scratch)) {
             assertThat(left).isEmpty(); // the WAL file and the table are gone
         }
@@ -133,6 +162,17 @@ class Q1ReportTest {
         assertThat(Q1Report.order(group, 4)).isEqualTo(Q1Report.order(group, 1));
         List<Pipeline> pair = Q1Report.groups("sql").get(0);
         assertThat(Q1Report.order(pair, 2)).containsExactly(pair.get(1), pair.get(0));
+    }
+
+    @Test
+    void oneSubtaskTakesEveryKey() {
+        // Every multiplier is 0 mod 1; looking for one that is 1 mod 1 never ended.
+        Q1Rows rows = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> new Q1Rows(1_000, 100, 1, 42));
+        Set<Long> keys = new HashSet<>();
+        for (long i = 0; i < rows.rows; i++) {
+            keys.add(rows.keyOf(i));
+        }
+        assertThat(keys).hasSize(100);
     }
 
     @Test
