@@ -46,6 +46,8 @@ public final class Q1Report {
             "  --memtable-max-age-ms N  walsink sink.memtable.max-age (default 0, the sink's default: one SSTable",
             "                         per shard per checkpoint)",
             "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
+            "  --sql-source S         datagen (default: SQL's datagen sequence, the issue's reference) or generator",
+            "                         (the DataStream jobs' FLIP-27 generator as a view: cheaper per row, no per-value state)",
             "  --seed N               seed of the key order and values (default 42)",
             "  --final-checkpoint     keep Flink's checkpoint after tasks finish: every job then idles up to",
             "                         one checkpoint interval at its end; walsink tables are read COMMITTED",
@@ -70,6 +72,7 @@ public final class Q1Report {
         DEFAULTS.put("--flush-ms", "100");
         DEFAULTS.put("--memtable-max-age-ms", "0");
         DEFAULTS.put("--no-compaction", "false");
+        DEFAULTS.put("--sql-source", "datagen");
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--final-checkpoint", "false");
         DEFAULTS.put("--no-verify", "false");
@@ -114,7 +117,8 @@ public final class Q1Report {
                 Duration.ofMillis(f.positive("--flush-ms")),
                 f.on("--final-checkpoint"),
                 Duration.ofMillis(Long.parseLong(f.get("--memtable-max-age-ms"))),
-                !f.on("--no-compaction"));
+                !f.on("--no-compaction"),
+                sqlFromGenerator(f.get("--sql-source")));
         boolean verify = !f.on("--no-verify");
         int rounds = f.positiveInt("--rounds");
         List<List<Pipeline>> groups = groups(f.get("--pipelines"));
@@ -332,6 +336,15 @@ public final class Q1Report {
                 steps.render(), budgets.render());
     }
 
+    private static boolean sqlFromGenerator(String source) {
+        return switch (source) {
+            case "datagen" -> false;
+            case "generator" -> true;
+            default -> throw new IllegalArgumentException(
+                    "--sql-source takes datagen or generator, got '" + source + "'");
+        };
+    }
+
     /** Median CPU ns a row of {@code pipeline}'s runs; NaN without any. */
     private static double medianCpuPerRow(List<Run> runs, Pipeline pipeline) {
         List<Double> cpu = new ArrayList<>();
@@ -398,10 +411,10 @@ public final class Q1Report {
         }
         out.append(String.join(
                 "\n",
-                "rows/s: DataStream from the first generated row to the job's end; SQL over Flink's net runtime",
+                "rows/s: from the first generated row to the job's end; SQL over datagen: over Flink's net runtime",
                 "  (submission to end: task start-up is in it, for both sides).",
-                "process CPU (all threads of this JVM): DataStream from the first generated row to the job's end;",
-                "  SQL from the INSERT's submission to the job's end, so planning and job start-up are in it, for both sides.",
+                "process CPU (all threads of this JVM): from the first generated row to the job's end; SQL over",
+                "  datagen: from the INSERT's submission, so planning and job start-up are in it, for both sides.",
                 "ratio: walsink rows/s / reference rows/s in the same round; goal met when the median ratio reaches it.",
                 "extra CPU ns/row: (walsink CPU - reference CPU) / rows, per round: what the sink costs per row beyond",
                 "  that reference; CPU ratio: reference CPU / walsink CPU.",

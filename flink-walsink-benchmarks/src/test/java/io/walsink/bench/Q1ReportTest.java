@@ -8,6 +8,7 @@ import io.walsink.bench.Q1Pipelines.Pipeline;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -24,19 +25,7 @@ class Q1ReportTest {
     @Test
     void runsEveryPipelineAndTheWalsinkTablesEqualTheModel() throws Exception {
         StringBuilder out = new StringBuilder();
-        List<Q1Report.Run> runs = Q1Report.run(
-                Q1Report.flags(
-                        "--rows",
-                        "20000",
-                        "--keys",
-                        "5000",
-                        "--rounds",
-                        "1",
-                        "--warmup-rows",
-                        "0",
-                        "--floor-repetitions",
-                        "0"),
-                out::append);
+        List<Q1Report.Run> runs = Q1Report.run(smallRun(), out::append);
 
         assertThat(runs).extracting(Q1Report.Run::pipeline).containsExactlyInAnyOrder(Pipeline.values());
         assertThat(runs).allSatisfy(r -> {
@@ -70,6 +59,24 @@ class Q1ReportTest {
         assertThat(out.toString())
                 .contains("WalSink.forRowData", "'connector'='walsink'")
                 .contains("yes (5,000 keys)");
+    }
+
+    @Test
+    void sqlReadsTheGeneratorWhenAskedAndTimesFromItsFirstRow() throws Exception {
+        List<Q1Report.Run> runs = Q1Report.run(smallRun("--pipelines", "sql", "--sql-source", "generator"), s -> {});
+
+        assertThat(runs)
+                .extracting(Q1Report.Run::pipeline)
+                .containsExactlyInAnyOrder(Pipeline.SQL_WALSINK, Pipeline.SQL_BLACKHOLE);
+        assertThat(runs)
+                .allSatisfy(r -> assertThat(r.timing().fromFirstRowNanos()).isPositive());
+        Q1Report.Run walsink = runs.stream()
+                .filter(r -> r.pipeline() == Pipeline.SQL_WALSINK)
+                .findFirst()
+                .orElseThrow();
+        assertThat(walsink.check().matches()).as(walsink.check().text()).isTrue();
+        assertThatThrownBy(() -> Q1Report.run(Q1Report.flags("--sql-source", "kafka"), s -> {}))
+                .hasMessageContaining("--sql-source takes datagen or generator");
     }
 
     @Test
@@ -182,6 +189,23 @@ class Q1ReportTest {
         assertThatThrownBy(() -> Q1Report.flags("--pipelines")).hasMessageContaining("needs a value");
         // Both DataStream references always run now; the old switch is gone.
         assertThatThrownBy(() -> Q1Report.flags("--discard-without-keyby")).hasMessageContaining("unknown option");
+    }
+
+    /** 20,000 changes over 5,000 keys, one round, no warm-up, no floor. */
+    private static Flags smallRun(String... more) {
+        List<String> args = new ArrayList<>(List.of(
+                "--rows",
+                "20000",
+                "--keys",
+                "5000",
+                "--rounds",
+                "1",
+                "--warmup-rows",
+                "0",
+                "--floor-repetitions",
+                "0"));
+        args.addAll(List.of(more));
+        return Q1Report.flags(args.toArray(String[]::new));
     }
 
     private static String row(String report, String reference) {
