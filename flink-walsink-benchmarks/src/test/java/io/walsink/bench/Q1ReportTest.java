@@ -110,12 +110,14 @@ class Q1ReportTest {
                 run(1, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1), run(2, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1));
         List<List<Pipeline>> groups = List.of(List.of(Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED));
 
-        String above = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
+        String above =
+                FloorBudgets.render(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
         assertThat(row(above, "discarding sink behind the same keyBy"))
                 .contains("1,000,000", "333,333", "350,000", "no: the floor exceeds the budget");
         assertThat(above).contains("floor (sum)", "500 final rows once (over 1,000 input rows)");
 
-        String below = Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 150_000, 1_000, 500));
+        String below =
+                FloorBudgets.render(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 150_000, 1_000, 500));
         assertThat(row(below, "discarding sink behind the same keyBy"))
                 .contains("300,000")
                 .endsWith("yes");
@@ -135,7 +137,7 @@ class Q1ReportTest {
                 Pipeline.DATASTREAM_DISCARD_UNSHUFFLED));
 
         String report =
-                Q1Report.floor(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
+                FloorBudgets.render(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
 
         assertThat(row(report, "discarding sink, no shuffle"))
                 .contains("600,000", "750,000 (+ the shuffle)", "no: the floor exceeds the budget");
