@@ -150,10 +150,13 @@ class Q1ReportTest {
     void theFloorMeasuresEveryStepOnTheStreamsRows(@TempDir Path scratch) throws Exception {
         SinkFloor.PerRow floor = SinkFloor.measure(new Q1Rows(20_000, 5_000, 2, 7), 1, scratch);
 
-        assertThat(floor.copy()).isPositive();
-        assertThat(floor.newestPerKey()).isPositive(); // it also checks it found every key
-        assertThat(floor.walBytes()).isPositive();
+        // A step of three small batches can take less CPU than the thread clock shows (walBytes
+        // read 0.0 once in a fresh-clone run): each step is timed, the whole is positive.
+        assertThat(floor.copy()).isNotNegative();
+        assertThat(floor.newestPerKey()).isNotNegative(); // it also checks it found every key
+        assertThat(floor.walBytes()).isNotNegative();
         assertThat(floor.lanceWrite()).isPositive(); // it also checks lance-core wrote every key's row
+        assertThat(floor.total()).isPositive();
         assertThat(floor.tableRows()).isEqualTo(5_000);
         assertThat(floor.total())
                 .isEqualTo(floor.copy() + floor.newestPerKey() + floor.walBytes() + floor.lanceWrite());
