@@ -104,6 +104,18 @@ final class Q1Pipelines {
                     compaction,
                     sqlFromGenerator);
         }
+
+        Settings withBuckets(int other) {
+            return new Settings(
+                    rows,
+                    other,
+                    checkpointInterval,
+                    flushInterval,
+                    finalCheckpoint,
+                    memtableMaxAge,
+                    compaction,
+                    sqlFromGenerator);
+        }
     }
 
     private static final long UNTHROTTLED = 1_000_000_000_000L;

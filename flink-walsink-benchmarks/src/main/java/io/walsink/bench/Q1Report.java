@@ -203,7 +203,8 @@ public final class Q1Report {
         return order;
     }
 
-    private static Run runOnce(int round, Pipeline p, Q1Pipelines.Settings s, boolean verify) throws Exception {
+    /** One run of {@code p} into a new table, read back when {@code verify} and {@code p} is walsink. */
+    static Run runOnce(int round, Pipeline p, Q1Pipelines.Settings s, boolean verify) throws Exception {
         Path dir = Files.createTempDirectory("walsink-q1-");
         try {
             Path table = dir.resolve("table");
