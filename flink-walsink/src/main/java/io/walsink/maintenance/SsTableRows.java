@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.lance.Dataset;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
@@ -16,12 +19,26 @@ import org.lance.ipc.ScanOptions;
 /**
  * The rows of several SSTables, one after the other, as one stream for one merge-insert: each
  * scanned with the same projection and its own filter (an SSTable without tombstones has no
- * tombstone column to filter on). Batches are handed on without copying their buffers. Closing it
- * closes the scanners; the datasets belong to the caller.
+ * tombstone column to filter on). Closing it closes the scanners; the datasets belong to the
+ * caller.
+ *
+ * <p>Small batches (the usual SSTable of a table of many buckets holds a few thousand rows) are
+ * gathered by copying into batches of up to {@link #GATHER_ROWS} rows or {@link #GATHER_BYTES}
+ * bytes; a larger batch is handed on without copying its buffers. Why: lance-core releases every
+ * batch of the stream on one of its own native threads, and Arrow's release of a batch exported
+ * from Java attaches that thread to the JVM and detaches it again once for the batch and once for
+ * each of its columns; in JDK 17 each detach walks every inflated monitor of the JVM, of which
+ * lance-core's JNI leaves one per dataset and scanner it opened until the JVM deflates them, about
+ * once a minute. A merge of 64 SSTables of a 13-column table was about 900 such walks.
  */
 final class SsTableRows extends ArrowReader {
     /** One SSTable's part: its dataset and the filter of its rows to take, null for all. */
     record Part(Dataset sstable, String filter) {}
+
+    /** Rows up to which batches are gathered into one. */
+    static final int GATHER_ROWS = 65_536;
+    /** Bytes up to which batches are gathered into one: the copy's memory. */
+    static final long GATHER_BYTES = 8L << 20;
 
     private final List<Part> parts;
     private final List<String> columns;
@@ -30,6 +47,8 @@ final class SsTableRows extends ArrowReader {
     private Schema schema;
     private ArrowReader current;
     private int next;
+    /** A large batch read while gathering, handed on next. */
+    private ArrowRecordBatch held;
 
     SsTableRows(List<Part> parts, List<String> columns, BufferAllocator allocator) {
         super(allocator);
@@ -44,10 +63,59 @@ final class SsTableRows extends ArrowReader {
     @Override
     public boolean loadNextBatch() throws IOException {
         readSchema(); // opens the first SSTable, should nothing have asked for the schema yet
+        prepareLoadNextBatch();
+        VectorSchemaRoot out = getVectorSchemaRoot();
+        if (held != null) {
+            try (ArrowRecordBatch batch = held) {
+                held = null;
+                new VectorLoader(out).load(batch);
+            }
+            return true;
+        }
+        VectorSchemaRoot source = nextSourceBatch();
+        if (source == null) {
+            return false;
+        }
+        if (large(source)) {
+            try (ArrowRecordBatch batch = new VectorUnloader(source).getRecordBatch()) {
+                new VectorLoader(out).load(batch);
+            }
+            return true;
+        }
+        out.clear();
+        out.allocateNew(); // the appender extends the vectors' buffers, which must exist
+        VectorSchemaRootAppender.append(false, out, source);
+        while (!large(out)) {
+            source = nextSourceBatch();
+            if (source == null) {
+                break;
+            }
+            if (large(source)) {
+                held = new VectorUnloader(source).getRecordBatch();
+                break;
+            }
+            VectorSchemaRootAppender.append(false, out, source);
+        }
+        return true;
+    }
+
+    private static boolean large(VectorSchemaRoot batch) {
+        if (batch.getRowCount() >= GATHER_ROWS) {
+            return true;
+        }
+        long bytes = 0;
+        for (FieldVector v : batch.getFieldVectors()) {
+            bytes += v.getBufferSize();
+        }
+        return bytes >= GATHER_BYTES;
+    }
+
+    /** The next batch of the SSTables, in their order, as their scanner's root; null after the last. */
+    private VectorSchemaRoot nextSourceBatch() throws IOException {
         while (true) {
             if (current == null) {
                 if (next == parts.size()) {
-                    return false;
+                    return null;
                 }
                 current = open(parts.get(next++));
                 Schema theirs = current.getVectorSchemaRoot().getSchema();
@@ -58,10 +126,7 @@ final class SsTableRows extends ArrowReader {
                 }
             }
             if (current.loadNextBatch()) {
-                try (ArrowRecordBatch batch = new VectorUnloader(current.getVectorSchemaRoot()).getRecordBatch()) {
-                    new VectorLoader(getVectorSchemaRoot()).load(batch);
-                }
-                return true;
+                return current.getVectorSchemaRoot();
             }
             current = null;
         }
@@ -86,6 +151,10 @@ final class SsTableRows extends ArrowReader {
 
     @Override
     protected void closeReadSource() throws IOException {
+        if (held != null) {
+            held.close();
+            held = null;
+        }
         Exception first = null;
         for (int i = opened.size() - 1; i >= 0; i--) { // each reader before its scanner
             try {

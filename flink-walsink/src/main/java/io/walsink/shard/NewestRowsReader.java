@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
@@ -12,18 +13,35 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The rows of a frozen memtable that are the newest of their key, batch by batch in forward
- * insert order; every row when the table has no key. A batch whose rows all survive is handed
- * over without copying (its buffers are shared, which needs allocators of one root); otherwise
- * the surviving rows are copied into a new batch run by run ({@link MarkedRowsCopy}). The
+ * insert order; every row when the table has no key. A batch of at least {@link #SHARE_ROWS} rows
+ * that all survive is handed over without copying (its buffers are shared, which needs allocators
+ * of one root); otherwise the surviving rows are copied run by run ({@link MarkedRowsCopy}), those
+ * of consecutive batches gathered into one batch of up to {@link #GATHER_ROWS} rows. The
  * memtable stays owned by the caller. Each batch handed out is shown to an observer first, so the
  * SSTable's key index sees exactly the rows written, in their order, without reading them back.
  */
 final class NewestRowsReader extends ArrowReader {
+    /**
+     * The most rows gathered from copied batches into one batch handed out: a memtable's default
+     * batch size, so the copy holds about one sealed batch of memory, as a copy of one batch did.
+     */
+    static final int GATHER_ROWS = ShardWriterConfig.DEFAULT_BATCH_MAX_ROWS;
+
+    /**
+     * Rows from which a batch whose rows all survive is handed over as it is; a smaller one is
+     * gathered with its neighbours, since its copy costs less than lance-core pulling one more batch.
+     */
+    static final int SHARE_ROWS = GATHER_ROWS / 2;
+
     private final Memtable memtable;
     private final Schema schema;
     private final boolean everyRow;
     private final Consumer<VectorSchemaRoot> observer;
-    private boolean[] newest = new boolean[0]; // which rows of the current batch are kept
+    /** Which rows of sealed batch {@link #markedBatch} are kept, and how many ({@link #markedRows}). */
+    private boolean[] marks;
+
+    private int markedBatch = -1;
+    private int markedRows;
     private int nextBatch;
     private long rowsRead;
     private long bytesRead;
@@ -64,36 +82,63 @@ final class NewestRowsReader extends ArrowReader {
     public boolean loadNextBatch() throws java.io.IOException {
         prepareLoadNextBatch();
         List<VectorSchemaRoot> batches = memtable.sealedBatches();
+        List<VectorSchemaRoot> gathered = new ArrayList<>();
+        List<boolean[]> gatheredMarks = new ArrayList<>();
+        int gatheredRows = 0;
         while (nextBatch < batches.size()) {
-            int i = nextBatch++;
-            VectorSchemaRoot source = batches.get(i);
-            int rows = source.getRowCount();
-            if (newest.length < rows) {
-                newest = new boolean[rows];
-            }
-            int kept;
-            if (everyRow) {
-                Arrays.fill(newest, 0, rows, true);
-                kept = rows;
-            } else {
-                kept = memtable.markNewest(i, newest);
-            }
+            VectorSchemaRoot source = batches.get(nextBatch);
+            int kept = mark(nextBatch, source.getRowCount());
             if (kept == 0) {
+                nextBatch++;
                 continue;
             }
-            if (kept == rows && sharesRoot(source)) {
+            if (kept == source.getRowCount() && kept >= SHARE_ROWS && sharesRoot(source)) {
+                if (!gathered.isEmpty()) {
+                    break; // hand out what was gathered first; this batch goes next, as it is
+                }
+                nextBatch++;
                 loadRecordBatch(new VectorUnloader(source).getRecordBatch());
-            } else {
-                MarkedRowsCopy.copy(source, newest, getVectorSchemaRoot());
+                return handOut(kept);
             }
-            observer.accept(getVectorSchemaRoot());
-            rowsRead += kept;
-            bytesRead += getVectorSchemaRoot().getFieldVectors().stream()
-                    .mapToLong(FieldVector::getBufferSize)
-                    .sum();
-            return true;
+            if (!gathered.isEmpty() && gatheredRows + kept > GATHER_ROWS) {
+                break;
+            }
+            gathered.add(source);
+            gatheredMarks.add(marks);
+            gatheredRows += kept;
+            markedBatch = -1; // the marks now belong to the gathered list
+            nextBatch++;
         }
-        return false;
+        if (gathered.isEmpty()) {
+            return false;
+        }
+        MarkedRowsCopy.copy(gathered, gatheredMarks, getVectorSchemaRoot());
+        return handOut(gatheredRows);
+    }
+
+    /** Marks in {@link #marks} the rows of sealed batch {@code i} that are kept; how many. */
+    private int mark(int i, int rows) {
+        if (markedBatch == i) {
+            return markedRows;
+        }
+        marks = new boolean[rows];
+        if (everyRow) {
+            Arrays.fill(marks, true);
+            markedRows = rows;
+        } else {
+            markedRows = memtable.markNewest(i, marks);
+        }
+        markedBatch = i;
+        return markedRows;
+    }
+
+    private boolean handOut(int kept) throws java.io.IOException {
+        observer.accept(getVectorSchemaRoot());
+        rowsRead += kept;
+        bytesRead += getVectorSchemaRoot().getFieldVectors().stream()
+                .mapToLong(FieldVector::getBufferSize)
+                .sum();
+        return true;
     }
 
     private boolean sharesRoot(VectorSchemaRoot source) {

@@ -14,14 +14,20 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.arrow.memory.BufferAllocator;
+import org.lance.CommitBuilder;
 import org.lance.Dataset;
+import org.lance.FragmentMetadata;
+import org.lance.Transaction;
 import org.lance.WriteParams;
+import org.lance.operation.Overwrite;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes a frozen memtable as an SSTable: a Lance dataset with one fragment in a new folder
- * {@code {random8}_gen_{g}} of the shard folder, through lance-core.
+ * {@code {random8}_gen_{g}} of the shard folder, through lance-core: the fragment
+ * ({@link SsTableFragment}), then the commit that creates the dataset, as lance-core's own dataset
+ * write does in one call.
  *
  * <p>Only the newest row of each key is written (all rows of an append-only table), in forward
  * insert order, with the {@code _tombstone} column kept, so a reader applying SSTables by
@@ -80,6 +86,33 @@ public final class SsTableWriter {
                         .toList());
     }
 
+    private WriteParams fragmentParams() {
+        return new WriteParams.Builder()
+                .withMode(WriteParams.WriteMode.CREATE) // never into a folder that holds a dataset
+                .withMaxRowsPerFile(Integer.MAX_VALUE) // the format wants one fragment
+                .withStorageOptions(storageOptions)
+                .build();
+    }
+
+    /**
+     * Version 1 of the SSTable's dataset, holding {@code fragments}: the commit lance-core's own
+     * dataset write makes (an overwrite into a new dataset, manifest paths of the V2 scheme).
+     */
+    private Dataset commit(String uri, List<FragmentMetadata> fragments) {
+        try (Transaction create = new Transaction.Builder()
+                .readVersion(0)
+                .operation(Overwrite.builder()
+                        .fragments(fragments)
+                        .schema(storage.schema())
+                        .build())
+                .build()) {
+            return new CommitBuilder(uri, allocator)
+                    .writeParams(storageOptions)
+                    .enableV2ManifestPaths(true)
+                    .execute(create);
+        }
+    }
+
     /**
      * Writes the frozen memtable as an SSTable: a Lance dataset in a new folder
      * {random8}_gen_{g} of the shard folder _mem_wal/{shard}/, rows in forward insert order,
@@ -114,24 +147,18 @@ public final class SsTableWriter {
                     if (index != null) {
                         index.add(keys.keyColumns(batch), 0, batch.getRowCount());
                     }
-                });
-                Dataset written = Dataset.write()
-                        .allocator(allocator)
-                        .reader(reader)
-                        .uri(uri)
-                        .mode(WriteParams.WriteMode.CREATE) // never overwrite a folder that exists
-                        .storageOptions(storageOptions)
-                        .maxRowsPerFile(Integer.MAX_VALUE) // the format wants one fragment
-                        .execute()) {
+                })) {
+            List<FragmentMetadata> fragments = SsTableFragment.write(reader, allocator, uri, fragmentParams());
             rows = reader.rowsRead();
-            int fragments = written.getFragments().size();
-            if (fragments != 1) {
+            if (fragments.size() != 1) {
                 throw new SsTableWriteException(
-                        uri, "lance-core wrote " + fragments + " fragments, the format allows one", null);
+                        uri, "lance-core wrote " + fragments.size() + " fragments, the format allows one", null);
             }
-            long indexing = System.nanoTime();
-            IndexBuilds.buildOnGeneration(written, indexes);
-            maintainedMillis = (System.nanoTime() - indexing) / 1_000_000;
+            try (Dataset written = commit(uri, fragments)) {
+                long indexing = System.nanoTime();
+                IndexBuilds.buildOnGeneration(written, indexes);
+                maintainedMillis = (System.nanoTime() - indexing) / 1_000_000;
+            }
             if (index != null) {
                 if (index.rows() != rows) {
                     throw new SsTableWriteException(

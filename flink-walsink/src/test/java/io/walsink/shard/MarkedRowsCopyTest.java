@@ -75,6 +75,40 @@ class MarkedRowsCopyTest {
         }
     }
 
+    @Test
+    void copiesOfSeveralBatchesEqualRowCopiesEndToEnd() {
+        long seed = LongKeyIndexTest.seed("copiesOfSeveralBatchesEqualRowCopiesEndToEnd");
+        Random random = new Random(seed);
+        try (BufferAllocator allocator = new RootAllocator()) {
+            for (int trial = 0; trial < 30; trial++) {
+                int batches = 1 + random.nextInt(4);
+                List<VectorSchemaRoot> sources = new java.util.ArrayList<>();
+                List<boolean[]> marks = new java.util.ArrayList<>();
+                try (VectorSchemaRoot actual = VectorSchemaRoot.create(SCHEMA, allocator)) {
+                    List<String> rows = new java.util.ArrayList<>();
+                    for (int b = 0; b < batches; b++) {
+                        int n = 1 + random.nextInt(200);
+                        sources.add(randomBatch(allocator, n, random));
+                        marks.add(mask(n, random.nextInt(5), random));
+                        try (VectorSchemaRoot one = VectorSchemaRoot.create(SCHEMA, allocator)) {
+                            rowCopy(sources.get(b), marks.get(b), one);
+                            rows.addAll(describe(one));
+                        }
+                    }
+                    MarkedRowsCopy.copy(sources, marks, actual);
+                    for (FieldVector v : actual.getFieldVectors()) {
+                        ValueVectorUtility.validate(v);
+                    }
+                    assertThat(describe(actual))
+                            .as("trial %d (%d batches), seed %d", trial, batches, seed)
+                            .isEqualTo(rows);
+                } finally {
+                    sources.forEach(VectorSchemaRoot::close);
+                }
+            }
+        }
+    }
+
     /** Every value of every row, byte arrays by content. */
     private static List<String> describe(VectorSchemaRoot root) {
         List<String> rows = new java.util.ArrayList<>();

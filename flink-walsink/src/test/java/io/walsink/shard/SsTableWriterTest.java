@@ -13,6 +13,8 @@ import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
 import io.walsink.testing.RowOp;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -206,6 +208,48 @@ class SsTableWriterTest {
         }
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
                 .containsExactly(row("id", 1L, "name", "b", "score", 2));
+    }
+
+    /**
+     * A small SSTable goes to lance-core as one Arrow array, which needs no call back into the JVM.
+     * A stream would have lance-core's native threads attach to the JVM for every batch (and detach
+     * again, which in JDK 17 walks every inflated monitor); each attach starts a Java thread, so
+     * the JVM's count of started threads tells them apart. The same rows through lance-core's own
+     * stream write show that the count sees those attaches.
+     */
+    @Test
+    void smallSsTablesAreHandedToLanceWithoutCallsIntoTheJvm() throws Exception {
+        int count = 20;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+        try (Memtable frozen = new Memtables(storage, root).frozen(1, 2, updatesAndADelete(), 1)) {
+            assertThat(frozen.sealedBatches())
+                    .as("the survivors of several batches")
+                    .hasSizeGreaterThan(2);
+            writer.write(frozen); // lance-core's pools start their threads once
+            long before = threads.getTotalStartedThreadCount();
+            for (int i = 0; i < count; i++) {
+                writer.write(frozen);
+            }
+            long ours = threads.getTotalStartedThreadCount() - before;
+
+            before = threads.getTotalStartedThreadCount();
+            for (int i = 0; i < count; i++) {
+                try (NewestRowsReader rows = new NewestRowsReader(root, frozen, storage.schema());
+                        Dataset ds = Dataset.write()
+                                .allocator(root)
+                                .reader(rows)
+                                .uri(dir.resolve("streamed-" + i).toString())
+                                .execute()) {
+                    assertThat(ds.countRows())
+                            .as("the newest row of each of 4 keys")
+                            .isEqualTo(4);
+                }
+            }
+            long streamed = threads.getTotalStartedThreadCount() - before;
+            assertThat(streamed).as("attaches of lance-core's stream write").isGreaterThanOrEqualTo(count);
+            assertThat(ours).as("attaches of %d SSTable writes", count).isLessThan(count / 4);
+        }
     }
 
     @Test
