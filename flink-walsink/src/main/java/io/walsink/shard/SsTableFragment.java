@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
@@ -11,14 +12,18 @@ import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
+import org.lance.Transaction;
 import org.lance.WriteParams;
+import org.lance.operation.Overwrite;
 
 /**
  * Writes an SSTable's one data fragment from its rows, handing lance-core one Arrow array when the
  * rows come in one batch (the usual case of a small SSTable, whose survivors the reader gathers)
- * and a stream otherwise.
+ * and a stream otherwise; and commits the new dataset that holds it.
  *
  * <p>Why not always a stream: lance-core pulls a stream's batches, and releases them, from its own
  * native threads, each pull attaching the thread to the JVM and detaching it again, and in JDK 17 a
@@ -52,6 +57,41 @@ final class SsTableFragment {
                 return Fragment.create(uri, stream, params);
             }
         }
+    }
+
+    /**
+     * Creates the dataset at {@code uri} as version 1 holding {@code fragments}: the commit
+     * lance-core's own dataset write makes (an overwrite into a new dataset, manifest paths of the
+     * V2 scheme). Unlike that write's create mode, the commit does not refuse a folder that holds a
+     * dataset already; the folder's random name is what keeps writers apart, and a commit that
+     * finds one anyway (a name collision) fails here rather than being published.
+     *
+     * @throws IllegalStateException if the folder held a dataset before
+     */
+    static Dataset commitNew(
+            String uri,
+            List<FragmentMetadata> fragments,
+            Schema schema,
+            BufferAllocator allocator,
+            Map<String, String> storageOptions) {
+        Dataset created;
+        try (Transaction create = new Transaction.Builder()
+                .readVersion(0)
+                .operation(
+                        Overwrite.builder().fragments(fragments).schema(schema).build())
+                .build()) {
+            created = new CommitBuilder(uri, allocator)
+                    .writeParams(storageOptions)
+                    .enableV2ManifestPaths(true)
+                    .execute(create);
+        }
+        if (created.version() != 1) {
+            long version = created.version();
+            created.close();
+            throw new IllegalStateException(
+                    uri + " held a dataset already: this write made its version " + version + " and is not published");
+        }
+        return created;
     }
 
     /** A batch held aside, then the reader's current batch, then the reader's remaining ones. */

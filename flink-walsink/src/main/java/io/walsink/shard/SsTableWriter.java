@@ -14,12 +14,9 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.arrow.memory.BufferAllocator;
-import org.lance.CommitBuilder;
 import org.lance.Dataset;
 import org.lance.FragmentMetadata;
-import org.lance.Transaction;
 import org.lance.WriteParams;
-import org.lance.operation.Overwrite;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,29 +85,9 @@ public final class SsTableWriter {
 
     private WriteParams fragmentParams() {
         return new WriteParams.Builder()
-                .withMode(WriteParams.WriteMode.CREATE) // never into a folder that holds a dataset
                 .withMaxRowsPerFile(Integer.MAX_VALUE) // the format wants one fragment
                 .withStorageOptions(storageOptions)
                 .build();
-    }
-
-    /**
-     * Version 1 of the SSTable's dataset, holding {@code fragments}: the commit lance-core's own
-     * dataset write makes (an overwrite into a new dataset, manifest paths of the V2 scheme).
-     */
-    private Dataset commit(String uri, List<FragmentMetadata> fragments) {
-        try (Transaction create = new Transaction.Builder()
-                .readVersion(0)
-                .operation(Overwrite.builder()
-                        .fragments(fragments)
-                        .schema(storage.schema())
-                        .build())
-                .build()) {
-            return new CommitBuilder(uri, allocator)
-                    .writeParams(storageOptions)
-                    .enableV2ManifestPaths(true)
-                    .execute(create);
-        }
     }
 
     /**
@@ -154,7 +131,8 @@ public final class SsTableWriter {
                 throw new SsTableWriteException(
                         uri, "lance-core wrote " + fragments.size() + " fragments, the format allows one", null);
             }
-            try (Dataset written = commit(uri, fragments)) {
+            try (Dataset written =
+                    SsTableFragment.commitNew(uri, fragments, storage.schema(), allocator, storageOptions)) {
                 long indexing = System.nanoTime();
                 IndexBuilds.buildOnGeneration(written, indexes);
                 maintainedMillis = (System.nanoTime() - indexing) / 1_000_000;

@@ -34,9 +34,17 @@ public final class LanceFailures {
 
     private LanceFailures() {}
 
-    /** Whether {@code e} is lance-core failing at S3 I/O for the dataset at {@code uri}. */
+    /**
+     * Whether {@code e} is lance-core failing at S3 I/O for the dataset at {@code uri}: an S3 error
+     * of object_store, or a request of it that failed (a file writer's upload reports only that:
+     * "Error performing PUT ...").
+     */
     public static boolean isS3Failure(String uri, Throwable e) {
-        return isS3(uri) && e != null && String.valueOf(e.getMessage()).contains("S3 error");
+        if (!isS3(uri) || e == null) {
+            return false;
+        }
+        String message = String.valueOf(e.getMessage());
+        return message.contains("S3 error") || message.contains("Error performing ");
     }
 
     /**
