@@ -123,6 +123,42 @@ class ConcurrentShardOpensTest {
         assertThat(read(dir.resolve("table"), ReadMode.COMMITTED)).isEqualTo(model);
     }
 
+    /**
+     * A subtask that will hold many shards opens even its first ones side by side: it counts the
+     * buckets it owns, not the shards it holds so far (it used to write rows as they came, one shard
+     * opening after another on the task thread, until it held 17).
+     */
+    @Test
+    void aFirstStartOfManyBucketsOpensNoShardOnTheTaskThread() throws Exception {
+        WalSink<RowData> sink = WalSink.forRowData(ROW)
+                .path(dir.resolve("table").toString())
+                .primaryKey("id")
+                .createTableIfMissing(40)
+                .ioThreads(4)
+                .storeWrapper(ThreadRecordingStore::new)
+                .build();
+        Map<Long, String> model = new TreeMap<>();
+        String taskThread = Thread.currentThread().getName(); // the harness runs the operator here
+
+        try (var h = SinkHarness.of(sink, true, new JobID(), 1, 0)) {
+            h.open();
+            READERS.clear(); // opening the operator reads the table's shard list on the task thread
+            for (long id = 0; id < 1_000; id++) {
+                h.processElement(upsert(id, "a" + id), 0);
+                model.put(id, "a" + id);
+            }
+            h.getOperator().finish(); // writes the rows held, opening their shards
+            assertThat(READERS)
+                    .as("threads that read the store while 40 shards opened")
+                    .doesNotContain(taskThread)
+                    .anyMatch(t -> t.startsWith("walsink-open-0-"));
+            h.prepareSnapshotPreBarrier(1);
+            h.snapshot(1, 1);
+            h.notifyOfCompletedCheckpoint(1);
+        }
+        assertThat(read(dir.resolve("table"), ReadMode.COMMITTED)).isEqualTo(model);
+    }
+
     /** A block's bad first row of a bucket fails the block before any of its new buckets is claimed. */
     @Test
     void aBadFirstRowInABlockFailsBeforeAnyOfItsNewShardsIsClaimed() throws Exception {
@@ -139,7 +175,7 @@ class ConcurrentShardOpensTest {
         try (var h = SinkHarness.of(sink, true, new JobID(), 1, 0)) {
             h.open();
             long id = 0;
-            while (countShards(shards) <= 16) { // written as they come until the subtask holds 17 shards
+            while (countShards(shards) <= 16) { // until a first block of rows opened its shards
                 if (keys.getKey(upsert(id, "")) != badBucket) { // the bad row stays its bucket's first
                     h.processElement(upsert(id, "a" + id), 0);
                 }

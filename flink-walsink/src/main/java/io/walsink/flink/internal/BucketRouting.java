@@ -54,6 +54,10 @@ public final class BucketRouting implements Serializable {
         return key >= 0 && keyOf(bucketOf(key)) == key;
     }
 
+    public int buckets() {
+        return buckets;
+    }
+
     public int maxParallelism() {
         return maxParallelism;
     }

@@ -53,7 +53,8 @@ final class RowsByBucket {
     private boolean callbackDue;
 
     /**
-     * @param openShards how many shards the subtask holds now
+     * @param openShards how many shards the subtask holds, or will hold once its buckets' first
+     *     rows came (so that a subtask of many buckets opens its first shards side by side too)
      * @param inputReused whether the input may hand the same row object again (then none is held)
      */
     RowsByBucket(RowSink sink, ProcessingTimeService time, IntSupplier openShards, boolean inputReused) {

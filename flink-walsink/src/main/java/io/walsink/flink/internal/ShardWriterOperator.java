@@ -11,6 +11,8 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.ObjectStore;
 import java.util.List;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -161,10 +163,15 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 drivers,
                 options.ioThreads(),
                 getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        IntPredicate owned = Buckets.ownedBy(getRuntimeContext().getTaskInfo(), routing);
+        // The buckets it will hold, not the shards open so far: else its first 16 shards, which
+        // rows reach one at a time, would open one after another on the task thread.
+        int ownedBuckets =
+                (int) IntStream.range(0, routing.buckets()).filter(owned).count();
         input = new RowsByBucket(
                 new RowIntoShard(records, drivers, buckets, metrics, e -> SinkAllocators.explain(e, allocator, owner)),
                 getProcessingTimeService(),
-                drivers::size,
+                () -> Math.max(drivers.size(), ownedBuckets),
                 getExecutionConfig().isObjectReuseEnabled());
         checkpoints = new CheckpointAlignment(
                 drivers,
@@ -179,7 +186,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                     restored ? descriptors.restored(getKeyedStateBackend()) : List.of(),
                     checkpointing ? lineage.oldestFirst() : List.of(),
                     store,
-                    Buckets.ownedBy(getRuntimeContext().getTaskInfo(), routing));
+                    owned);
         } catch (RuntimeException e) {
             throw budget.restoreFailure(e, owner);
         }
