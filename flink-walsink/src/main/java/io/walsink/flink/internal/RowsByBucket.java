@@ -39,7 +39,7 @@ final class RowsByBucket {
 
     private final RowSink sink;
     private final ProcessingTimeService time;
-    private final IntSupplier openShards;
+    private final IntSupplier shards;
     private final boolean inputReused;
     private final RowData[] rows = new RowData[BLOCK_ROWS];
     private final int[] buckets = new int[BLOCK_ROWS];
@@ -53,20 +53,20 @@ final class RowsByBucket {
     private boolean callbackDue;
 
     /**
-     * @param openShards how many shards the subtask holds, or will hold once its buckets' first
+     * @param shards how many shards the subtask holds, or will hold once its buckets' first
      *     rows came (so that a subtask of many buckets opens its first shards side by side too)
      * @param inputReused whether the input may hand the same row object again (then none is held)
      */
-    RowsByBucket(RowSink sink, ProcessingTimeService time, IntSupplier openShards, boolean inputReused) {
+    RowsByBucket(RowSink sink, ProcessingTimeService time, IntSupplier shards, boolean inputReused) {
         this.sink = sink;
         this.time = time;
-        this.openShards = openShards;
+        this.shards = shards;
         this.inputReused = inputReused;
     }
 
     /** Writes the row now, or takes it into the block (written when full or at the latest soon). */
     void take(RowData row, int bucket, boolean delete) throws Exception {
-        if (size == 0 && (inputReused || openShards.getAsInt() <= DIRECT_UP_TO_SHARDS)) {
+        if (size == 0 && (inputReused || shards.getAsInt() <= DIRECT_UP_TO_SHARDS)) {
             sink.write(bucket, row, delete); // nothing held: no earlier row of the bucket to overtake
             return;
         }

@@ -19,7 +19,7 @@ class RowsByBucketTest {
 
     private final List<Written> written = new ArrayList<>();
     private final TestProcessingTimeService time = new TestProcessingTimeService();
-    private int openShards;
+    private int shards;
 
     /** A block as announced: rows written before it, and its buckets with the id of each one's first row. */
     private record Announced(int writtenBefore, Map<Integer, Long> firstIds) {}
@@ -44,7 +44,7 @@ class RowsByBucketTest {
                     }
                 },
                 time,
-                () -> openShards,
+                () -> shards,
                 inputReused);
     }
 
@@ -54,7 +54,7 @@ class RowsByBucketTest {
 
     @Test
     void aSubtaskWithFewShardsWritesEachRowAsItComes() throws Exception {
-        openShards = RowsByBucket.DIRECT_UP_TO_SHARDS;
+        shards = RowsByBucket.DIRECT_UP_TO_SHARDS;
         RowsByBucket rows = rows(false);
         rows.take(row(1), 3, false);
         rows.take(row(2), 0, true);
@@ -70,7 +70,7 @@ class RowsByBucketTest {
         long seed = 20261203;
         System.out.println("seed " + seed);
         SplittableRandom random = new SplittableRandom(seed);
-        openShards = RowsByBucket.DIRECT_UP_TO_SHARDS + 1;
+        shards = RowsByBucket.DIRECT_UP_TO_SHARDS + 1;
         RowsByBucket rows = rows(false);
         List<Written> taken = new ArrayList<>();
         for (long id = 0; id < 600; id++) {
@@ -108,7 +108,7 @@ class RowsByBucketTest {
     @Test
     void aFullBlockIsWrittenAtOnceAndALaterOneByTheCallback() throws Exception {
         time.setCurrentTime(0);
-        openShards = 100;
+        shards = 100;
         RowsByBucket rows = rows(false);
         for (long id = 0; id < RowsByBucket.BLOCK_ROWS - 1; id++) {
             rows.take(row(id), (int) (id % 100), false);
@@ -130,7 +130,7 @@ class RowsByBucketTest {
 
     @Test
     void anInputThatReusesItsRowsIsNeverHeld() throws Exception {
-        openShards = 100;
+        shards = 100;
         RowsByBucket rows = rows(true);
         rows.take(row(1), 50, false);
         assertThat(written).containsExactly(new Written(50, 1, false));
@@ -143,7 +143,7 @@ class RowsByBucketTest {
      */
     @Test
     void theCallbackRunDuringAWriteWritesNothingTwice() throws Exception {
-        openShards = 100;
+        shards = 100;
         RowsByBucket[] self = new RowsByBucket[1];
         self[0] = new RowsByBucket(
                 (bucket, row, delete) -> {
@@ -151,7 +151,7 @@ class RowsByBucketTest {
                     self[0].writeAll(); // as a mailbox yield running the callback would
                 },
                 time,
-                () -> openShards,
+                () -> shards,
                 false);
         for (long id = 0; id < 10; id++) {
             self[0].take(row(id), (int) id, false);
