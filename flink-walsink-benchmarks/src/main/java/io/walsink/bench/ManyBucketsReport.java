@@ -42,6 +42,7 @@ public final class ManyBucketsReport {
             "  --flush-ms N           walsink flush interval (default 100)",
             "  --memtable-max-age-ms N  walsink sink.memtable.max-age (default 0, the sink's default)",
             "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
+            "  --wal-appends-per-second N  walsink sink.wal.max-appends-per-second; 0: the sink's default (default 0)",
             "  --seed N               seed of the key order and values (default 42)",
             "  --no-verify            do not read the tables back (they are by default)",
             "  -h, --help             this text");
@@ -61,6 +62,7 @@ public final class ManyBucketsReport {
         DEFAULTS.put("--flush-ms", "100");
         DEFAULTS.put("--memtable-max-age-ms", "0");
         DEFAULTS.put("--no-compaction", "false");
+        DEFAULTS.put("--wal-appends-per-second", "0");
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--no-verify", "false");
     }
@@ -122,7 +124,8 @@ public final class ManyBucketsReport {
                 false,
                 Duration.ofMillis(Long.parseLong(f.get("--memtable-max-age-ms"))),
                 !f.on("--no-compaction"),
-                false);
+                false,
+                Integer.parseInt(f.get("--wal-appends-per-second")));
         Q1Rows longShape = new Q1Rows(longRows, keys, parallelism, seed);
         out.accept(header(base, many, longRows, rounds));
 
@@ -226,7 +229,7 @@ public final class ManyBucketsReport {
         return String.format(
                 "%n== many buckets per writer subtask: the q1-shaped DataStream job into %d and into %d buckets,"
                         + " %,d and %,d upserts over %,d keys (seed %d), parallelism %d, checkpoint every %d ms,"
-                        + " flush every %d ms, memtable max age %d ms, compaction %s; %d rounds ==%n"
+                        + " flush every %d ms, memtable max age %d ms, compaction %s, at most %d WAL appends a second a subtask; %d rounds ==%n"
                         + "machine: %d processors, Java %s%n"
                         + "steady rows/s: (long run's rows - short run's) / (long run's time - short run's), times from"
                         + " the first generated row;%n"
@@ -243,6 +246,7 @@ public final class ManyBucketsReport {
                 s.flushInterval().toMillis(),
                 s.memtableMaxAge().toMillis(),
                 s.compaction() ? "on" : "off",
+                s.walAppendsPerSecondOrDefault(),
                 rounds,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.runtime.version"),

@@ -3,6 +3,7 @@ package io.walsink.bench;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.internal.BucketRouting;
 import io.walsink.format.sharding.BucketHash;
+import io.walsink.shard.ShardWriterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -81,7 +82,8 @@ final class Q1Pipelines {
 
     /**
      * {@code memtableMaxAge} and {@code compaction}: the walsink options of those names, for
-     * walsink runs; {@code sqlFromGenerator}: SQL reads the DataStream jobs' generator instead of
+     * walsink runs; {@code walAppendsPerSecond}: {@code sink.wal.max-appends-per-second}, 0 for
+     * the sink's default; {@code sqlFromGenerator}: SQL reads the DataStream jobs' generator instead of
      * {@code datagen} (see {@link #sql}).
      */
     record Settings(
@@ -92,7 +94,12 @@ final class Q1Pipelines {
             boolean finalCheckpoint,
             Duration memtableMaxAge,
             boolean compaction,
-            boolean sqlFromGenerator) {
+            boolean sqlFromGenerator,
+            int walAppendsPerSecond) {
+        int walAppendsPerSecondOrDefault() {
+            return walAppendsPerSecond > 0 ? walAppendsPerSecond : ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
+        }
+
         Settings withRows(Q1Rows other) {
             return new Settings(
                     other,
@@ -102,7 +109,8 @@ final class Q1Pipelines {
                     finalCheckpoint,
                     memtableMaxAge,
                     compaction,
-                    sqlFromGenerator);
+                    sqlFromGenerator,
+                    walAppendsPerSecond);
         }
 
         Settings withBuckets(int other) {
@@ -114,7 +122,8 @@ final class Q1Pipelines {
                     finalCheckpoint,
                     memtableMaxAge,
                     compaction,
-                    sqlFromGenerator);
+                    sqlFromGenerator,
+                    walAppendsPerSecond);
         }
     }
 
@@ -185,6 +194,7 @@ final class Q1Pipelines {
                     .flushInterval(s.flushInterval())
                     .memtableMaxAge(s.memtableMaxAge())
                     .compaction(s.compaction())
+                    .walMaxAppendsPerSecond(s.walAppendsPerSecondOrDefault())
                     .build());
             case DATASTREAM_DISCARD_KEYED -> source.keyBy(new BucketOfKey(s.buckets(), maxParallelism), Types.INT)
                     .sinkTo(new DiscardingSink<>());
@@ -234,6 +244,7 @@ final class Q1Pipelines {
                         + "', 'sink.flush-interval' = '" + s.flushInterval().toMillis() + "ms'"
                         + ", 'sink.memtable.max-age' = '" + s.memtableMaxAge().toMillis() + "ms'"
                         + ", 'sink.compaction.enabled' = '" + s.compaction() + "'"
+                        + ", 'sink.wal.max-appends-per-second' = '" + s.walAppendsPerSecondOrDefault() + "'"
                 : "'connector' = 'blackhole'";
         t.executeSql("CREATE TEMPORARY TABLE q1_sink (" + Q1Rows.columnsDdl()
                 + ", PRIMARY KEY (id) NOT ENFORCED) WITH (" + with + ")");

@@ -46,6 +46,7 @@ public final class Q1Report {
             "  --memtable-max-age-ms N  walsink sink.memtable.max-age (default 0, the sink's default: one SSTable",
             "                         per shard per checkpoint)",
             "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
+            "  --wal-appends-per-second N  walsink sink.wal.max-appends-per-second; 0: the sink's default (default 0)",
             "  --sql-source S         datagen (default: SQL's datagen sequence, the issue's reference) or generator",
             "                         (the DataStream jobs' FLIP-27 generator as a view: cheaper per row, no per-value state)",
             "  --seed N               seed of the key order and values (default 42)",
@@ -72,6 +73,7 @@ public final class Q1Report {
         DEFAULTS.put("--flush-ms", "100");
         DEFAULTS.put("--memtable-max-age-ms", "0");
         DEFAULTS.put("--no-compaction", "false");
+        DEFAULTS.put("--wal-appends-per-second", "0");
         DEFAULTS.put("--sql-source", "datagen");
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--final-checkpoint", "false");
@@ -118,7 +120,8 @@ public final class Q1Report {
                 f.on("--final-checkpoint"),
                 Duration.ofMillis(Long.parseLong(f.get("--memtable-max-age-ms"))),
                 !f.on("--no-compaction"),
-                sqlFromGenerator(f.get("--sql-source")));
+                sqlFromGenerator(f.get("--sql-source")),
+                Integer.parseInt(f.get("--wal-appends-per-second")));
         boolean verify = !f.on("--no-verify");
         int rounds = f.positiveInt("--rounds");
         List<List<Pipeline>> groups = groups(f.get("--pipelines"));
@@ -315,7 +318,7 @@ public final class Q1Report {
         Q1Rows r = s.rows();
         StringBuilder out = new StringBuilder(String.format(
                 "%n== q1-shaped job: %,d upserts over %,d keys (1 STRING + 11 BIGINT, seed %d), %d buckets, parallelism %d,"
-                        + " checkpoint every %d ms (%s), flush every %d ms, memtable max age %d ms, compaction %s;"
+                        + " checkpoint every %d ms (%s), flush every %d ms, memtable max age %d ms, compaction %s, at most %d WAL appends a second a subtask;"
                         + " %d rounds ==%n"
                         + "machine: %d processors, Java %s%n",
                 r.rows,
@@ -328,6 +331,7 @@ public final class Q1Report {
                 s.flushInterval().toMillis(),
                 s.memtableMaxAge().toMillis(),
                 s.compaction() ? "on" : "off",
+                s.walAppendsPerSecondOrDefault(),
                 rounds,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.runtime.version")));
