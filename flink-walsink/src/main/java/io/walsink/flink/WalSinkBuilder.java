@@ -118,7 +118,7 @@ public final class WalSinkBuilder<IN> {
 
     /**
      * {@code sink.wal.max-appends-per-second}: the most WAL appends a second the flush ticks of one
-     * writer subtask start over all its shards (default 100); with more shards than that allows at
+     * writer subtask start over all its shards (default 20); with more shards than that allows at
      * the flush interval, each shard's ticks come further apart.
      */
     public WalSinkBuilder<IN> walMaxAppendsPerSecond(int appends) {

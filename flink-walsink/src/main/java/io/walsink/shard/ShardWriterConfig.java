@@ -19,8 +19,12 @@ public final class ShardWriterConfig implements Serializable {
     private static final long serialVersionUID = 1L;
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(100);
     public static final long DEFAULT_WAL_MAX_BUFFER_BYTES = 8L << 20;
-    /** Up to 10 shards a subtask keep the 100 ms default interval; 128 tick every 1.28 s. */
-    public static final int DEFAULT_WAL_MAX_APPENDS_PER_SECOND = 100;
+    /**
+     * Two shards a subtask (4 buckets at parallelism 2) keep the 100 ms default interval; 128 tick
+     * every 6.4 s. Each append costs a PUT and, on the writing thread, a sealed batch: at 100 a
+     * second, 256 buckets on 2 subtasks used 1.6x the CPU of 20 (docs/benchmarks.md).
+     */
+    public static final int DEFAULT_WAL_MAX_APPENDS_PER_SECOND = 20;
 
     public static final long DEFAULT_MEMTABLE_MAX_BYTES = 128L << 20;
     public static final long DEFAULT_MEMTABLE_MAX_ROWS = 1_000_000;

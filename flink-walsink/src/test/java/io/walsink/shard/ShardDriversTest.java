@@ -193,21 +193,35 @@ class ShardDriversTest {
      */
     @Test
     void ticksOfManyShardsStayWithinTheOwnersAppendRate() throws Exception {
-        assertThat(tickAppendsOfSixShards(20, 3_000)).isLessThanOrEqualTo(20 * 3 + 6);
-        assertThat(tickAppendsOfSixShards(Integer.MAX_VALUE, 3_000))
+        assertThat(tickAppends(6, 20, 3_000)).isLessThanOrEqualTo(20 * 3 + 6);
+        assertThat(tickAppends(6, Integer.MAX_VALUE, 3_000))
                 .as("control: without the limit each shard appends every interval")
                 .isGreaterThan(20 * 3 + 6);
     }
 
-    /** Appends of six shards driven by their own ticks for {@code millis} of simulated time. */
-    private int tickAppendsOfSixShards(int appendsPerSecond, long millis) throws Exception {
-        int shards = 6;
+    /**
+     * The default rate holds back no tick of a subtask of two shards (4 buckets at parallelism 2
+     * append every 100 ms as before) and spaces six shards' ticks 300 ms apart.
+     */
+    @Test
+    void theDefaultRateKeepsTwoShardsAtTheIntervalAndSpacesSix() throws Exception {
+        int rate = ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
+        assertThat(tickAppends(2, rate, 3_000))
+                .as("two shards, every 100 ms for 3 s")
+                .isGreaterThanOrEqualTo(2 * 3_000 / (int) INTERVAL);
+        assertThat(tickAppends(6, rate, 3_000))
+                .as("six shards, every 300 ms for 3 s, plus each one's first")
+                .isLessThanOrEqualTo(6 * 3_000 / 300 + 6);
+    }
+
+    /** Appends of {@code shards} shards driven by their own ticks for {@code millis} of simulated time. */
+    private int tickAppends(int shards, int appendsPerSecond, long millis) throws Exception {
         long spacing = Math.max(INTERVAL, (shards * 1000L + appendsPerSecond - 1) / appendsPerSecond);
         ShardWriterConfig config = ShardWriterConfig.builder()
                 .flushInterval(Duration.ofMillis(INTERVAL))
                 .build();
-        try (ShardFixture f =
-                new ShardFixture(dir.resolve("rate-" + appendsPerSecond), WalSchemaProfile.SPEC, config)) {
+        try (ShardFixture f = new ShardFixture(
+                dir.resolve("rate-" + shards + "-" + appendsPerSecond), WalSchemaProfile.SPEC, config)) {
             TreeMap<Long, List<Integer>> due = new TreeMap<>();
             ShardDrivers drivers =
                     drivers(appendsPerSecond, (bucket, at) -> due.computeIfAbsent(at, k -> new ArrayList<>())

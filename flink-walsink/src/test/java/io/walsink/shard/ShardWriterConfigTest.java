@@ -13,7 +13,7 @@ class ShardWriterConfigTest {
         ShardWriterConfig config = ShardWriterConfig.defaults();
         assertThat(config.flushInterval()).isEqualTo(Duration.ofMillis(100));
         assertThat(config.maxUnflushedBytes()).isGreaterThanOrEqualTo(config.memtableMaxBytes());
-        assertThat(config.walMaxAppendsPerSecond()).isEqualTo(100);
+        assertThat(config.walMaxAppendsPerSecond()).isEqualTo(20);
     }
 
     @Test
