@@ -57,6 +57,8 @@ public final class Q1Report {
             "  --floor-repetitions N  after the rounds, measure N times the least work any sink must do per row",
             "                         (copy into Arrow, WAL bytes, lance-core writing the final rows) and set it",
             "                         against each goal's CPU budget; 0: skip (default 3)",
+            "  --thread-cpu           after each timed run, its CPU seconds and minor page faults by thread group",
+            "                         (Linux /proc; the job's span, table read-back excluded)",
             "  -h, --help             this text");
 
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -77,16 +79,35 @@ public final class Q1Report {
         DEFAULTS.put("--sql-source", "datagen");
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--final-checkpoint", "false");
+        DEFAULTS.put("--thread-cpu", "false");
         DEFAULTS.put("--no-verify", "false");
         DEFAULTS.put("--floor-repetitions", "3");
     }
 
-    /** One timed run; {@code check} is null for reference runs and for walsink runs not verified. */
-    record Run(int round, Pipeline pipeline, long rows, Q1Pipelines.Timing timing, Q1Check.Outcome check) {
+    /**
+     * One timed run; {@code check} is null for reference runs and for walsink runs not verified;
+     * {@code threads} is empty unless its threads were sampled ({@link ThreadCpu}).
+     */
+    record Run(
+            int round,
+            Pipeline pipeline,
+            long rows,
+            Q1Pipelines.Timing timing,
+            Q1Check.Outcome check,
+            Map<String, ThreadCpu.Usage> threads) {
         double rowsPerSecond() {
             return rows / (timing.nanos() / 1e9);
         }
     }
+
+    /** Thread groups shown per run with {@code --thread-cpu}; the rest are summed in one line. */
+    static final int THREAD_GROUPS_SHOWN = 12;
+
+    /**
+     * How often {@code --thread-cpu} reads the threads: a thread's last period before it ends may be
+     * missed, and the reads cost CPU, which the table shows as a group of its own ({@code thread-cpu-samp}).
+     */
+    private static final Duration THREAD_SAMPLE_PERIOD = Duration.ofMillis(500);
 
     private Q1Report() {}
 
@@ -123,6 +144,10 @@ public final class Q1Report {
                 sqlFromGenerator(f.get("--sql-source")),
                 Integer.parseInt(f.get("--wal-appends-per-second")));
         boolean verify = !f.on("--no-verify");
+        boolean threadCpu = f.on("--thread-cpu");
+        if (threadCpu && !ThreadCpu.available()) {
+            throw new IllegalArgumentException("--thread-cpu needs Linux's " + ThreadCpu.TASKS);
+        }
         int rounds = f.positiveInt("--rounds");
         List<List<Pipeline>> groups = groups(f.get("--pipelines"));
         out.accept(header(settings, rounds, groups));
@@ -153,7 +178,7 @@ public final class Q1Report {
         for (List<Pipeline> group : groups) {
             for (int round = 1; round <= rounds; round++) {
                 for (Pipeline p : order(group, round)) {
-                    Run r = runOnce(round, p, settings, verify);
+                    Run r = runOnce(round, p, settings, verify, threadCpu);
                     runs.add(r);
                     out.accept(String.format(
                             "round %d %-10s %-38s %,12.0f rows/s%s%n",
@@ -164,6 +189,9 @@ public final class Q1Report {
                             r.check() == null
                                     ? ""
                                     : "  table = model: " + r.check().text()));
+                    if (threadCpu) {
+                        out.accept(ThreadCpu.render(r.threads(), THREAD_GROUPS_SHOWN) + "\n");
+                    }
                     table.row(
                             round,
                             p.api,
@@ -208,14 +236,22 @@ public final class Q1Report {
 
     /** One run of {@code p} into a new table, read back when {@code verify} and {@code p} is walsink. */
     static Run runOnce(int round, Pipeline p, Q1Pipelines.Settings s, boolean verify) throws Exception {
+        return runOnce(round, p, s, verify, false);
+    }
+
+    /** As above; with {@code threadCpu}, the job's threads are sampled while it runs. */
+    static Run runOnce(int round, Pipeline p, Q1Pipelines.Settings s, boolean verify, boolean threadCpu)
+            throws Exception {
         Path dir = Files.createTempDirectory("walsink-q1-");
         try {
             Path table = dir.resolve("table");
+            ThreadCpu.Sampler sampler = threadCpu ? ThreadCpu.start(THREAD_SAMPLE_PERIOD) : null;
             Q1Pipelines.Timing timing = Q1Pipelines.run(p, s, table, dir.resolve("checkpoints"));
+            Map<String, ThreadCpu.Usage> threads = sampler == null ? Map.of() : sampler.stop();
             Q1Check.Outcome check = p.walsink() && verify
                     ? Q1Check.verify(table, s.rows(), s.finalCheckpoint() ? ReadMode.COMMITTED : ReadMode.LATEST)
                     : null;
-            return new Run(round, p, s.rows().rows, timing, check);
+            return new Run(round, p, s.rows().rows, timing, check, threads);
         } finally {
             LocalShardTable.deleteRecursively(dir);
         }

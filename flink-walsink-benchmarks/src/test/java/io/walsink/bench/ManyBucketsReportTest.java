@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.bench.Q1Pipelines.Pipeline;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,6 +74,7 @@ class ManyBucketsReportTest {
                 Pipeline.DATASTREAM_WALSINK,
                 rows,
                 new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9)),
-                null);
+                null,
+                Map.of());
     }
 }

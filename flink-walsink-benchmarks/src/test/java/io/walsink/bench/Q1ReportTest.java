@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,7 +64,9 @@ class Q1ReportTest {
 
     @Test
     void sqlReadsTheGeneratorWhenAskedAndTimesFromItsFirstRow() throws Exception {
-        List<Q1Report.Run> runs = Q1Report.run(smallRun("--pipelines", "sql", "--sql-source", "generator"), s -> {});
+        StringBuilder out = new StringBuilder();
+        List<Q1Report.Run> runs =
+                Q1Report.run(smallRun("--pipelines", "sql", "--sql-source", "generator", "--thread-cpu"), out::append);
 
         assertThat(runs)
                 .extracting(Q1Report.Run::pipeline)
@@ -75,6 +78,13 @@ class Q1ReportTest {
                 .findFirst()
                 .orElseThrow();
         assertThat(walsink.check().matches()).as(walsink.check().text()).isTrue();
+        // --thread-cpu: every run's threads were read, the job's own (named after its operators) among them
+        assertThat(runs).allSatisfy(r -> assertThat(r.threads().values().stream()
+                        .mapToDouble(ThreadCpu.Usage::cpuSeconds)
+                        .sum())
+                .isPositive());
+        assertThat(walsink.threads().keySet()).anyMatch(group -> group.contains("walsink"));
+        assertThat(out.toString()).contains("thread group", "minor page faults");
         assertThatThrownBy(() -> Q1Report.run(Q1Report.flags("--sql-source", "kafka"), s -> {}))
                 .hasMessageContaining("--sql-source takes datagen or generator");
     }
@@ -223,6 +233,7 @@ class Q1ReportTest {
 
     private static Q1Report.Run run(int round, Pipeline p, double seconds, double cpuSeconds) {
         long nanos = (long) (seconds * 1e9);
-        return new Q1Report.Run(round, p, 1_000, new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9)), null);
+        return new Q1Report.Run(
+                round, p, 1_000, new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9)), null, Map.of());
     }
 }
