@@ -3,10 +3,14 @@ package io.walsink.bench;
 import io.walsink.bench.Q1Pipelines.Pipeline;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -45,6 +49,7 @@ public final class ManyBucketsReport {
             "  --wal-appends-per-second N  walsink sink.wal.max-appends-per-second; 0: the sink's default (default 0)",
             "  --seed N               seed of the key order and values (default 42)",
             "  --no-verify            do not read the tables back (they are by default)",
+            "  --thread-cpu           also CPU ns per row by thread group, steady state, both bucket counts (Linux /proc)",
             "  -h, --help             this text");
 
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -65,6 +70,7 @@ public final class ManyBucketsReport {
         DEFAULTS.put("--wal-appends-per-second", "0");
         DEFAULTS.put("--seed", "42");
         DEFAULTS.put("--no-verify", "false");
+        DEFAULTS.put("--thread-cpu", "false");
     }
 
     /** A bucket count's short and long run of one round, and the steady state between them. */
@@ -77,6 +83,18 @@ public final class ManyBucketsReport {
         double cpuNanosPerRow() {
             return (double) (longRun.timing().cpuNanos() - shortRun.timing().cpuNanos())
                     / (longRun.rows() - shortRun.rows());
+        }
+
+        /** The same difference per thread group, where the runs' threads were sampled. */
+        Map<String, Double> cpuNanosPerRowByGroup() {
+            Map<String, Double> groups = new TreeMap<>();
+            for (Map.Entry<String, ThreadCpu.Usage> e : longRun.threads().entrySet()) {
+                ThreadCpu.Usage before = shortRun.threads().getOrDefault(e.getKey(), new ThreadCpu.Usage(0, 0, 0));
+                groups.put(
+                        e.getKey(),
+                        (e.getValue().cpuSeconds() - before.cpuSeconds()) * 1e9 / (longRun.rows() - shortRun.rows()));
+            }
+            return groups;
         }
     }
 
@@ -115,6 +133,10 @@ public final class ManyBucketsReport {
         long keys = f.positive("--keys");
         long seed = Long.parseLong(f.get("--seed"));
         boolean verify = !f.on("--no-verify");
+        boolean threadCpu = f.on("--thread-cpu");
+        if (threadCpu && !ThreadCpu.available()) {
+            throw new IllegalArgumentException("--thread-cpu needs Linux's " + ThreadCpu.TASKS);
+        }
         int rounds = Math.toIntExact(f.positive("--rounds"));
         Q1Pipelines.Settings base = new Q1Pipelines.Settings(
                 new Q1Rows(shortRows, keys, parallelism, seed),
@@ -144,18 +166,22 @@ public final class ManyBucketsReport {
         for (int round = 1; round <= rounds; round++) {
             for (int buckets : round % 2 == 1 ? List.of(few, many) : List.of(many, few)) {
                 Q1Pipelines.Settings s = base.withBuckets(buckets);
-                Q1Report.Run shortRun = timed(round, s, verify, out);
-                Q1Report.Run longRun = timed(round, s.withRows(longShape), verify, out);
+                Q1Report.Run shortRun = timed(round, s, verify, threadCpu, out);
+                Q1Report.Run longRun = timed(round, s.withRows(longShape), verify, threadCpu, out);
                 steady.add(new Steady(round, buckets, shortRun, longRun));
             }
+        }
+        if (threadCpu) {
+            out.accept("\n" + threads(steady, few, many));
         }
         out.accept("\n" + rounds(steady, few, many) + "\n" + summary(steady, few, many));
         return steady;
     }
 
-    private static Q1Report.Run timed(int round, Q1Pipelines.Settings s, boolean verify, Consumer<String> out)
+    private static Q1Report.Run timed(
+            int round, Q1Pipelines.Settings s, boolean verify, boolean threadCpu, Consumer<String> out)
             throws Exception {
-        Q1Report.Run r = Q1Report.runOnce(round, Pipeline.DATASTREAM_WALSINK, s, verify);
+        Q1Report.Run r = Q1Report.runOnce(round, Pipeline.DATASTREAM_WALSINK, s, verify, threadCpu);
         out.accept(String.format(
                 "round %d %4d buckets %,12d rows: %,10.0f rows/s, %6.1f s from the first row, %6.1f CPU s%s%n",
                 round,
@@ -191,6 +217,52 @@ public final class ManyBucketsReport {
                     Figures.ratio(a.cpuNanosPerRow() / b.cpuNanosPerRow()));
         }
         return table.render();
+    }
+
+    /**
+     * Steady-state CPU per row of each thread group, the median over the rounds for each bucket
+     * count, and how much more the many buckets cost: where the extra CPU of many buckets goes.
+     * Largest difference first, at most {@link Q1Report#THREAD_GROUPS_SHOWN} groups.
+     */
+    static String threads(List<Steady> steady, int few, int many) {
+        Map<String, Double> fewMedians = groupMedians(steady, few);
+        Map<String, Double> manyMedians = groupMedians(steady, many);
+        Set<String> groups = new TreeSet<>(fewMedians.keySet());
+        groups.addAll(manyMedians.keySet());
+        TextTable table = new TextTable(
+                "thread group",
+                ">" + few + " buckets: CPU ns/row (median)",
+                ">" + many + " buckets: CPU ns/row (median)",
+                ">difference ns/row");
+        groups.stream()
+                .sorted(Comparator.comparingDouble(
+                                (String g) -> manyMedians.getOrDefault(g, 0.0) - fewMedians.getOrDefault(g, 0.0))
+                        .reversed())
+                .limit(Q1Report.THREAD_GROUPS_SHOWN)
+                .forEach(g -> table.row(
+                        g,
+                        Figures.number(fewMedians.getOrDefault(g, 0.0)),
+                        Figures.number(manyMedians.getOrDefault(g, 0.0)),
+                        Figures.number(manyMedians.getOrDefault(g, 0.0) - fewMedians.getOrDefault(g, 0.0))));
+        return table.render();
+    }
+
+    /** Per thread group, the median over the rounds of {@code buckets}' steady CPU per row (0 where absent). */
+    private static Map<String, Double> groupMedians(List<Steady> steady, int buckets) {
+        List<Map<String, Double>> perRound = steady.stream()
+                .filter(s -> s.buckets() == buckets)
+                .map(Steady::cpuNanosPerRowByGroup)
+                .toList();
+        Set<String> groups = new TreeSet<>();
+        perRound.forEach(m -> groups.addAll(m.keySet()));
+        Map<String, Double> medians = new TreeMap<>();
+        for (String g : groups) {
+            medians.put(
+                    g,
+                    Spread.of(perRound.stream().map(m -> m.getOrDefault(g, 0.0)).toList())
+                            .median());
+        }
+        return medians;
     }
 
     /** The per-round ratios' median and range against the goal, for the rate and for CPU per row. */

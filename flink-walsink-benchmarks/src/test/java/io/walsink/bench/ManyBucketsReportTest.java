@@ -20,14 +20,23 @@ class ManyBucketsReportTest {
         StringBuilder out = new StringBuilder();
         List<ManyBucketsReport.Steady> steady = ManyBucketsReport.run(
                 ManyBucketsReport.flags(
-                        "--few", "2",
-                        "--many", "16",
-                        "--short-rows", "10000",
-                        "--long-rows", "30000",
-                        "--keys", "4000",
-                        "--rounds", "1",
-                        "--warmup-rows", "0",
-                        "--checkpoint-ms", "1000"),
+                        "--few",
+                        "2",
+                        "--many",
+                        "16",
+                        "--short-rows",
+                        "10000",
+                        "--long-rows",
+                        "30000",
+                        "--keys",
+                        "4000",
+                        "--rounds",
+                        "1",
+                        "--warmup-rows",
+                        "0",
+                        "--checkpoint-ms",
+                        "1000",
+                        "--thread-cpu"),
                 out::append);
 
         assertThat(steady).extracting(ManyBucketsReport.Steady::buckets).containsExactly(2, 16);
@@ -39,6 +48,9 @@ class ManyBucketsReportTest {
                 assertThat(r.check().rows()).isEqualTo(4_000);
             }
         });
+        // --thread-cpu: every run's threads were read, and the groups' table came before the rounds'
+        assertThat(steady).allSatisfy(s -> assertThat(s.longRun().threads()).isNotEmpty());
+        assertThat(out.toString()).contains("16 buckets: CPU ns/row (median)", "difference ns/row");
         String summary = out.substring(out.lastIndexOf("\n\n") + 2);
         assertThat(summary).contains("16 / 2 buckets", ">= 0.80x", "steady rows/s", "process CPU per row");
         assertThat(out.toString())
@@ -59,6 +71,34 @@ class ManyBucketsReportTest {
     }
 
     @Test
+    void threadGroupsAreComparedPerRowInTheSteadyState() {
+        // 20,000 more rows; the writer spends 1 s more at 4 buckets (50,000 ns a row), 3 s at 64
+        ManyBucketsReport.Steady few = new ManyBucketsReport.Steady(
+                1,
+                4,
+                run(10_000, 1.0, 2.0, Map.of("writer", usage(1.0), "io", usage(0.5))),
+                run(30_000, 3.0, 5.0, Map.of("writer", usage(2.0), "io", usage(1.5))));
+        ManyBucketsReport.Steady many = new ManyBucketsReport.Steady(
+                1,
+                64,
+                run(10_000, 2.0, 4.0, Map.of("writer", usage(1.0))),
+                run(30_000, 6.0, 10.0, Map.of("writer", usage(4.0), "io", usage(2.5), "tokio", usage(0.2))));
+
+        assertThat(few.cpuNanosPerRowByGroup())
+                .containsEntry("writer", 50_000.0)
+                .containsEntry("io", 50_000.0);
+        // a group the short run lacked (a thread not yet started) counts from zero
+        assertThat(many.cpuNanosPerRowByGroup())
+                .containsEntry("writer", 150_000.0)
+                .containsEntry("io", 125_000.0);
+        String table = ManyBucketsReport.threads(List.of(few, many), 4, 64);
+        // largest difference first: the writer (+100,000), then io (+75,000), then tokio (+10,000)
+        assertThat(table.indexOf("writer")).isLessThan(table.indexOf("io"));
+        assertThat(table.indexOf("io")).isLessThan(table.indexOf("tokio"));
+        assertThat(table).contains("100,000", "75,000", "10,000");
+    }
+
+    @Test
     void refusesBucketCountsAndSizesThatCannotCompare() {
         assertThatThrownBy(() -> ManyBucketsReport.run(ManyBucketsReport.flags("--few", "8", "--many", "8"), s -> {}))
                 .hasMessageContaining("--few (8) must be below --many (8)");
@@ -67,7 +107,16 @@ class ManyBucketsReportTest {
                 .hasMessageContaining("--long-rows (1000) must exceed --short-rows (1000)");
     }
 
+    private static ThreadCpu.Usage usage(double cpuSeconds) {
+        return new ThreadCpu.Usage(cpuSeconds, 0, 0);
+    }
+
     private static Q1Report.Run run(long rows, double seconds, double cpuSeconds) {
+        return run(rows, seconds, cpuSeconds, Map.of());
+    }
+
+    private static Q1Report.Run run(
+            long rows, double seconds, double cpuSeconds, Map<String, ThreadCpu.Usage> threads) {
         long nanos = (long) (seconds * 1e9);
         return new Q1Report.Run(
                 1,
@@ -75,6 +124,6 @@ class ManyBucketsReportTest {
                 rows,
                 new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9)),
                 null,
-                Map.of());
+                threads);
     }
 }
