@@ -273,6 +273,44 @@ class CompactionLeaseTest {
         second.renew();
     }
 
+    /**
+     * Two writer subtasks of one job restore at the same moment: one writes its entry, and before it
+     * checks that the entry is the highest, the other takes it back above it. The first still holds
+     * the lease with it (before, its restore failed naming the other, found by
+     * SavepointRestoreAcrossMergesTest in CI), another job stays refused, and the first one's release
+     * does not free the other's.
+     */
+    @Test
+    void ofTwoSubtasksOfOneJobTakingTheLeaseAtOnceBothHoldIt() {
+        AtomicBoolean raced = new AtomicBoolean();
+        CompactionLease[] second = new CompactionLease[1];
+        ObjectStore racing = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                super.putIfAbsent(key, data);
+                if (raced.compareAndSet(false, true)) {
+                    second[0] =
+                            acquire(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")));
+                }
+            }
+        };
+        CompactionLease first =
+                acquire(racing, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")));
+        assertThat(raced)
+                .as("the second subtask wrote between the first one's write and its check")
+                .isTrue();
+        assertThat(CompactionLease.latest(store).orElseThrow().holder()).isEqualTo("job-1, restore of shard b");
+        assertThatThrownBy(() -> acquire(store, LeaseClaimant.named("job-9", "job-9", List.of("job-9"))))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("restore of shard b");
+        first.close();
+        assertThatThrownBy(() -> acquire(store, "compactor-c"))
+                .as("the first restore's release leaves the second one's entry")
+                .isInstanceOf(CompactionLeaseException.class);
+        second[0].close();
+        acquire(store, "compactor-c").close();
+    }
+
     @Test
     void theEntryNamesTheJobSoThatAnUpgradedReaderStillParsesIt() {
         acquire(store, LeaseClaimant.named("job-1 attempt 0", "job-1", List.of("job-1")));
