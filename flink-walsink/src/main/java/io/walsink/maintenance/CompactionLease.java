@@ -128,6 +128,9 @@ final class CompactionLease implements AutoCloseable {
             lease.expiresAtMillis = now + duration.toMillis();
             Optional<Entry> above = lease.above(next);
             if (above.isPresent()) {
+                if (!above.get().heldAt(now)) {
+                    continue; // released since our write (or expired): the lease is free, take it again
+                }
                 if (!claimant.continues(above.get().job())) {
                     throw busy(table, above.get(), now);
                 }

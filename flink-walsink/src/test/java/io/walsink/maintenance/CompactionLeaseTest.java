@@ -311,6 +311,35 @@ class CompactionLeaseTest {
         acquire(store, "compactor-c").close();
     }
 
+    /**
+     * As above, but the other subtask also releases before the first one checks: the entry on top is
+     * then a release, so the first takes the lease again rather than hold a free one.
+     */
+    @Test
+    void aSubtaskWhoseOwnJobTookAndReleasedTheLeaseMeanwhileTakesItAgain() {
+        AtomicBoolean raced = new AtomicBoolean();
+        ObjectStore racing = new ForwardingObjectStore(store) {
+            @Override
+            public void putIfAbsent(String key, byte[] data) {
+                super.putIfAbsent(key, data);
+                if (raced.compareAndSet(false, true)) {
+                    acquire(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")))
+                            .close();
+                }
+            }
+        };
+        try (CompactionLease first =
+                acquire(racing, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")))) {
+            assertThat(raced)
+                    .as("the second subtask took and released between the first one's write and check")
+                    .isTrue();
+            assertThat(CompactionLease.latest(store).orElseThrow().holder()).isEqualTo("job-1, restore of shard a");
+            assertThatThrownBy(() -> acquire(store, "compactor-c"))
+                    .isInstanceOf(CompactionLeaseException.class)
+                    .hasMessageContaining("restore of shard a");
+        }
+    }
+
     @Test
     void theEntryNamesTheJobSoThatAnUpgradedReaderStillParsesIt() {
         acquire(store, LeaseClaimant.named("job-1 attempt 0", "job-1", List.of("job-1")));
