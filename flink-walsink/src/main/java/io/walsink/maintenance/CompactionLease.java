@@ -8,7 +8,6 @@ import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.OutcomeUnknownException;
 import io.walsink.storage.StorageException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -36,6 +35,13 @@ import org.slf4j.LoggerFactory;
  * expires. A takeover writes the next number like any other, so two live attempts cannot both
  * hold the lease.
  *
+ * <p>A restore holds the lease <em>shared</em> ({@link #acquireShared}): the writer subtasks of one
+ * job restore at the same time, each taking it, and the entry names every one of them that holds
+ * it. A release writes the next entry without the releasing one, and only the last frees the lease,
+ * so no compactor commits while any of the job's restores still rolls back rows. A subtask that dies
+ * holding it stays named until the entry expires: the lease is then held longer than needed, never
+ * shorter.
+ *
  * <p>Expiry compares the writer's clock with the reader's: clocks of machines that compact the same
  * table must agree to well within the lease duration.
  */
@@ -51,6 +57,7 @@ final class CompactionLease implements AutoCloseable {
     private final String holder;
     private final Duration duration;
     private final LongSupplier clock;
+    private final boolean shared;
     private long sequence;
     private long expiresAtMillis;
     private boolean released;
@@ -61,6 +68,7 @@ final class CompactionLease implements AutoCloseable {
             LeaseClaimant claimant,
             Duration duration,
             LongSupplier clock,
+            boolean shared,
             long sequence) {
         this.store = store;
         this.table = table;
@@ -68,6 +76,7 @@ final class CompactionLease implements AutoCloseable {
         this.holder = claimant.name();
         this.duration = duration;
         this.clock = clock;
+        this.shared = shared;
         this.sequence = sequence;
     }
 
@@ -86,6 +95,26 @@ final class CompactionLease implements AutoCloseable {
      */
     static CompactionLease acquire(
             ObjectStore store, String table, LeaseClaimant claimant, Duration duration, LongSupplier clock) {
+        return acquire(store, table, claimant, duration, clock, false);
+    }
+
+    /**
+     * Takes the table's lease for {@code claimant} as {@link #acquire} does, but held together with
+     * the other shared holders of its own job that hold it now (the job's other restoring subtasks):
+     * it is free again once all of them released it. A shared lease is not renewed.
+     */
+    static CompactionLease acquireShared(
+            ObjectStore store, String table, LeaseClaimant claimant, Duration duration, LongSupplier clock) {
+        return acquire(store, table, claimant, duration, clock, true);
+    }
+
+    private static CompactionLease acquire(
+            ObjectStore store,
+            String table,
+            LeaseClaimant claimant,
+            Duration duration,
+            LongSupplier clock,
+            boolean shared) {
         String holder = claimant.name();
         if (claimant.fenced()) {
             throw new CompactionLeaseException(table, holder + " is closing; it takes no compaction lease");
@@ -94,15 +123,20 @@ final class CompactionLease implements AutoCloseable {
         for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
             List<Long> sequences = sequences(store);
             long next = 1;
+            List<String> holders = shared ? List.of(holder) : List.of();
             if (!sequences.isEmpty()) {
                 long top = sequences.get(sequences.size() - 1);
-                Optional<Entry> latest = read(store, top);
+                Optional<LeaseEntry> latest = read(store, top);
                 if (latest.isEmpty()) {
                     continue; // its holder renewed and removed it since the listing: look again
                 }
                 if (latest.get().heldAt(now)) {
                     if (!claimant.continues(latest.get().job())) {
                         throw busy(table, latest.get(), now);
+                    }
+                    if (shared
+                            && claimant.job().orElseThrow().equals(latest.get().job())) {
+                        holders = latest.get().with(holder);
                     }
                     LOG.info(
                             "{} takes back the compaction lease of {} from its own earlier attempt {} (entry {})",
@@ -113,8 +147,8 @@ final class CompactionLease implements AutoCloseable {
                 }
                 next = top + 1;
             }
-            if (!write(store, next, claimant, now + duration.toMillis())) {
-                Optional<Entry> winner = read(store, next);
+            if (!write(store, new LeaseEntry(next, holder, now + duration.toMillis(), claimant.job(), holders))) {
+                Optional<LeaseEntry> winner = read(store, next);
                 if (winner.isPresent() && claimant.continues(winner.get().job())) {
                     // Another subtask of our own job (two restores at once) wrote it first: take it
                     // back as from an earlier attempt.
@@ -124,15 +158,18 @@ final class CompactionLease implements AutoCloseable {
                         .orElseGet(() -> new CompactionLeaseException(
                                 table, "another compactor took the compaction lease at the same moment"));
             }
-            CompactionLease lease = new CompactionLease(store, table, claimant, duration, clock, next);
+            CompactionLease lease = new CompactionLease(store, table, claimant, duration, clock, shared, next);
             lease.expiresAtMillis = now + duration.toMillis();
-            Optional<Entry> above = lease.above(next);
+            Optional<LeaseEntry> above = lease.above(next);
             if (above.isPresent()) {
                 if (!above.get().heldAt(now)) {
                     continue; // released since our write (or expired): the lease is free, take it again
                 }
                 if (!claimant.continues(above.get().job())) {
                     throw busy(table, above.get(), now);
+                }
+                if (shared && !above.get().sharedBy().contains(holder)) {
+                    continue; // it does not name us: take it again, together with it
                 }
                 // Another claimant of our own job (a writer subtask restoring at the same moment)
                 // took it back right after our write: the job holds the lease, and its restores keep
@@ -166,7 +203,7 @@ final class CompactionLease implements AutoCloseable {
     }
 
     /** The highest entry if it is above ours; fails if one is listed there but gone when read. */
-    private Optional<Entry> above(long ours) {
+    private Optional<LeaseEntry> above(long ours) {
         List<Long> sequences = sequences(store);
         long top = sequences.isEmpty() ? ours : sequences.get(sequences.size() - 1);
         if (top <= ours) {
@@ -184,11 +221,14 @@ final class CompactionLease implements AutoCloseable {
      *     later attempt of the same job took it back
      */
     void renew() {
+        if (shared) {
+            throw new IllegalStateException("a shared compaction lease is not renewed");
+        }
         ensureNotFenced();
         long now = clock.getAsLong();
-        if (!write(store, sequence + 1, claimant, now + duration.toMillis())) {
-            Optional<Entry> taker = read(store, sequence + 1);
-            String name = taker.map(Entry::holder).orElse("another compactor");
+        if (!write(store, new LeaseEntry(sequence + 1, holder, now + duration.toMillis(), claimant.job(), List.of()))) {
+            Optional<LeaseEntry> taker = read(store, sequence + 1);
+            String name = taker.map(LeaseEntry::holder).orElse("another compactor");
             if (taker.isPresent() && claimant.job().isPresent() && taker.get().job() != null && now < expiresAtMillis) {
                 throw new CompactionLeaseException(
                         table,
@@ -239,12 +279,50 @@ final class CompactionLease implements AutoCloseable {
         }
         released = true;
         try {
-            if (write(store, sequence + 1, claimant, 0)) {
+            if (shared) {
+                releaseShared();
+            } else if (write(store, new LeaseEntry(sequence + 1, holder, 0, claimant.job(), List.of()))) {
                 removeBefore(sequence + 1);
             }
         } catch (RuntimeException e) {
             LOG.warn("Releasing the compaction lease of {} failed; it expires on its own", table, e);
         }
+    }
+
+    /**
+     * Writes the entry on top again without us: still held by the others it names, or expired when
+     * we were the last. An entry that no longer names us (it expired and was taken over) is left.
+     */
+    private void releaseShared() {
+        for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+            List<Long> sequences = sequences(store);
+            if (sequences.isEmpty()) {
+                return;
+            }
+            long top = sequences.get(sequences.size() - 1);
+            Optional<LeaseEntry> entry = read(store, top);
+            if (entry.isEmpty()) {
+                continue;
+            }
+            if (!entry.get().sharedBy().contains(holder)) {
+                return;
+            }
+            List<String> others = entry.get().without(holder);
+            String named = others.isEmpty() ? holder : others.get(0);
+            long expires = others.isEmpty() ? 0 : entry.get().expiresAtMillis();
+            if (write(store, new LeaseEntry(top + 1, named, expires, claimant.job(), others))) {
+                if (!others.isEmpty()) {
+                    LOG.info(
+                            "{} released its share of the compaction lease of {}; {} still hold it",
+                            holder,
+                            table,
+                            others);
+                }
+                removeBefore(top + 1);
+                return;
+            }
+        }
+        LOG.warn("The compaction lease of {} changed on every read; {} leaves its share to expire", table, holder);
     }
 
     private void removeBefore(long keep) {
@@ -265,11 +343,9 @@ final class CompactionLease implements AutoCloseable {
      * is tried again a few times beyond the store's own retries: a release or renewal lost to one
      * throttled request would leave the table's compaction blocked until the lease expires.
      */
-    private static boolean write(ObjectStore store, long sequence, LeaseClaimant claimant, long expiresAtMillis) {
-        String holder = claimant.name();
-        String job = claimant.job().map(j -> "job=" + j + "\n").orElse("");
-        byte[] body =
-                ("holder=" + holder + "\nexpires=" + expiresAtMillis + "\n" + job).getBytes(StandardCharsets.UTF_8);
+    private static boolean write(ObjectStore store, LeaseEntry entry) {
+        long sequence = entry.sequence();
+        byte[] body = entry.encode();
         for (int attempt = 1; ; attempt++) {
             try {
                 store.putIfAbsent(key(sequence), body);
@@ -279,9 +355,9 @@ final class CompactionLease implements AutoCloseable {
                 return false;
             } catch (AmbiguousWriteException | OutcomeUnknownException e) {
                 // Our own write may have landed: the entry says whose it is.
-                Optional<Entry> landed = read(store, sequence);
+                Optional<LeaseEntry> landed = read(store, sequence);
                 if (landed.isPresent()) {
-                    return landed.get().holder.equals(holder) && landed.get().expiresAtMillis == expiresAtMillis;
+                    return landed.get().equals(entry);
                 }
                 if (attempt >= WRITE_ATTEMPTS) {
                     throw e;
@@ -302,9 +378,9 @@ final class CompactionLease implements AutoCloseable {
             if (sequences.isEmpty()) {
                 return Optional.empty();
             }
-            Optional<Entry> top = read(store, sequences.get(sequences.size() - 1));
+            Optional<LeaseEntry> top = read(store, sequences.get(sequences.size() - 1));
             if (top.isPresent()) {
-                return top.map(e -> new CompactionLeaseHolder(e.holder, Instant.ofEpochMilli(e.expiresAtMillis)));
+                return top.map(e -> new CompactionLeaseHolder(e.holder(), Instant.ofEpochMilli(e.expiresAtMillis())));
             }
         }
         throw new CompactionLeaseException(PREFIX, "the compaction lease changed on every read; try again");
@@ -318,37 +394,20 @@ final class CompactionLease implements AutoCloseable {
                 .toList();
     }
 
-    private static Optional<Entry> read(ObjectStore store, long sequence) {
+    private static Optional<LeaseEntry> read(ObjectStore store, long sequence) {
         try {
-            String text = new String(store.get(key(sequence)), StandardCharsets.UTF_8);
-            String holder = null;
-            String job = null;
-            long expires = 0;
-            for (String line : text.split("\n")) {
-                if (line.startsWith("holder=")) {
-                    holder = line.substring("holder=".length());
-                } else if (line.startsWith("job=")) {
-                    job = line.substring("job=".length()).trim();
-                } else if (line.startsWith("expires=")) {
-                    expires = Long.parseLong(line.substring("expires=".length()).trim());
-                }
-            }
-            if (holder == null) {
-                throw new CompactionLeaseException(PREFIX + sequence, "compaction lease entry without a holder");
-            }
-            return Optional.of(new Entry(sequence, holder, expires, job));
+            return Optional.of(LeaseEntry.decode(sequence, store.get(key(sequence)), PREFIX + sequence));
         } catch (ObjectNotFoundException e) {
             return Optional.empty(); // removed by its holder meanwhile
-        } catch (NumberFormatException e) {
-            throw new CompactionLeaseException(PREFIX + sequence, "compaction lease entry with a bad expiry: " + e);
         }
     }
 
-    private static CompactionLeaseException busy(String table, Entry holder, long now) {
+    private static CompactionLeaseException busy(String table, LeaseEntry holder, long now) {
         return new CompactionLeaseException(
                 table,
-                "another compactor or collector (" + holder.holder + ") holds the compaction lease until "
-                        + Instant.ofEpochMilli(holder.expiresAtMillis) + " (" + (holder.expiresAtMillis - now) / 1000
+                "another compactor or collector (" + holder.names() + ") holds the compaction lease until "
+                        + Instant.ofEpochMilli(holder.expiresAtMillis()) + " ("
+                        + (holder.expiresAtMillis() - now) / 1000
                         + " s from now); run one compactor or collector per table at a time: the sink's own"
                         + " ('sink.compaction.enabled', 'sink.gc.enabled') or a standalone one, not both");
     }
@@ -360,12 +419,5 @@ final class CompactionLease implements AutoCloseable {
     private static Long sequenceOf(String key) {
         OptionalLong n = TableLayout.parseSequenceName(key.substring(key.lastIndexOf('/') + 1));
         return n.isPresent() ? n.getAsLong() : null;
-    }
-
-    /** @param job the job the holder ran for; null for a standalone compactor or an older release's entry */
-    private record Entry(long sequence, String holder, long expiresAtMillis, String job) {
-        boolean heldAt(long now) {
-            return expiresAtMillis > now;
-        }
     }
 }

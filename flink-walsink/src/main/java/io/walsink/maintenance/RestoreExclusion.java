@@ -10,7 +10,8 @@ import java.util.Objects;
  * lease, taken for the job being restored. An entry the job's own maintenance holds (in another
  * subtask, or left by a dead attempt) is taken back at once, and that run stops before its next
  * commit; a standalone compactor's or collector's makes the restore fail naming it, and Flink's
- * restart strategy tries again.
+ * restart strategy tries again. The job's subtasks restoring at the same time hold it together, and
+ * it is free again once the last of them is done.
  */
 @Internal
 public final class RestoreExclusion implements MaintenanceExclusion {
@@ -26,7 +27,7 @@ public final class RestoreExclusion implements MaintenanceExclusion {
 
     @Override
     public Held hold(String why) {
-        CompactionLease lease = CompactionLease.acquire(
+        CompactionLease lease = CompactionLease.acquireShared(
                 store,
                 tableUri,
                 claimant.doing(why),

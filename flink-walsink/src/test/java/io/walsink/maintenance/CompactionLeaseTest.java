@@ -197,6 +197,11 @@ class CompactionLeaseTest {
         return CompactionLease.acquire(on, "table", claimant, LEASE, clock::get);
     }
 
+    /** As a writer subtask's restore takes it ({@link RestoreExclusion}). */
+    private CompactionLease restore(ObjectStore on, LeaseClaimant claimant) {
+        return CompactionLease.acquireShared(on, "table", claimant, LEASE, clock::get);
+    }
+
     @Test
     void aLaterAttemptOfTheSameJobTakesTheLeaseOfItsDeadAttemptAtOnce() {
         CompactionLease dead = acquire(store, LeaseClaimant.named("job-1 attempt 0", "job-1", List.of("job-1")));
@@ -290,12 +295,12 @@ class CompactionLeaseTest {
                 super.putIfAbsent(key, data);
                 if (raced.compareAndSet(false, true)) {
                     second[0] =
-                            acquire(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")));
+                            restore(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")));
                 }
             }
         };
         CompactionLease first =
-                acquire(racing, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")));
+                restore(racing, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")));
         assertThat(raced)
                 .as("the second subtask wrote between the first one's write and its check")
                 .isTrue();
@@ -323,13 +328,13 @@ class CompactionLeaseTest {
             public void putIfAbsent(String key, byte[] data) {
                 super.putIfAbsent(key, data);
                 if (raced.compareAndSet(false, true)) {
-                    acquire(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")))
+                    restore(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")))
                             .close();
                 }
             }
         };
         try (CompactionLease first =
-                acquire(racing, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")))) {
+                restore(racing, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")))) {
             assertThat(raced)
                     .as("the second subtask took and released between the first one's write and check")
                     .isTrue();
@@ -338,6 +343,40 @@ class CompactionLeaseTest {
                     .isInstanceOf(CompactionLeaseException.class)
                     .hasMessageContaining("restore of shard a");
         }
+    }
+
+    /**
+     * A restoring subtask that dies holding its share is still named: the lease is held until the
+     * entry expires (longer than needed, never shorter), and a later attempt's restore joins it
+     * rather than freeing it early.
+     */
+    @Test
+    void aShareOfADeadRestoreHoldsTheLeaseUntilItExpires() {
+        restore(store, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1"))); // never released
+        CompactionLease b = restore(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")));
+        b.close();
+        assertThatThrownBy(() -> acquire(store, "compactor-c"))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("restore of shard a");
+        assertThatThrownBy(b::renew).isInstanceOf(IllegalStateException.class);
+
+        clock.addAndGet(LEASE.toMillis());
+        acquire(store, "compactor-c").close();
+    }
+
+    @Test
+    void aSharedEntryNamesEveryHolderAndAJobRestoredFromItsCheckpointsDoesNotJoinIt() {
+        restore(store, LeaseClaimant.named("job-1, restore of shard a", "job-1", List.of("job-1")));
+        restore(store, LeaseClaimant.named("job-1, restore of shard b", "job-1", List.of("job-1")));
+        String entry = new String(store.get(CompactionLease.key(2)), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(entry).contains("shared=job-1, restore of shard a\nshared=job-1, restore of shard b\n");
+
+        // job-2 continues job-1 (restored from its checkpoints): job-1's subtasks are dead.
+        try (CompactionLease c = restore(store, LeaseClaimant.named("job-2, restore", "job-2", List.of("job-1")))) {
+            assertThat(new String(store.get(CompactionLease.key(3)), java.nio.charset.StandardCharsets.UTF_8))
+                    .doesNotContain("job-1, restore");
+        }
+        acquire(store, "compactor-c").close();
     }
 
     @Test

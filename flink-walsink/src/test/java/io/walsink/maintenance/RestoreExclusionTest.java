@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.read.ReadMode;
+import io.walsink.shard.MaintenanceExclusion;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.SyncShardDriver;
+import io.walsink.storage.InMemoryObjectStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -104,5 +106,56 @@ class RestoreExclusionTest {
                     .isEqualTo(List.copyOf(past.atCheckpoint().values()));
             restored.close();
         }
+    }
+
+    /**
+     * Two writer subtasks of one job restore across merges at the same time: the exclusion holds
+     * until both are done. Before, the second one's release (the entry on top) freed the lease while
+     * the first still rolled back rows, so a standalone compactor could commit beside it.
+     */
+    @Test
+    void twoRestoresOfOneJobKeepMaintenanceAwayUntilBothReleased() {
+        InMemoryObjectStore store = new InMemoryObjectStore();
+        MaintenanceExclusion.Held first = restoring(store, 0);
+        MaintenanceExclusion.Held second = restoring(store, 1);
+
+        second.close();
+        assertThatThrownBy(() -> standalone(store))
+                .as("the first restore still runs")
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("restore of bucket 0");
+
+        first.close();
+        standalone(store).close();
+    }
+
+    @Test
+    void aRestoreReleasedInEitherOrderFreesTheLeaseOnlyAtTheLast() {
+        InMemoryObjectStore store = new InMemoryObjectStore();
+        MaintenanceExclusion.Held first = restoring(store, 0);
+        MaintenanceExclusion.Held second = restoring(store, 1);
+        MaintenanceExclusion.Held third = restoring(store, 2);
+
+        first.close();
+        third.close();
+        assertThatThrownBy(() -> standalone(store))
+                .isInstanceOf(CompactionLeaseException.class)
+                .hasMessageContaining("restore of bucket 1");
+        first.close(); // a second release of the same holder changes nothing
+        assertThatThrownBy(() -> standalone(store)).isInstanceOf(CompactionLeaseException.class);
+
+        second.close();
+        standalone(store).close();
+    }
+
+    /** The exclusion as writer subtask {@code bucket} of job-1 takes it for its restore. */
+    private static MaintenanceExclusion.Held restoring(InMemoryObjectStore store, int bucket) {
+        return new RestoreExclusion(store, "table", LeaseClaimant.job("job-1", List.of()))
+                .hold("restore of bucket " + bucket);
+    }
+
+    private static CompactionLease standalone(InMemoryObjectStore store) {
+        return CompactionLease.acquire(
+                store, "table", "standalone compactor", Duration.ofMinutes(10), System::currentTimeMillis);
     }
 }
