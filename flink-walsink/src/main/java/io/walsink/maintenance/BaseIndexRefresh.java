@@ -206,12 +206,15 @@ final class BaseIndexRefresh {
      * {@code base} (checked out at its latest version), drops the fragment-reuse record when no
      * index needs it any more, and returns the names of the indexes it brought up to date; {@code
      * base} is left at the version those commits made.
+     *
+     * @param beforeCommit runs before each of those commits: the compactor renews its lease there, so
+     *     one whose lease was taken over during a long rebuild stops before its next commit
      */
-    static List<String> run(Dataset base, String tableUri, List<MaintainedIndex> maintained) {
+    static List<String> run(Dataset base, String tableUri, List<MaintainedIndex> maintained, Runnable beforeCommit) {
         long before = base.version();
         Set<String> remapped = new TreeSet<>();
         for (Map.Entry<String, List<Index>> pending : remapPending(base).entrySet()) {
-            if (remap(base, pending.getKey(), pending.getValue(), tableUri)) {
+            if (remap(base, pending.getKey(), pending.getValue(), tableUri, beforeCommit)) {
                 remapped.add(pending.getKey());
             }
             base.checkoutLatest();
@@ -222,6 +225,7 @@ final class BaseIndexRefresh {
                     .filter(i -> i.name().equals(name) && i.type() == MaintainedIndex.Type.INVERTED)
                     .findFirst();
             if (declared.isPresent()) {
+                beforeCommit.run();
                 IndexBuilds.createOnBase(base, declared.get()); // replaces the old one in one commit
                 base.checkoutLatest();
                 rebuilt.add(name);
@@ -238,10 +242,11 @@ final class BaseIndexRefresh {
         }
         List<String> names = stale(base);
         if (!names.isEmpty()) {
+            beforeCommit.run();
             base.optimizeIndices(OptimizeOptions.builder().indexNames(names).build());
             base.checkoutLatest();
         }
-        dropSpentReuseRecord(base, tableUri);
+        dropSpentReuseRecord(base, tableUri, beforeCommit);
         Set<String> done = new TreeSet<>(remapped);
         done.addAll(rebuilt);
         done.addAll(names);
@@ -269,7 +274,7 @@ final class BaseIndexRefresh {
      * one of a type walsink cannot rebuild), until that index is rebuilt. Returns whether it
      * dropped it; {@code base} is left at the latest version.
      */
-    static boolean dropSpentReuseRecord(Dataset base, String tableUri) {
+    static boolean dropSpentReuseRecord(Dataset base, String tableUri, Runnable beforeCommit) {
         boolean recorded = base.getIndexes().stream().anyMatch(i -> i.name().equals(FRAGMENT_REUSE_INDEX));
         if (!recorded) {
             return false;
@@ -288,6 +293,7 @@ final class BaseIndexRefresh {
             return false;
         }
         long before = base.version();
+        beforeCommit.run();
         base.dropIndex(FRAGMENT_REUSE_INDEX);
         base.checkoutLatest();
         LOG.info(
@@ -305,9 +311,11 @@ final class BaseIndexRefresh {
      * index keep the old rows' addresses (an indexed filter then misses the moved rows). Other types
      * (a full-text index, whose parameters are not known here) are left, with a warning.
      */
-    private static boolean remap(Dataset base, String name, List<Index> segments, String tableUri) {
+    private static boolean remap(
+            Dataset base, String name, List<Index> segments, String tableUri, Runnable beforeCommit) {
         IndexType type = segments.get(0).indexType();
         if (type != null && VECTOR_TYPES.contains(type)) {
+            beforeCommit.run();
             base.optimizeIndices(OptimizeOptions.builder()
                     .indexNames(List.of(name))
                     .numIndicesToMerge(segments.size())
@@ -319,6 +327,7 @@ final class BaseIndexRefresh {
             ScalarIndexParams params = type == IndexType.BTREE
                     ? new BTreeIndexParams.Builder().build()
                     : new BitmapIndexParams.Builder().build();
+            beforeCommit.run();
             base.createIndex(
                     columns,
                     type,

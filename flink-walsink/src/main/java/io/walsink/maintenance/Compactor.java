@@ -266,14 +266,12 @@ public final class Compactor {
             base.checkoutLatest();
             List<MaintainedIndex> maintained = MaintainedIndexes.of(table);
             if (!maintained.isEmpty()) {
-                taken.renew();
-                MaintainedBaseIndexes.createMissing(base, maintained, tableUri);
+                MaintainedBaseIndexes.createMissing(base, maintained, tableUri, taken::renew);
                 MaintainedBaseIndexes.listBuilt(base, maintained, tableUri);
-                taken.renew();
-                VectorIndexRetraining.run(base, maintained, tableUri); // first: a rebuild leaves nothing to refresh
+                // first: a rebuild leaves nothing to refresh
+                VectorIndexRetraining.run(base, maintained, tableUri, taken::renew);
             }
-            taken.renew();
-            BaseIndexRefresh.run(base, tableUri, maintained);
+            BaseIndexRefresh.run(base, tableUri, maintained, taken::renew);
         } catch (CompactionLeaseException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -27,8 +27,11 @@ final class MaintainedBaseIndexes {
     /**
      * Creates each index of {@code maintained} that {@code base} (at its latest version) lacks and
      * has rows enough for; returns their names and leaves {@code base} at its latest version.
+     *
+     * @param beforeCommit runs before each commit (the compactor renews its lease: a build can take minutes)
      */
-    static List<String> createMissing(Dataset base, List<MaintainedIndex> maintained, String tableUri) {
+    static List<String> createMissing(
+            Dataset base, List<MaintainedIndex> maintained, String tableUri, Runnable beforeCommit) {
         Set<String> present = base.getIndexes().stream().map(Index::name).collect(Collectors.toSet());
         List<String> created = new ArrayList<>();
         long rows = -1;
@@ -47,10 +50,11 @@ final class MaintainedBaseIndexes {
                 continue;
             }
             long started = System.nanoTime();
+            beforeCommit.run();
             IndexBuilds.createOnBase(base, index);
             base.checkoutLatest();
             if (index.type().isVector()) {
-                VectorIndexRetraining.trained(base, index.name(), rows);
+                VectorIndexRetraining.trained(base, index.name(), rows, beforeCommit);
             }
             created.add(index.name());
             LOG.info(

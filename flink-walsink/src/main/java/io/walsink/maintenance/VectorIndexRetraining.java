@@ -37,8 +37,12 @@ final class VectorIndexRetraining {
         return "walsink.index." + index + ".trained-rows";
     }
 
-    /** Records that {@code index} was just trained on {@code rows} rows; {@code base} moves to the new version. */
-    static void trained(Dataset base, String index, long rows) {
+    /**
+     * Records that {@code index} was just trained on {@code rows} rows, a commit of its own that
+     * {@code beforeCommit} precedes; {@code base} moves to the new version.
+     */
+    static void trained(Dataset base, String index, long rows, Runnable beforeCommit) {
+        beforeCommit.run();
         base.updateConfig(Map.of(configKey(index), Long.toString(rows)));
         base.checkoutLatest();
     }
@@ -46,8 +50,10 @@ final class VectorIndexRetraining {
     /**
      * Retrains each maintained vector index of {@code maintained} that the base table (at its latest
      * version) has outgrown; returns their names and leaves {@code base} at its latest version.
+     *
+     * @param beforeCommit runs before each commit (the compactor renews its lease: a rebuild can take minutes)
      */
-    static List<String> run(Dataset base, List<MaintainedIndex> maintained, String tableUri) {
+    static List<String> run(Dataset base, List<MaintainedIndex> maintained, String tableUri, Runnable beforeCommit) {
         Set<String> present = base.getIndexes().stream().map(Index::name).collect(Collectors.toSet());
         Map<String, String> config = base.getConfig();
         List<String> retrained = new ArrayList<>();
@@ -59,7 +65,7 @@ final class VectorIndexRetraining {
             rows = rows < 0 ? base.countRows() : rows;
             String recorded = config.get(configKey(index.name()));
             if (recorded == null) {
-                trained(base, index.name(), rows); // the baseline of an index built before the rule
+                trained(base, index.name(), rows, beforeCommit); // the baseline of an index built before the rule
                 continue;
             }
             long trainedOn = Long.parseLong(recorded);
@@ -67,9 +73,10 @@ final class VectorIndexRetraining {
                 continue;
             }
             long started = System.nanoTime();
+            beforeCommit.run();
             IndexBuilds.createOnBase(base, index);
             base.checkoutLatest();
-            trained(base, index.name(), rows);
+            trained(base, index.name(), rows, beforeCommit);
             retrained.add(index.name());
             LOG.info(
                     "Retrained maintained index {} of {} over {} base rows (trained on {} before) in {} ms, version {}",

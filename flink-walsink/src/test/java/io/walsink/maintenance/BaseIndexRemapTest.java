@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.LongStream;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -52,14 +53,7 @@ class BaseIndexRemapTest {
                 f.compactor(CompactorOptions.defaults()).run();
             }
             try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
-                base.createIndex(
-                        List.of("score"),
-                        IndexType.BTREE,
-                        Optional.of("score_idx"),
-                        IndexParams.builder()
-                                .setScalarIndexParams(new BTreeIndexParams.Builder().build())
-                                .build(),
-                        true);
+                createScoreIndex(base);
             }
             for (int generation = 3; generation <= 5; generation++) {
                 f.randomOps(writers, 80, 200, "g" + generation);
@@ -93,6 +87,53 @@ class BaseIndexRemapTest {
                 }
             }
             assertThat(f.baseRows()).as("seed %s", seed).isEqualTo(f.modelRows());
+            writers.forEach(ShardWriter::close);
+        }
+    }
+
+    /**
+     * Every commit the index refresh makes (here an index rebuilt onto moved rows, then the
+     * fragment-reuse record dropped) is preceded by the compactor's lease check: before, one
+     * renewal covered them all, so a compactor whose lease was taken over during a long rebuild
+     * still committed the rest.
+     */
+    @Test
+    void everyCommitOfTheIndexRefreshIsPrecededByALeaseCheck() {
+        long seed = System.nanoTime();
+        System.out.println("BaseIndexRemapTest lease check seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            List<ShardWriter> writers = f.openAll();
+            for (int generation = 1; generation <= 4; generation++) {
+                f.randomOps(writers, 80, 200, "g" + generation);
+                CompactionFixture.publishGeneration(writers);
+                f.compactor(CompactorOptions.defaults()).run();
+                if (generation == 2) {
+                    try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+                        createScoreIndex(base);
+                    }
+                }
+            }
+            try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of())) {
+                base.compact(fileCompacting().fileCompaction().orElseThrow());
+                base.checkoutLatest();
+                assertThat(BaseIndexRefresh.remapPending(base))
+                        .as("seed %s", seed)
+                        .containsOnlyKeys("score_idx");
+                long before = base.version();
+                List<Long> checkedAt = new ArrayList<>();
+
+                BaseIndexRefresh.run(base, f.uri, List.of(), () -> checkedAt.add(base.version()));
+
+                base.checkoutLatest();
+                assertThat(base.version() - before)
+                        .as("the rebuild and the record's drop, seed %s", seed)
+                        .isGreaterThanOrEqualTo(2);
+                assertThat(checkedAt)
+                        .as("one check before each commit, at the version it commits on, seed %s", seed)
+                        .isEqualTo(
+                                LongStream.range(before, base.version()).boxed().toList());
+                assertThat(reuseRecord(base)).as("seed %s", seed).isEmpty();
+            }
             writers.forEach(ShardWriter::close);
         }
     }
@@ -246,6 +287,17 @@ class BaseIndexRemapTest {
             f.compactor(options).run();
         }
         return built;
+    }
+
+    private static void createScoreIndex(Dataset base) {
+        base.createIndex(
+                List.of("score"),
+                IndexType.BTREE,
+                Optional.of("score_idx"),
+                IndexParams.builder()
+                        .setScalarIndexParams(new BTreeIndexParams.Builder().build())
+                        .build(),
+                true);
     }
 
     private static void createFullTextIndex(Dataset base) {
