@@ -139,11 +139,13 @@ final class CompactionLease implements AutoCloseable {
                         holders = latest.get().with(holder);
                     }
                     LOG.info(
-                            "{} takes back the compaction lease of {} from its own earlier attempt {} (entry {})",
+                            "{} takes back the compaction lease of {} from {} of its own job or an earlier"
+                                    + " attempt (entry {}{})",
                             holder,
                             table,
-                            latest.get().holder(),
-                            top);
+                            latest.get().names(),
+                            top,
+                            holders.size() > 1 ? ", shared with them" : "");
                 }
                 next = top + 1;
             }
