@@ -90,8 +90,8 @@ final class CompactionLease implements AutoCloseable {
      * Takes the table's lease for {@code claimant}, or fails naming the compactor that holds it. An
      * unexpired entry is taken over at once when it was written for the claimant's own job or a job
      * of its lineage (an earlier attempt that died holding it); any other holder's is not. An entry of
-     * the claimant's own job written above ours before we saw ours on top (another writer subtask
-     * restoring at the same moment) leaves the lease held by both.
+     * the claimant's own job written above ours before we saw ours on top leaves it holding the
+     * lease until its next renewal, which then fails. Restores use {@link #acquireShared}.
      */
     static CompactionLease acquire(
             ObjectStore store, String table, LeaseClaimant claimant, Duration duration, LongSupplier clock) {
@@ -173,14 +173,15 @@ final class CompactionLease implements AutoCloseable {
                 if (shared && !above.get().sharedBy().contains(holder)) {
                     continue; // it does not name us: take it again, together with it
                 }
-                // Another claimant of our own job (a writer subtask restoring at the same moment)
-                // took it back right after our write: the job holds the lease, and its restores keep
-                // maintenance away together. Failing here failed a restore (SavepointRestoreAcrossMergesTest).
+                // A shared entry above that names us: the job's restores hold it together. An
+                // exclusive claimant (the job's maintenance) whose own job took it back right after
+                // our write keeps going as the job's holder and stops at its next renewal, which
+                // finds the entry above; failing here had failed a restore (SavepointRestoreAcrossMergesTest).
                 LOG.info(
                         "{} holds the compaction lease of {} with {} of its own job (entries {} and {})",
                         holder,
                         table,
-                        above.get().holder(),
+                        above.get().names(),
                         next,
                         above.get().sequence());
                 return lease;
