@@ -9,8 +9,8 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The runner at a tiny size: each point holds the SSTables it names, a compaction merges them all,
- * and every point times every search.
+ * The runner at a tiny size: each point holds at least the SSTables it names, a compaction merges
+ * them all, and every point times every search.
  */
 class VectorQueryReportTest {
     // lance-core's native threads may still hold files when JUnit deletes the folder.
@@ -24,7 +24,14 @@ class VectorQueryReportTest {
 
         List<VectorQueryReport.Point> points = VectorQueryReport.run(s, dir.resolve("t"));
 
-        assertThat(points).extracting(VectorQueryReport.Point::sstables).containsExactly(1L, 3L, 0L);
+        // A job's rows become an SSTable at each checkpoint that finds some: usually only the final one,
+        // but Flink may complete an earlier one while the job still writes, so a point holds at least
+        // the SSTables it names (once 4 for 3), never fewer.
+        assertThat(points).hasSize(3);
+        assertThat(points.get(0).sstables()).isGreaterThanOrEqualTo(1L);
+        assertThat(points.get(1).sstables())
+                .isGreaterThanOrEqualTo(Math.max(3L, points.get(0).sstables()));
+        assertThat(points.get(2).sstables()).as("after compaction").isZero();
         assertThat(points).allSatisfy(p -> {
             assertThat(p.sortedMicros()).hasSize(5);
             assertThat(p.percentile(50)).isPositive();
