@@ -3,9 +3,7 @@ package io.walsink.format.wal;
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.channels.Channels;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -77,11 +75,11 @@ public final class WalEntryCodec {
             metadata.put(WalEntryMetadata.GENERATION, Long.toString(generation));
         }
         Schema schema = new Schema(storage.schema().getFields(), metadata);
-        // Sized for the whole entry up front: grown by doubling, the stream copied the entry's
+        // Sized for the whole entry up front: grown by doubling, the array copied the entry's
         // bytes once per doubling (megabytes per tick) on the I/O threads.
-        ByteArrayOutputStream out = new ByteArrayOutputStream(estimatedBytes(batches));
+        EntryBytes out = new EntryBytes(estimatedBytes(batches));
         try (VectorSchemaRoot staging = VectorSchemaRoot.create(schema, allocator);
-                ArrowStreamWriter writer = new ArrowStreamWriter(staging, null, Channels.newChannel(out))) {
+                ArrowStreamWriter writer = new ArrowStreamWriter(staging, null, out)) {
             writer.start();
             VectorLoader loader = new VectorLoader(staging);
             for (VectorSchemaRoot batch : batches) {
@@ -97,7 +95,7 @@ public final class WalEntryCodec {
         } catch (IOException e) {
             throw new IllegalStateException("encoding a WAL entry in memory failed", e);
         }
-        return out.toByteArray();
+        return out.toArray();
     }
 
     /** Buffer bytes plus room for the schema, the message headers and each buffer's padding. */
@@ -128,15 +126,15 @@ public final class WalEntryCodec {
         Map<String, String> metadata = new LinkedHashMap<>();
         metadata.put(WalEntryMetadata.WRITER_EPOCH, Long.toString(writerEpoch));
         metadata.put(WalEntryMetadata.FENCE_SENTINEL, "true");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        EntryBytes out = new EntryBytes(256);
         try (VectorSchemaRoot empty = VectorSchemaRoot.create(new Schema(List.of(), metadata), allocator);
-                ArrowStreamWriter writer = new ArrowStreamWriter(empty, null, Channels.newChannel(out))) {
+                ArrowStreamWriter writer = new ArrowStreamWriter(empty, null, out)) {
             writer.start();
             writer.end();
         } catch (IOException e) {
             throw new IllegalStateException("encoding a fence sentinel in memory failed", e);
         }
-        return out.toByteArray();
+        return out.toArray();
     }
 
     /**
