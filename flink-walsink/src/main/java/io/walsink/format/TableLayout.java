@@ -188,6 +188,11 @@ public final class TableLayout {
         return WALSINK + "merges/" + shard + "/";
     }
 
+    /** {@code _walsink/restores/{shard}}: a restore's reset of the shard's base-table rows, begun and not finished. */
+    public static String restoreIntentKey(UUID shard) {
+        return WALSINK + "restores/" + shard;
+    }
+
     /** {@code _walsink/consumers/{id}/}: the records of one consumer id, one per split of its read. */
     public static String consumerFolder(String consumerId) {
         return CONSUMER_FOLDER + consumerId + "/";

@@ -1,6 +1,7 @@
 package io.walsink.maintenance;
 
 import io.walsink.format.table.IndexBuilds;
+import io.walsink.format.table.KeyDeletes;
 import io.walsink.format.table.MaintainedIndex;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -77,24 +78,9 @@ final class BaseIndexRefresh {
 
     private static final Set<String> REUSE_KEPT_WARNED = ConcurrentHashMap.newKeySet();
 
-    /**
-     * The user indexes on exactly the key columns. With one, lance-core 7.0.0's merge-insert
-     * deletes nothing of the rows it covers (its delete-only merge commits, and the keys stay:
-     * reproduced on a 20,000-row base table with a BTREE on the key, where a plain delete of the
-     * same keys removed them; KeyLookupIndexTest's seed 23260005698556 lost 22 of 55 merged
-     * deletes), so the merge deletes such a table's keys with a plain delete ({@link KeyDeletes}).
-     */
+    /** The user indexes on exactly the key columns ({@link KeyDeletes#keyIndexes}). */
     static List<String> keyIndexes(Dataset base, List<String> keyColumns) {
-        Map<String, Integer> ids = fieldIds(base);
-        Set<Integer> key = new HashSet<>();
-        keyColumns.forEach(c -> key.add(ids.get(c)));
-        Set<String> names = new TreeSet<>();
-        for (Index index : base.getIndexes()) {
-            if (!index.name().startsWith("__") && new HashSet<>(index.fields()).equals(key)) {
-                names.add(index.name());
-            }
-        }
-        return List.copyOf(names);
+        return KeyDeletes.keyIndexes(base, keyColumns);
     }
 
     /**

@@ -11,7 +11,7 @@ interface CommitHook {
 
     /** The two commits a generation may take; tests use it to stop a run between them. */
     enum Step {
-        /** Deleting the keys of the generation's tombstones (only when it also has rows to upsert). */
+        /** Deleting the keys of the generation's tombstones apart from its mark (when it also has rows to upsert, or the base table has a key index). */
         DELETES,
         /** Upserting the generation's rows (or its deletes, when it has no upserts) and marking it merged. */
         MERGE_AND_MARK

@@ -3,6 +3,7 @@ package io.walsink.maintenance;
 import io.walsink.format.manifest.MergeJournal;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.BaseMergeInsert;
+import io.walsink.format.table.KeyDeletes;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
@@ -15,8 +16,11 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
 import org.lance.memwal.MergedGeneration;
 import org.lance.merge.MergeInsertParams;
 import org.slf4j.Logger;
@@ -80,16 +84,16 @@ final class GenerationMerge {
             for (Member m : members) {
                 sources.add(open(m));
             }
-            // Before the first of two commits: a restore that rolls a generation back must learn that
-            // the base table may hold part of it, should this run die between them. One commit is
-            // atomic (all its generations marked, or nothing of them in the base table): no record.
-            boolean twoCommits = twoCommits(sources);
-            if (twoCommits) {
+            // Before the first of several commits: a restore that rolls a generation back must learn
+            // that the base table may hold part of it, should this run die between them. One commit
+            // is atomic (all its generations marked, or nothing of them in the base table): no record.
+            boolean separateDeletes = separateDeletes(table, sources);
+            if (separateDeletes) {
                 members.forEach(m -> journal.started(
                         m.shard(), m.sstable().generation(), m.sstable().path()));
             }
-            List<Source> marked = mergeOpen(table, sources);
-            if (twoCommits) {
+            List<Source> marked = mergeOpen(table, sources, separateDeletes);
+            if (separateDeletes) {
                 members.forEach(m -> journal.finished(m.shard(), m.sstable().generation())); // merged, by someone
             }
             if (marked.isEmpty()) {
@@ -137,16 +141,18 @@ final class GenerationMerge {
     /**
      * Rows of one generation are newest-per-key already and members' keys are disjoint, so the
      * upserts and deletes of all members touch disjoint keys and their order does not matter.
-     * lance-core's merge-insert takes one action for matched rows, so members with both take two
-     * commits: the deletes first, without the mark (repeating them is harmless), then the upserts
-     * with the mark. Returns the members this run marked merged.
+     * lance-core's merge-insert takes one action for matched rows, and deletes nothing a key index
+     * covers, so deletes go first in commits of their own, without the mark (repeating them is
+     * harmless), when the members also have upserts or the base table has a key index ({@link
+     * #separateDeletes}); then the upserts, or the deletes again, with the mark. Returns the members
+     * this run marked merged.
      */
-    private List<Source> mergeOpen(TableInfo table, List<Source> sources) {
+    private List<Source> mergeOpen(TableInfo table, List<Source> sources, boolean separateDeletes) {
         List<Source> pending = sources;
         boolean deletes = sources.stream().anyMatch(s -> s.deletes() > 0);
         boolean upserts = sources.stream().anyMatch(s -> s.upserts() > 0);
-        if (twoCommits(sources)) {
-            pending = commit(pending, CommitHook.Step.DELETES, now -> deleteKeys(now, table, List.of()));
+        if (separateDeletes) {
+            pending = commit(pending, CommitHook.Step.DELETES, now -> deleteKeys(now, table));
             if (pending.isEmpty()) {
                 return pending;
             }
@@ -168,13 +174,23 @@ final class GenerationMerge {
                                     .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
                                     .markGenerationsAsMerged(mark(now))));
         }
-        return commit(pending, CommitHook.Step.MERGE_AND_MARK, now -> deleteKeys(now, table, mark(now)));
+        return commit(pending, CommitHook.Step.MERGE_AND_MARK, now -> markDeletes(now, table, mark(now)));
     }
 
-    /** Deletes and upserts: lance-core's merge-insert takes one action for matched rows. */
-    private static boolean twoCommits(List<Source> sources) {
-        return sources.stream().anyMatch(s -> s.deletes() > 0)
-                && sources.stream().anyMatch(s -> s.upserts() > 0);
+    /**
+     * Whether the members' deletes are committed apart from their mark: when they also have upserts
+     * (lance-core's merge-insert takes one action for matched rows) or the base table has an index on
+     * the key (its deletes are plain deletes, {@link KeyDeletes}). Such a merge is journalled.
+     */
+    private boolean separateDeletes(TableInfo table, List<Source> sources) {
+        if (sources.stream().noneMatch(s -> s.deletes() > 0)) {
+            return false;
+        }
+        return sources.stream().anyMatch(s -> s.upserts() > 0) || plainDeletes(table);
+    }
+
+    private boolean plainDeletes(TableInfo table) {
+        return KeyDeletes.supports(Compactor.keyFields(table)) && KeyDeletes.needed(base, table.primaryKey());
     }
 
     private static List<MergedGeneration> mark(List<Source> sources) {
@@ -260,29 +276,58 @@ final class GenerationMerge {
         return BaseMergeInsert.fenced(params);
     }
 
-    /** Deletes the keys of the members' tombstones from the base table, marking {@code mark} merged. */
-    private void deleteKeys(List<Source> sources, TableInfo table, List<MergedGeneration> mark) {
-        List<Field> key = Compactor.keyFields(table);
-        List<Source> withDeletes = sources.stream().filter(s -> s.deletes() > 0).toList();
-        if (KeyDeletes.supports(key)
-                && !BaseIndexRefresh.keyIndexes(base, table.primaryKey()).isEmpty()) {
-            // the merge-insert below would delete nothing; it still commits the mark, if any
-            for (Source s : withDeletes) {
-                KeyDeletes.delete(base, s.sstable(), TOMBSTONE + " = true", key.get(0), allocator);
+    /**
+     * The members' deletes without the mark: plain deletes where the base table has a key index
+     * (lance-core's merge-insert would delete nothing it covers), a merge-insert otherwise.
+     */
+    private void deleteKeys(List<Source> sources, TableInfo table) {
+        List<Source> withDeletes = withDeletes(sources);
+        if (!plainDeletes(table)) {
+            markDeletes(withDeletes, table, List.of());
+            return;
+        }
+        Field key = Compactor.keyFields(table).get(0);
+        ScanOptions scan = new ScanOptions.Builder()
+                .columns(List.of(key.getName()))
+                .filter(TOMBSTONE + " = true")
+                .build();
+        for (Source s : withDeletes) {
+            try (LanceScanner scanner = LanceScanner.create(s.sstable(), scan, allocator);
+                    ArrowReader keys = scanner.scanBatches()) {
+                KeyDeletes.delete(base, key, keys);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "deleting the keys of " + s.sstable().uri() + " from " + tableUri + " failed", e);
             }
         }
+    }
+
+    /**
+     * A merge-insert of the members' tombstone keys, "matched: delete", carrying {@code mark}. Under
+     * a key index it deletes only rows the index does not cover, which {@link #deleteKeys} removed
+     * already; the mark is what it is for there.
+     */
+    private void markDeletes(List<Source> sources, TableInfo table, List<MergedGeneration> mark) {
+        List<Source> withDeletes = withDeletes(sources);
         MergeInsertParams params = fenced(new MergeInsertParams(table.primaryKey()))
                 .withMatchedDelete()
                 .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing);
-        if (withDeletes.isEmpty()) {
-            throw new IllegalStateException("a delete commit for " + describe(sources) + ", which delete nothing");
-        }
         mergeInsert(
                 withDeletes.stream()
                         .map(s -> new SsTableRows.Part(s.sstable(), TOMBSTONE + " = true"))
                         .toList(),
                 table.primaryKey(),
                 mark.isEmpty() ? params : params.markGenerationsAsMerged(mark));
+    }
+
+    private static List<Source> withDeletes(List<Source> sources) {
+        List<Source> withDeletes = sources.stream().filter(s -> s.deletes() > 0).toList();
+        if (withDeletes.isEmpty()) {
+            throw new IllegalStateException("a delete commit for " + describe(sources) + ", which delete nothing");
+        }
+        return withDeletes;
     }
 
     /** Streams the parts' rows, projected to {@code columns}, into one merge-insert. */

@@ -5,6 +5,7 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.sharding.BucketAssigner;
 import io.walsink.format.table.BaseMergeInsert;
+import io.walsink.format.table.KeyDeletes;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import java.io.IOException;
@@ -22,6 +23,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
@@ -46,11 +48,18 @@ final class BucketRowsReset {
     private final TableContext ctx;
     private final UUID shardId;
     private final int bucket;
+    private final Runnable owner;
 
-    BucketRowsReset(TableContext ctx, UUID shardId, int bucket) {
+    /**
+     * @param owner checked before every attempt and every commit; throws once a newer writer claimed
+     *     the shard, so a fenced restore stops instead of running its reset, or running it again, on a
+     *     base table the newer writer has moved on
+     */
+    BucketRowsReset(TableContext ctx, UUID shardId, int bucket, Runnable owner) {
         this.ctx = ctx;
         this.shardId = shardId;
         this.bucket = bucket;
+        this.owner = owner;
     }
 
     /** Whether the table's rows can be told apart by key, and so reset: keyed tables only. */
@@ -61,8 +70,8 @@ final class BucketRowsReset {
     /**
      * Resets the bucket's rows to those of base version {@code version}. Its commits are fenced, so
      * one that meets a concurrent commit (another subtask's restore resetting its own buckets at the
-     * same moment) fails; the whole reset then runs again on the latest version, a few times, after
-     * a short random pause so that the contenders take turns.
+     * same moment) fails; the whole reset then runs again, computed anew on the latest version after
+     * the owner check, a few times, after a short random pause so that the contenders take turns.
      *
      * @return the merge progress of the base table's latest version after the reset
      * @throws GarbageCollectedException if the base table no longer has that version
@@ -71,7 +80,7 @@ final class BucketRowsReset {
         for (int attempt = 1; ; attempt++) {
             try {
                 return resetOnce(version);
-            } catch (GarbageCollectedException e) {
+            } catch (GarbageCollectedException | ShardPoisonedException e) {
                 throw e;
             } catch (RuntimeException e) {
                 if (attempt >= ATTEMPTS) {
@@ -100,6 +109,7 @@ final class BucketRowsReset {
     }
 
     private MergeProgress resetOnce(long version) {
+        owner.run();
         String uri = ctx.table().uri();
         BufferAllocator allocator = ctx.allocator();
         try (Dataset base = LanceTables.openDataset(allocator, uri, ctx.storageOptions());
@@ -108,6 +118,7 @@ final class BucketRowsReset {
             Set<ByteBuffer> earlierKeys = keysOf(earlier, allocator);
             List<String> key = ctx.table().primaryKey();
             if (!earlierKeys.isEmpty()) {
+                owner.run();
                 try (LanceScanner scanner =
                         LanceScanner.create(earlier, new ScanOptions.Builder().build(), allocator)) {
                     BaseMergeInsert.run(
@@ -121,7 +132,15 @@ final class BucketRowsReset {
                 base.checkoutLatest();
             }
             long deleted = count(base, gainedKeys(earlierKeys), allocator);
-            if (deleted > 0) {
+            if (deleted > 0 && plainDeletes(base)) {
+                owner.run();
+                try (LanceScanner scanner = LanceScanner.create(base, keyScan(), allocator);
+                        ArrowReader gained =
+                                new FilteredRowsReader(allocator, scanner.scanBatches(), gainedKeys(earlierKeys))) {
+                    KeyDeletes.delete(base, base.getSchema().findField(key.get(0)), gained);
+                }
+            } else if (deleted > 0) {
+                owner.run();
                 try (LanceScanner scanner = LanceScanner.create(base, keyScan(), allocator)) {
                     BaseMergeInsert.run(
                             base,
@@ -152,6 +171,29 @@ final class BucketRowsReset {
         } catch (Exception e) { // closing a scanner
             throw new IllegalStateException("scanning " + uri + " failed", e);
         }
+    }
+
+    /**
+     * Whether the gained keys must go with plain deletes: lance-core's merge-insert deletes none of
+     * the rows an index on the key covers. Refused where such an index exists on a key a predicate
+     * cannot name, rather than leaving rows the checkpoint does not hold.
+     */
+    private boolean plainDeletes(Dataset base) {
+        List<String> key = ctx.table().primaryKey();
+        List<String> indexes = KeyDeletes.keyIndexes(base, key);
+        if (indexes.isEmpty()) {
+            return false;
+        }
+        List<Field> fields =
+                key.stream().map(c -> base.getSchema().findField(c)).toList();
+        if (!KeyDeletes.supports(fields)) {
+            throw new IllegalStateException("cannot reset the rows of shard " + shardId + " in "
+                    + ctx.table().uri()
+                    + ": the base table has an index on its key " + key + " " + indexes
+                    + ", under which lance-core 7.0.0 deletes nothing by merge-insert, and a key of these columns"
+                    + " cannot be written as a delete predicate. Drop the index; see docs/guarantees.md");
+        }
+        return true;
     }
 
     private Dataset checkout(Dataset base, long version) {

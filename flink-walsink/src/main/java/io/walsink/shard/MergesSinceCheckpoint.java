@@ -1,16 +1,19 @@
 package io.walsink.shard;
 
 import io.walsink.format.manifest.MergeJournal;
+import io.walsink.format.manifest.RestoreIntent;
 import io.walsink.format.manifest.SsTable;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
  * What the compactor merged of a shard since a checkpoint being restored, as the base table's merge
- * progress and the merge journal tell it, and whether the base table holds rows the checkpoint
- * does not: generations merged above the checkpoint's (another branch's, or a later attempt's), or
- * a merge of a generation outside the checkpoint that a compactor started and did not finish.
- * Merges of the checkpoint's own SSTables, finished or not, need nothing: applying its SSTables in
+ * progress, the merge journal and the restore intent tell it, and whether the base table holds rows
+ * the checkpoint does not: generations merged above the checkpoint's (another branch's, or a later
+ * attempt's), a merge of a generation outside the checkpoint that a compactor started and did not
+ * finish, or a reset of the shard's rows that an earlier restore began and did not finish. Merges
+ * of the checkpoint's own SSTables, finished or not, need nothing: applying its SSTables in
  * generation order again over them ends the same.
  */
 record MergesSinceCheckpoint(MergeProgress progress, List<MergeJournal.Entry> foreign, String reason) {
@@ -32,7 +35,11 @@ record MergesSinceCheckpoint(MergeProgress progress, List<MergeJournal.Entry> fo
                                         && t.path().equals(e.path())))
                         .toList();
         String reason = null;
-        if (merged > asOf.coveredGeneration()) {
+        Optional<RestoreIntent.Unfinished> unfinished = new RestoreIntent(ctx.store()).read(shard);
+        if (unfinished.isPresent()) {
+            reason = "a restore (epoch " + unfinished.get().epoch() + ") began resetting its rows in the base table"
+                    + " to version " + unfinished.get().baseVersion() + " and did not finish";
+        } else if (merged > asOf.coveredGeneration()) {
             reason = "the base table holds its generations through " + merged + ", newer than the state being restored"
                     + " (through " + asOf.coveredGeneration() + ")";
         } else if (!foreign.isEmpty()) {

@@ -6,6 +6,7 @@ import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
+import io.walsink.format.manifest.RestoreIntent;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardPlacement;
@@ -46,6 +47,14 @@ public final class ShardOpener {
     /** Opens a shard and replays everything after {@code replay_after} (plain MemWAL recovery). */
     public static ShardWriter open(TableContext ctx, UUID shardId, int bucket, ShardPlacement placement) {
         MergeProgress progress = ctx.mergeProgress(shardId);
+        if (!progress.known()) {
+            // Checkpoints of this shard would record no base version, and a restore across merges
+            // could not reset the shard's rows: fail before the claim, Flink retries.
+            throw new IllegalStateException("cannot read the merge progress of shard " + shardId
+                    + " from the base table " + ctx.table().uri()
+                    + "; a shard opens only once the base table version its state builds on is known (see the"
+                    + " warning above)");
+        }
         Claimed c = claim(ctx, shardId, placement, progress.mergedThrough());
         // Replay starts after replay_after, whatever the SSTable list holds: a compactor may have
         // emptied it (Lance PR #6767 fixed a writer that took an empty list for a fresh shard and
@@ -115,17 +124,58 @@ public final class ShardOpener {
                 return restoreClaimed(ctx, asOf, c, unmerged(state, merges), merges.progress());
             }
             requireSsTables(ctx, asOf.shardId(), state);
-            MergeProgress reset = new BucketRowsReset(ctx, asOf.shardId(), asOf.bucket()).resetTo(asOf.baseVersion());
-            merges.forgetForeign(ctx, asOf.shardId());
-            List<SsTable> renumbered = renumber(ctx, asOf, c, state, reset);
-            LOG.warn(
-                    "Restoring shard {}: {}; its rows in the base table were reset to base version {} and its SSTables"
-                            + " published again as {}",
-                    asOf.shardId(),
-                    merges.reason(),
-                    asOf.baseVersion(),
-                    renumbered);
-            return restoreClaimed(ctx, asOf, c, renumbered, reset);
+            return resetAndRestore(ctx, asOf, c, state, merges);
+        }
+    }
+
+    /**
+     * Resets the shard's rows in the base table to the checkpoint's base version and publishes its
+     * SSTables again above the merge progress. Idempotent: the restore intent is recorded before the
+     * first side effect and removed only once the restored manifest is durable, so a restore that
+     * fails anywhere in between leaves the record, and the next restore of the shard resets again.
+     * Every side effect is preceded by a check that no newer writer claimed the shard: a fenced
+     * restore touches nothing (its commits on the base table are fenced by lance-core besides).
+     */
+    private static ShardWriter resetAndRestore(
+            TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> state, MergesSinceCheckpoint merges) {
+        UUID shard = asOf.shardId();
+        Runnable owner = () -> requireOwner(c, shard);
+        owner.run();
+        RestoreIntent intent = new RestoreIntent(ctx.store());
+        intent.begin(shard, c.manifest.writerEpoch(), asOf.baseVersion());
+        MergeProgress reset = new BucketRowsReset(ctx, shard, asOf.bucket(), owner).resetTo(asOf.baseVersion());
+        owner.run();
+        merges.forgetForeign(ctx, shard);
+        owner.run();
+        List<SsTable> renumbered = renumber(ctx, asOf, c, state, reset);
+        LOG.warn(
+                "Restoring shard {}: {}; its rows in the base table were reset to base version {} and its SSTables"
+                        + " published again as {}",
+                shard,
+                merges.reason(),
+                asOf.baseVersion(),
+                renumbered);
+        ShardWriter writer = restoreClaimed(ctx, asOf, c, renumbered, reset);
+        try {
+            intent.finish(shard);
+        } catch (RuntimeException e) {
+            writer.close();
+            throw e;
+        }
+        return writer;
+    }
+
+    /** Fails as fenced if a writer of a newer epoch claimed the shard since {@code c}. */
+    private static void requireOwner(Claimed c, UUID shard) {
+        long ours = c.manifest.writerEpoch();
+        long stored = c.manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
+        if (stored > ours) {
+            throw new ShardPoisonedException(
+                    shard.toString(),
+                    Reason.FENCED,
+                    "a writer with epoch " + stored + " claimed the shard while we restored it with " + ours
+                            + "; this restore stops before touching the base table",
+                    null);
         }
     }
 
@@ -278,11 +328,14 @@ public final class ShardOpener {
         }
         long last =
                 pinned.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
-        if (last != asOf.publishedGeneration()) {
+        // Fewer is fine: SSTables the base table merged leave the list (a writer's drop, or
+        // migrate-shard-ids rewriting an earlier release's versions), and their rows are in the base.
+        if (last > asOf.publishedGeneration()) {
             throw new FormatException(
                     where,
                     "shard " + asOf.shardId() + ": this version lists SSTables through generation " + last
-                            + ", the checkpoint being restored published through " + asOf.publishedGeneration(),
+                            + ", the checkpoint being restored published only through "
+                            + asOf.publishedGeneration(),
                     null);
         }
         return pinned.sstables();

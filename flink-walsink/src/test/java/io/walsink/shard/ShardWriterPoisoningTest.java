@@ -10,7 +10,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.shard.ShardPoisonedException.Reason;
@@ -79,9 +81,13 @@ class ShardWriterPoisoningTest {
     @Test
     void aFailedSsTableWriteKeepsTheFrozenMemtable() throws IOException {
         try (ShardFixture f = fixture()) {
-            // lance-core cannot create a dataset under a regular file; WAL and manifests still work
-            Path blocker = Files.writeString(dir.resolve("not-a-directory"), "x");
-            TableInfo unwritable = withUri(f.table, blocker.resolve("table").toString());
+            // A base table whose _mem_wal is a regular file: the merge progress reads, lance-core cannot
+            // create an SSTable dataset under it; WAL and manifests (in the fixture's store) still work.
+            Path other = dir.resolve("unwritable");
+            LanceTables.create(
+                    other.toString(), ShardFixture.SCHEMA, List.of("id"), TableSharding.bucket("id", 1), Map.of());
+            Files.writeString(other.resolve("_mem_wal"), "x");
+            TableInfo unwritable = withUri(f.table, other.toString());
             TableContext broken = new TableContext(
                     f.store, unwritable, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), f.allocator);
             ShardWriter writer = f.open(broken);
