@@ -19,12 +19,16 @@ final class RetainedBaseVersions {
     /**
      * A policy removing the versions before the one that was the latest {@code retention} before
      * {@code nowMillis}, and before {@code consumerPinned} (the oldest version a live consumer's
-     * snapshot reads) if that is older.
+     * snapshot reads) if that is older. Versions a tag names are kept, without failing the cleanup
+     * (lance-core's default fails it whenever a tagged version is older than the cut, and would stop
+     * every later cleanup); other branches are not cleaned, and lance-core keeps what they reference.
      */
     static CleanupPolicy cleanupPolicy(Dataset base, Duration retention, long nowMillis, OptionalLong consumerPinned) {
         long keep = oldestRetained(base, retention, nowMillis);
         return CleanupPolicy.builder()
                 .withBeforeVersion(Math.min(keep, consumerPinned.orElse(keep)))
+                .withErrorIfTaggedOldVersions(false)
+                .withCleanReferencedBranches(false)
                 .build();
     }
 
