@@ -32,9 +32,11 @@ import org.lance.compaction.CompactionOptions;
  *     least one commit's generations are merged). What is left waits for the next run
  * @param cleanupRetention when present (and {@code cleanup} is not), old base table versions are
  *     removed after the merges as {@code cleanup} would, keeping every version that was the latest
- *     at some moment within this retention: a checkpoint that old may reset a shard's rows to the
- *     version it builds on (see docs/architecture.md, "Restores across merges"). Versions a tag
- *     names are kept, and other branches are left alone
+ *     at some moment within this retention plus {@code BaseVersionRefresh.maxAge} of it (half the
+ *     retention, at most 5 minutes): a checkpoint within the retention may reset a shard's rows to
+ *     the version it builds on, which was the latest at most that age before the checkpoint (see
+ *     docs/architecture.md, "Restores across merges"). At least the writing job's {@code
+ *     sink.gc.retention}. Versions a tag names are kept, and other branches are left alone
  * @param maxGenerationsPerCommit at most this many generations, each of a different bucket's shard
  *     and together at most {@link #MAX_ROWS_PER_COMMIT} rows, are merged into the base table in one
  *     commit (default {@link #DEFAULT_MAX_GENERATIONS_PER_COMMIT}): a commit's fixed cost would
@@ -212,7 +214,10 @@ public record CompactorOptions(
                 maxGenerationsPerCommit);
     }
 
-    /** Removes base table versions superseded more than {@code retention} ago, after the merges. */
+    /**
+     * Removes, after the merges, base table versions superseded more than {@code retention} plus
+     * half of it (at most 5 minutes) ago; tagged versions stay.
+     */
     public CompactorOptions withCleanupRetention(Duration retention) {
         return new CompactorOptions(
                 maxGenerationsPerShard,
