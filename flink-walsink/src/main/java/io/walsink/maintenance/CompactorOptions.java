@@ -18,7 +18,9 @@ import org.lance.compaction.CompactionOptions;
  *     withDeferIndexRemap(true)}): lance-core 7.0.0 panics while remapping the MemWAL system index,
  *     which has no fields ("An index existed with no fields"), and the panic aborts the JVM
  * @param cleanup when present, lance-core's {@code Dataset.cleanupWithPolicy} removes old base table
- *     versions after the merges (and after file compaction)
+ *     versions after the merges (and after file compaction), with this policy as given: on a table
+ *     with tags it must say {@code withErrorIfTaggedOldVersions(false)}, or lance-core fails every
+ *     cleanup once a tagged version is older than its cut
  * @param leaseDuration how long the table's compaction lease lasts between renewals (one before
  *     every commit); a compactor that finds it held by another refuses to run. Keep it well above
  *     a generation's merge time and the clock skew between the machines that compact the table
@@ -30,8 +32,11 @@ import org.lance.compaction.CompactionOptions;
  *     least one commit's generations are merged). What is left waits for the next run
  * @param cleanupRetention when present (and {@code cleanup} is not), old base table versions are
  *     removed after the merges as {@code cleanup} would, keeping every version that was the latest
- *     at some moment within this retention: a checkpoint that old may reset a shard's rows to the
- *     version it builds on (see docs/architecture.md, "Restores across merges")
+ *     at some moment within this retention plus {@code BaseVersionRefresh.maxAge} of it (half the
+ *     retention, at most 5 minutes): a checkpoint within the retention may reset a shard's rows to
+ *     the version it builds on, which was the latest at most that age before the checkpoint (see
+ *     docs/architecture.md, "Restores across merges"). At least the writing job's {@code
+ *     sink.gc.retention}. Versions a tag names are kept, and other branches are left alone
  * @param maxGenerationsPerCommit at most this many generations, each of a different bucket's shard
  *     and together at most {@link #MAX_ROWS_PER_COMMIT} rows, are merged into the base table in one
  *     commit (default {@link #DEFAULT_MAX_GENERATIONS_PER_COMMIT}): a commit's fixed cost would
@@ -209,7 +214,10 @@ public record CompactorOptions(
                 maxGenerationsPerCommit);
     }
 
-    /** Removes base table versions superseded more than {@code retention} ago, after the merges. */
+    /**
+     * Removes, after the merges, base table versions superseded more than {@code retention} plus
+     * half of it (at most 5 minutes) ago; tagged versions stay.
+     */
     public CompactorOptions withCleanupRetention(Duration retention) {
         return new CompactorOptions(
                 maxGenerationsPerShard,

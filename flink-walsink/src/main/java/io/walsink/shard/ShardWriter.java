@@ -391,7 +391,7 @@ public final class ShardWriter implements AutoCloseable {
         publisher.basedOn(progress);
     }
 
-    /** When the base version a snapshot would record was read (System.nanoTime). */
+    /** When the read of the base version a snapshot would record began (System.nanoTime). */
     long baseVersionReadAtNanos() {
         return publisher.basedAtNanos();
     }

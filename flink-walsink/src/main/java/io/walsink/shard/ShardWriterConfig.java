@@ -300,12 +300,11 @@ public final class ShardWriterConfig implements Serializable {
 
     /**
      * How old the base version a checkpoint records for a shard may get before a snapshot reads a
-     * newer one ({@link BaseVersionRefresh}): well within the retention the base table's cleanup
-     * keeps versions for, at most 5 minutes.
+     * newer one ({@link BaseVersionRefresh}): half the retention, at most 5 minutes. The base
+     * table's cleanup keeps the versions that were the latest within the retention and this age.
      */
     public Duration baseVersionMaxAge() {
-        Duration half = gcRetention.dividedBy(2);
-        return half.compareTo(Duration.ofMinutes(5)) < 0 ? half : Duration.ofMinutes(5);
+        return BaseVersionRefresh.maxAge(gcRetention);
     }
 
     @Override

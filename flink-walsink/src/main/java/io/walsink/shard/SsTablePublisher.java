@@ -78,11 +78,13 @@ final class SsTablePublisher {
     void basedOn(MergeProgress progress) {
         if (progress.known()) {
             baseVersion = progress.baseVersion();
-            basedAtNanos = System.nanoTime();
+            // When the read began, not now: the manifest write and the wait for this thread since
+            // would make the version look younger than it is.
+            basedAtNanos = progress.readStartedNanos();
         }
     }
 
-    /** When {@link #baseVersion()} was read (System.nanoTime). */
+    /** When the read of {@link #baseVersion()} began (System.nanoTime). */
     long basedAtNanos() {
         return basedAtNanos;
     }

@@ -152,9 +152,10 @@ public final class TableContext {
 
     /** As {@link #mergedThrough}, with the base version it was read from ({@link MergeProgress#UNKNOWN} on failure). */
     public MergeProgress mergeProgress(UUID shardId) {
+        long started = System.nanoTime();
         try (Dataset ds = LanceTables.openDataset(allocator, table.uri(), storageOptions)) {
             return new MergeProgress(
-                    ds.version(), MergedGenerations.of(ds, table.uri()).getOrDefault(shardId, 0L));
+                    ds.version(), MergedGenerations.of(ds, table.uri()).getOrDefault(shardId, 0L), started);
         } catch (RuntimeException e) {
             LOG.warn(
                     "Cannot read the merged generations of table {} (shard {}); keeping every listed SSTable",
