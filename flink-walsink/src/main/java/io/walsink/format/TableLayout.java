@@ -193,6 +193,11 @@ public final class TableLayout {
         return WALSINK + "restores/" + shard;
     }
 
+    /** {@code _walsink/resets/{shard}}: the base version of a restore's latest reset of the shard's base-table rows. */
+    public static String lastResetKey(UUID shard) {
+        return WALSINK + "resets/" + shard;
+    }
+
     /** {@code _walsink/consumers/{id}/}: the records of one consumer id, one per split of its read. */
     public static String consumerFolder(String consumerId) {
         return CONSUMER_FOLDER + consumerId + "/";

@@ -21,4 +21,7 @@ interface CommitHook {
 
     /** After the lease was renewed for the commit, just before it runs. */
     default void leaseRenewed(UUID shard, long generation, Step step) {}
+
+    /** After a generation's keys were deleted with plain deletes (their own commits), before anything else commits. */
+    default void keysDeleted(UUID shard, long generation) {}
 }

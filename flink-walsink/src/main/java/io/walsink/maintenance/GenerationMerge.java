@@ -301,6 +301,7 @@ final class GenerationMerge {
                 throw new IllegalStateException(
                         "deleting the keys of " + s.sstable().uri() + " from " + tableUri + " failed", e);
             }
+            hook.keysDeleted(s.member().shard(), s.member().sstable().generation());
         }
     }
 

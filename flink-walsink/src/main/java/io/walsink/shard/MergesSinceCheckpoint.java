@@ -1,7 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.format.manifest.MergeJournal;
-import io.walsink.format.manifest.RestoreIntent;
+import io.walsink.format.manifest.ShardResets;
 import io.walsink.format.manifest.SsTable;
 import java.util.List;
 import java.util.Optional;
@@ -9,10 +9,11 @@ import java.util.UUID;
 
 /**
  * What the compactor merged of a shard since a checkpoint being restored, as the base table's merge
- * progress, the merge journal and the restore intent tell it, and whether the base table holds rows
+ * progress, the merge journal and the shard's resets tell it, and whether the base table holds rows
  * the checkpoint does not: generations merged above the checkpoint's (another branch's, or a later
  * attempt's), a merge of a generation outside the checkpoint that a compactor started and did not
- * finish, or a reset of the shard's rows that an earlier restore began and did not finish. Merges
+ * finish, a reset of the shard's rows that an earlier restore began and did not finish, or one that
+ * finished after the checkpoint's base version (it replaced rows without raising the progress). Merges
  * of the checkpoint's own SSTables, finished or not, need nothing: applying its SSTables in
  * generation order again over them ends the same.
  */
@@ -35,10 +36,15 @@ record MergesSinceCheckpoint(MergeProgress progress, List<MergeJournal.Entry> fo
                                         && t.path().equals(e.path())))
                         .toList();
         String reason = null;
-        Optional<RestoreIntent.Unfinished> unfinished = new RestoreIntent(ctx.store()).read(shard);
+        ShardResets resets = new ShardResets(ctx.store());
+        Optional<ShardResets.Unfinished> unfinished = resets.read(shard);
+        long lastReset = resets.lastResetAt(shard);
         if (unfinished.isPresent()) {
             reason = "a restore (epoch " + unfinished.get().epoch() + ") began resetting its rows in the base table"
                     + " to version " + unfinished.get().baseVersion() + " and did not finish";
+        } else if (lastReset > asOf.baseVersion()) {
+            reason = "a restore reset its rows in the base table at version " + lastReset
+                    + ", after the version the state being restored builds on (" + asOf.baseVersion() + ")";
         } else if (merged > asOf.coveredGeneration()) {
             reason = "the base table holds its generations through " + merged + ", newer than the state being restored"
                     + " (through " + asOf.coveredGeneration() + ")";

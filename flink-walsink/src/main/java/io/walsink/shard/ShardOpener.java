@@ -6,10 +6,10 @@ import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.RestoreIntent;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardPlacement;
+import io.walsink.format.manifest.ShardResets;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
@@ -141,10 +141,16 @@ public final class ShardOpener {
         UUID shard = asOf.shardId();
         Runnable owner = () -> requireOwner(c, shard);
         owner.run();
-        RestoreIntent intent = new RestoreIntent(ctx.store());
-        intent.begin(shard, c.manifest.writerEpoch(), asOf.baseVersion());
+        ShardResets resets = new ShardResets(ctx.store());
+        resets.begin(shard, c.manifest.writerEpoch(), asOf.baseVersion());
         MergeProgress reset = new BucketRowsReset(ctx, shard, asOf.bucket(), owner).resetTo(asOf.baseVersion());
+        if (!reset.known()) {
+            throw new IllegalStateException(
+                    "cannot read the base table " + ctx.table().uri() + " after resetting the" + " rows of shard "
+                            + shard + "; the restore is retried (see the warning above)");
+        }
         owner.run();
+        resets.resetAt(shard, reset.baseVersion());
         merges.forgetForeign(ctx, shard);
         owner.run();
         List<SsTable> renumbered = renumber(ctx, asOf, c, state, reset);
@@ -157,7 +163,7 @@ public final class ShardOpener {
                 renumbered);
         ShardWriter writer = restoreClaimed(ctx, asOf, c, renumbered, reset);
         try {
-            intent.finish(shard);
+            resets.finish(shard);
         } catch (RuntimeException e) {
             writer.close();
             throw e;

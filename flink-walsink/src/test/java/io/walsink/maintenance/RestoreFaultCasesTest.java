@@ -195,6 +195,43 @@ class RestoreFaultCasesTest {
         }
     }
 
+    /**
+     * Found by the simulation: restoring an older checkpoint resets the bucket's rows without raising
+     * its merge progress, so a newer checkpoint restored next (before anything more is merged) sees
+     * no merge past it, yet the base table no longer holds the generations it merged.
+     */
+    @Test
+    void aNewerCheckpointRestoredAfterAnOlderOnesResetIsResetToo() {
+        long seed = System.nanoTime();
+        System.out.println("RestoreFaultCasesTest older then newer seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            ShardWriter writer = f.open(BUCKET);
+            f.randomOps(writer, BUCKET, 30, 60, "g1");
+            CompactionFixture.publishGeneration(List.of(writer));
+            ShardDescriptor s1 = writer.snapshot();
+            Map<Long, Map<String, Object>> atS1 = new TreeMap<>(f.model);
+            f.randomOps(writer, BUCKET, 30, 60, "g2");
+            CompactionFixture.publishGeneration(List.of(writer));
+            ShardDescriptor s2 = writer.snapshot();
+            Map<Long, Map<String, Object>> atS2 = new TreeMap<>(f.model);
+            writer.close();
+            assertThat(f.compactor(CompactorOptions.defaults()).run().mergedGenerations())
+                    .isEqualTo(2);
+
+            f.model.clear();
+            f.model.putAll(atS1);
+            ShardWriter older = f.restore(s1);
+            assertThat(f.read(ReadMode.LATEST))
+                    .as("LATEST at S1, seed %s", seed)
+                    .isEqualTo(List.copyOf(atS1.values()));
+            older.close();
+
+            f.model.clear();
+            f.model.putAll(atS2);
+            assertRestoredTo(f, f.restore(s2), atS2, seed);
+        }
+    }
+
     /** A checkpoint of an earlier release, whose SSTables were all merged before migrate-shard-ids. */
     @Test
     void aCheckpointWhoseSsTablesWereMergedBeforeTheShardIdMigrationRestores() {

@@ -10,18 +10,26 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * A restore's reset of one shard's rows in the base table, begun and not yet finished:
- * {@code _walsink/restores/{shard}} holding the restoring writer's epoch and the base version it
- * resets to. Written before the reset's first side effect (a base-table commit, a merge-journal
- * removal, an SSTable copy) and removed only once the restored manifest is durable. While it exists,
- * the base table may hold any mixture of the shard's rows, so every restore of the shard resets
- * them, whichever checkpoint it restores; a reset ends the same whatever it starts from.
+ * The resets of one shard's rows in the base table that restores make, as two records:
+ *
+ * <ul>
+ *   <li>the <em>intent</em>, {@code _walsink/restores/{shard}}, holding the restoring writer's epoch
+ *       and the base version it resets to: written before the reset's first side effect (a
+ *       base-table commit, a merge-journal removal, an SSTable copy) and removed only once the
+ *       restored manifest is durable. While it exists, the base table may hold any mixture of the
+ *       shard's rows, so every restore of the shard resets them, whichever checkpoint it restores; a
+ *       reset ends the same whatever it starts from.
+ *   <li>the <em>last reset</em>, {@code _walsink/resets/{shard}}, holding the base version at which
+ *       the latest reset's commits were done. A reset replaces the shard's rows without raising its
+ *       merge progress (which only rises), so a checkpoint whose base version is older than the
+ *       last reset builds on rows the base table no longer holds, whatever the progress says.
+ * </ul>
  */
 @Internal
-public final class RestoreIntent {
+public final class ShardResets {
     private final ObjectStore store;
 
-    public RestoreIntent(ObjectStore store) {
+    public ShardResets(ObjectStore store) {
         this.store = store;
     }
 
@@ -59,6 +67,23 @@ public final class RestoreIntent {
     /** The reset and the manifest publishing its result are durable: no later restore needs to reset for it. */
     public void finish(UUID shard) {
         store.delete(key(shard));
+    }
+
+    /** Records that a reset's commits are done as of base version {@code baseVersion} (kept if an earlier record is newer). */
+    public void resetAt(UUID shard, long baseVersion) {
+        if (baseVersion > lastResetAt(shard)) {
+            store.put(
+                    TableLayout.lastResetKey(shard), Long.toString(baseVersion).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** The base version of the shard's latest reset; 0 if it was never reset. */
+    public long lastResetAt(UUID shard) {
+        try {
+            return parse(shard, new String(store.get(TableLayout.lastResetKey(shard)), StandardCharsets.UTF_8));
+        } catch (ObjectNotFoundException e) {
+            return 0;
+        }
     }
 
     private static long parse(UUID shard, String value) {

@@ -1,0 +1,553 @@
+package io.walsink.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.walsink.format.TableLayout;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.ReadMode;
+import io.walsink.shard.MaintenanceExclusion;
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardOpener;
+import io.walsink.shard.ShardPoisonedException;
+import io.walsink.shard.ShardWriter;
+import io.walsink.shard.SyncShardDriver;
+import io.walsink.shard.TableContext;
+import io.walsink.storage.ForwardingObjectStore;
+import io.walsink.storage.ListPage;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.StorageException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.lance.Dataset;
+import org.lance.index.IndexParams;
+import org.lance.index.IndexType;
+import org.lance.index.scalar.BTreeIndexParams;
+
+/**
+ * One seeded schedule of {@link RestoreSimulationTest}: a job of two bucket shards on a real
+ * lance-core table, driven step by step by its random source through writes, publications,
+ * checkpoints, compactor runs (crashing at a chosen commit), restores of retained checkpoints
+ * (meeting a store fault at a chosen write, or stalling while a newer attempt restores, writes and
+ * merges), zombie writers and a key index. The model is the last-write-wins map of every row
+ * written since the checkpoint restored last; the end checks every reader against it.
+ */
+final class RestoreSchedule {
+    private static final int BUCKETS = CompactionFixture.BUCKETS;
+    private static final int KEYS = 60;
+    private static final int RETAINED = 4;
+
+    /** What the schedules reached, counted across a run. */
+    static final class Stats {
+        int schedules;
+        int steps;
+        int checkpoints;
+        int checkpointsWithUnpublished;
+        int compactions;
+        int compactorCrashes;
+        int crashesBetweenDeletesAndMark;
+        int restores;
+        int restoreFaults;
+        int faultsAfterReset;
+        int resets;
+        int resetsUnderKeyIndex;
+        int fencedRestores;
+        int zombiesFenced;
+        int keyIndexes;
+
+        @Override
+        public String toString() {
+            return schedules + " schedules, " + steps + " steps, " + checkpoints + " checkpoints ("
+                    + checkpointsWithUnpublished + " with unpublished SSTables), " + compactions + " compactor runs, "
+                    + compactorCrashes + " compactor crashes (" + crashesBetweenDeletesAndMark
+                    + " between a merge's deletes and its mark), " + restores + " restores, " + restoreFaults
+                    + " store faults in restores (" + faultsAfterReset + " after a reset began), " + resets
+                    + " bucket resets (" + resetsUnderKeyIndex + " under a key index), " + fencedRestores
+                    + " restores fenced by a newer attempt, " + zombiesFenced + " zombie writers fenced, " + keyIndexes
+                    + " key indexes";
+        }
+    }
+
+    private record Checkpoint(int id, List<ShardDescriptor> shards, Map<Long, Map<String, Object>> model) {}
+
+    private final Path dir;
+    private final long seed;
+    private final Stats stats;
+    private final Random random;
+    private final StringBuilder trace = new StringBuilder();
+    private final LeaseClaimant job = LeaseClaimant.job("simulated-job", List.of());
+    private final List<Checkpoint> retained = new ArrayList<>();
+    private final List<ShardWriter> zombies = new ArrayList<>();
+    private CompactionFixture f;
+    private FaultingStore store;
+    private TableContext ctx;
+    private List<ShardWriter> live = List.of();
+    private boolean keyIndex;
+    private boolean corruptModel;
+    private int checkpoints;
+
+    RestoreSchedule(Path dir, long seed, Stats stats) {
+        this.dir = dir;
+        this.seed = seed;
+        this.stats = stats;
+        this.random = new Random(seed);
+    }
+
+    /** For the test that shows the checks can fail: the model gains a row nobody wrote. */
+    void corruptModelAtTheEnd() {
+        corruptModel = true;
+    }
+
+    String trace() {
+        return trace.toString();
+    }
+
+    void run() {
+        f = new CompactionFixture(dir, seed);
+        try {
+            store = new FaultingStore(f.store);
+            ctx = new TableContext(store, f.table, Map.of(), WalSchemaProfile.SPEC, f.context.config(), f.allocator);
+            live = new ArrayList<>();
+            for (int b = 0; b < BUCKETS; b++) {
+                live.add(ShardOpener.open(ctx, CompactionFixture.SHARDS.get(b), b, f.placement(b)));
+            }
+            int steps = 4 + random.nextInt(10);
+            int indexAt = random.nextBoolean() ? random.nextInt(steps) : -1;
+            for (int s = 0; s < steps; s++) {
+                if (s == indexAt) {
+                    log("create a BTREE index on the key");
+                    createKeyIndex();
+                    keyIndex = true;
+                    stats.keyIndexes++;
+                }
+                step(s);
+                stats.steps++;
+            }
+            finish();
+            stats.schedules++;
+        } finally {
+            live.forEach(ShardWriter::close);
+            zombies.forEach(ShardWriter::close);
+            f.close();
+        }
+    }
+
+    /** One round: some writes, then, each by chance, a publication, a checkpoint, a compactor run, a restore. */
+    private void step(int s) {
+        if (random.nextInt(5) == 0 && !f.model.isEmpty()) {
+            deleteOnly();
+        } else {
+            int ops = 5 + random.nextInt(30);
+            log("write " + ops + " operations");
+            f.randomOps(live, ops, KEYS, "s" + s);
+        }
+        if (random.nextInt(10) < 6) {
+            log("publish a generation per shard");
+            CompactionFixture.publishGeneration(live);
+        }
+        if (random.nextInt(10) < 4) {
+            checkpoint();
+        }
+        // A compactor inside the sink that dies takes the job down with it: the job restores.
+        boolean crashed = random.nextInt(10) < 4 && !compact();
+        if ((random.nextInt(10) < 3 || crashed && random.nextBoolean()) && !retained.isEmpty()) {
+            restore(retained.get(random.nextInt(retained.size())), true);
+        }
+        if (random.nextInt(10) == 0) {
+            pokeZombies();
+        }
+    }
+
+    /** A few deletes of existing keys and nothing else, so that generations hold only tombstones. */
+    private void deleteOnly() {
+        List<Long> keys = new ArrayList<>(f.model.keySet());
+        int n = 1 + random.nextInt(Math.min(4, keys.size()));
+        List<Long> deleted = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long id = keys.remove(random.nextInt(keys.size()));
+            f.delete(live.get(CompactionFixture.bucketOf(id)), id);
+            deleted.add(id);
+        }
+        log("delete only " + deleted);
+    }
+
+    private void checkpoint() {
+        boolean unpublished = random.nextInt(3) == 0;
+        List<ShardDescriptor> shards = new ArrayList<>();
+        for (ShardWriter w : live) {
+            if (unpublished) {
+                SyncShardDriver.appendAllPending(w);
+                w.freezeActive();
+                SyncShardDriver.appendAllPending(w);
+                SyncShardDriver.flushFrozen(w); // written, published only if a later step publishes
+            }
+            SyncShardDriver.appendAllPending(w);
+            shards.add(w.snapshot());
+        }
+        Checkpoint c = new Checkpoint(++checkpoints, shards, new TreeMap<>(f.model));
+        log("checkpoint " + c.id() + (unpublished ? " with unpublished SSTables" : "") + ": " + shards);
+        retained.add(c);
+        if (retained.size() > RETAINED) {
+            retained.remove(0);
+        }
+        stats.checkpoints++;
+        stats.checkpointsWithUnpublished += unpublished ? 1 : 0;
+    }
+
+    /** A compactor run that, most times, dies before one of its commits; whether it ended. */
+    private boolean compact() {
+        int crashAt = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(4);
+        // Under a key index, some runs die right after their first plain deletes, a rare point otherwise.
+        boolean crashAfterDeletes = keyIndex && random.nextInt(3) == 0;
+        boolean batched = random.nextBoolean();
+        Set<String> deleted = new HashSet<>();
+        int[] commits = {0};
+        boolean[] betweenDeletesAndMark = {false};
+        CommitHook hook = new CommitHook() {
+            @Override
+            public void beforeCommit(UUID shard, long generation, Step step) {
+                String id = shard + "/" + generation;
+                if (++commits[0] == crashAt) {
+                    betweenDeletesAndMark[0] = step == Step.MERGE_AND_MARK && deleted.contains(id);
+                    throw new CompactionFixture.Crash();
+                }
+            }
+
+            @Override
+            public void keysDeleted(UUID shard, long generation) {
+                deleted.add(shard + "/" + generation);
+                if (++commits[0] == crashAt || crashAfterDeletes) {
+                    betweenDeletesAndMark[0] = true;
+                    throw new CompactionFixture.Crash();
+                }
+            }
+        };
+        CompactorOptions options = batched
+                ? CompactorOptions.defaults()
+                : CompactorOptions.defaults().withMaxGenerationsPerCommit(1);
+        stats.compactions++;
+        try {
+            CompactionResult result = new Compactor(
+                            f.store, f.uri, Map.of(), f.allocator, options, job, Compactor.Seams.NONE.withHook(hook))
+                    .run();
+            log("compact (" + (batched ? "batched" : "one per commit") + "): merged " + result.mergedGenerations());
+            return true;
+        } catch (CompactionFixture.Crash crash) {
+            stats.compactorCrashes++;
+            stats.crashesBetweenDeletesAndMark += betweenDeletesAndMark[0] ? 1 : 0;
+            log("compact (" + (batched ? "batched" : "one per commit") + "): crashed at hook call " + commits[0]
+                    + (betweenDeletesAndMark[0] ? ", between a merge's deletes and its mark" : ""));
+            return false;
+        }
+    }
+
+    /**
+     * Restores {@code c} in every bucket, as a job restart does; the old writers are closed or left
+     * running as zombies. An attempt may meet a store fault (then the job restores again, the same
+     * checkpoint or another retained one) or stall before its reset while a newer attempt restores,
+     * writes and merges (then it must stop as fenced, or end as a zombie).
+     */
+    private void restore(Checkpoint c, boolean disturb) {
+        retire(live);
+        live = List.of();
+        for (int attempt = 1; ; attempt++) {
+            boolean fault = disturb && attempt <= 3 && random.nextInt(5) < 2;
+            boolean stall = disturb && !fault && attempt == 1 && random.nextInt(3) == 0;
+            if (fault) {
+                store.arm(1 + random.nextInt(120), random.nextBoolean());
+            }
+            log("restore checkpoint " + c.id() + ", attempt " + attempt
+                    + (fault ? " with " + store.describeArmed() : "") + (stall ? ", stalling before its reset" : ""));
+            Stall stalled = new Stall(stall);
+            List<ShardWriter> opened = new ArrayList<>();
+            int resetsBefore = resetCount();
+            try {
+                for (int b = 0; b < BUCKETS; b++) {
+                    opened.add(ShardOpener.restore(ctx, c.shards().get(b), f.placement(b), stalled.exclusion()));
+                }
+                store.disarm();
+                countResets(resetsBefore);
+                stats.restores++;
+                if (stalled.fired) {
+                    log("  the stalled attempt ended without touching anything; its writers are zombies");
+                    zombies.addAll(opened);
+                    return;
+                }
+                f.model.clear();
+                f.model.putAll(c.model());
+                live = opened;
+                assertThat(f.read(ReadMode.LATEST))
+                        .as("LATEST right after restoring checkpoint %s (seed %s)", c.id(), seed)
+                        .isEqualTo(List.copyOf(f.model.values()));
+                return;
+            } catch (RuntimeException e) {
+                boolean fired = store.disarm();
+                opened.forEach(ShardWriter::close);
+                if (stalled.fired) {
+                    assertThat(poisonedAsFenced(e))
+                            .as("a stalled restore fails only as fenced: %s", e)
+                            .isTrue();
+                    log("  fenced, as it must be: " + e.getMessage());
+                    stats.fencedRestores++;
+                    return;
+                }
+                if (!fired) {
+                    throw e; // no injected fault explains it
+                }
+                stats.restoreFaults++;
+                stats.faultsAfterReset += store.firedAfterIntent ? 1 : 0;
+                log("  failed on the injected fault" + (store.firedAfterIntent ? " after a reset began" : "") + ": "
+                        + e.getMessage());
+                int next = random.nextInt(4);
+                if (next < 2) {
+                    c = retained.get(retained.size() - 1); // as a failover restores the latest
+                } else if (next == 2) {
+                    c = retained.get(random.nextInt(retained.size()));
+                }
+            }
+        }
+    }
+
+    /** Stands for attempt 1 stalling after its claim: attempt 2 restores, writes, publishes and merges meanwhile. */
+    private final class Stall {
+        private final boolean armed;
+        boolean fired;
+
+        Stall(boolean armed) {
+            this.armed = armed;
+        }
+
+        MaintenanceExclusion exclusion() {
+            RestoreExclusion real = new RestoreExclusion(store, f.uri, job);
+            return why -> {
+                if (armed && !fired) {
+                    fired = true;
+                    log("  attempt 1 stalls; attempt 2 runs");
+                    restore(retained.get(random.nextInt(retained.size())), false);
+                    f.randomOps(live, 5 + random.nextInt(20), KEYS, "attempt-2");
+                    CompactionFixture.publishGeneration(live);
+                    new Compactor(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
+                    log("  attempt 2 wrote, published and merged; attempt 1 resumes");
+                }
+                return real.hold(why);
+            };
+        }
+    }
+
+    private static boolean poisonedAsFenced(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ShardPoisonedException p && p.reason() == ShardPoisonedException.Reason.FENCED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Old writers are closed, or, now and then, left running as zombies that must be fenced later. */
+    private void retire(List<ShardWriter> writers) {
+        for (ShardWriter w : writers) {
+            if (random.nextInt(4) == 0) {
+                zombies.add(w);
+            } else {
+                w.close();
+            }
+        }
+    }
+
+    /** A zombie's write must fail: a newer epoch fenced it. */
+    private void pokeZombies() {
+        for (ShardWriter z : zombies) {
+            long id = random.nextInt(KEYS);
+            try (VectorSchemaRoot row = f.rows(id, "zombie", -1)) {
+                z.put(row);
+                SyncShardDriver.flushAndPublishAll(z);
+            } catch (RuntimeException fenced) {
+                stats.zombiesFenced++;
+                log("zombie writer fenced: " + fenced.getMessage());
+                z.close();
+                continue;
+            }
+            z.close();
+            throw new AssertionError("a zombie writer published a row (seed " + seed + ")");
+        }
+        zombies.clear();
+    }
+
+    private void finish() {
+        pokeZombies();
+        log("finish: publish, read, merge everything, read again");
+        CompactionFixture.publishGeneration(live);
+        if (corruptModel) {
+            f.model.put(10_000L, row(10_000L, "nobody", 0));
+        }
+        List<Map<String, Object>> rows = List.copyOf(f.model.values());
+        assertThat(f.read(ReadMode.LATEST)).as("LATEST (seed %s)", seed).isEqualTo(rows);
+        assertThat(f.read(ReadMode.COMMITTED)).as("COMMITTED (seed %s)", seed).isEqualTo(rows);
+        new Compactor(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
+        CompactionFixture.publishGeneration(live); // writers drop what was merged
+        assertThat(f.baseRows())
+                .as("the base table alone after merging (seed %s)", seed)
+                .isEqualTo(rows);
+        assertThat(f.lsmScan()).as("lance-core's LsmScanner (seed %s)", seed).isEqualTo(rows);
+        assertThat(f.read(ReadMode.COMMITTED))
+                .as("COMMITTED after merging (seed %s)", seed)
+                .isEqualTo(rows);
+    }
+
+    private int resetCount() {
+        return store.intentsBegun;
+    }
+
+    private void countResets(int before) {
+        int resets = store.intentsBegun - before;
+        stats.resets += resets;
+        stats.resetsUnderKeyIndex += keyIndex ? resets : 0;
+    }
+
+    private void createKeyIndex() {
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset base = LanceTables.openDataset(allocator, f.uri, Map.of())) {
+            base.createIndex(
+                    List.of("id"),
+                    IndexType.BTREE,
+                    Optional.of("id_idx"),
+                    IndexParams.builder()
+                            .setScalarIndexParams(new BTreeIndexParams.Builder().build())
+                            .build(),
+                    true);
+        }
+    }
+
+    private void log(String line) {
+        trace.append(line).append('\n');
+    }
+
+    void deleteFiles() {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The restores' store: when armed, its n-th call fails, a read or a write (put, put-if-absent
+     * or delete), a write either before reaching the store or after it (a lost acknowledgement). A
+     * failed read stands for a crash at that point: the restore reads the shard's manifest before
+     * every commit of its reset. Counts the restore intents
+     * written, which is how the schedule learns that a restore reset a bucket.
+     */
+    private static final class FaultingStore extends ForwardingObjectStore {
+        private int countdown;
+        private boolean loseAcknowledgement;
+        private boolean fired;
+        boolean firedAfterIntent;
+        int intentsBegun;
+
+        FaultingStore(ObjectStore delegate) {
+            super(delegate);
+        }
+
+        void arm(int nth, boolean loseAcknowledgement) {
+            this.countdown = nth;
+            this.loseAcknowledgement = loseAcknowledgement;
+            this.fired = false;
+            this.firedAfterIntent = false;
+        }
+
+        String describeArmed() {
+            return "a fault at write " + countdown + (loseAcknowledgement ? " (acknowledgement lost)" : "");
+        }
+
+        /** Disarms; whether the fault fired since {@link #arm}. */
+        boolean disarm() {
+            countdown = 0;
+            boolean was = fired;
+            fired = false;
+            return was;
+        }
+
+        @Override
+        public void put(String key, byte[] data) {
+            write(key, () -> super.put(key, data));
+            if (key.startsWith(intentFolder())) {
+                intentsBegun++;
+            }
+        }
+
+        @Override
+        public void putIfAbsent(String key, byte[] data) {
+            write(key, () -> super.putIfAbsent(key, data));
+        }
+
+        @Override
+        public void delete(String key) {
+            write(key, () -> super.delete(key));
+        }
+
+        @Override
+        public byte[] get(String key) {
+            read(key);
+            return super.get(key);
+        }
+
+        @Override
+        public ListPage list(String prefix, String continuation, int maxKeys) {
+            read(prefix);
+            return super.list(prefix, continuation, maxKeys);
+        }
+
+        private void read(String key) {
+            if (countdown > 0 && --countdown == 0) {
+                fired = true;
+                firedAfterIntent = !delegate().listAll(intentFolder()).isEmpty();
+                throw new StorageException(key, "simulated store fault", false);
+            }
+        }
+
+        private void write(String key, Runnable write) {
+            if (countdown > 0 && --countdown == 0) {
+                fired = true;
+                firedAfterIntent = !delegate().listAll(intentFolder()).isEmpty();
+                if (loseAcknowledgement) {
+                    write.run();
+                }
+                throw new StorageException(key, "simulated store fault", false);
+            }
+            write.run();
+        }
+
+        private static String intentFolder() {
+            UUID any = new UUID(0, 0);
+            return TableLayout.restoreIntentKey(any).replace(any.toString(), "");
+        }
+    }
+
+    static Map<String, Object> row(long id, String name, int score) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", id);
+        row.put("name", name);
+        row.put("score", score);
+        return row;
+    }
+}
