@@ -121,7 +121,7 @@ public final class ShardOpener {
             // Under the exclusion, what the compactor merged no longer moves.
             MergesSinceCheckpoint merges = exclusive ? MergesSinceCheckpoint.examine(ctx, asOf, state) : seen;
             if (!resets(ctx, asOf, merges)) {
-                return restoreClaimed(ctx, asOf, c, unmerged(state, merges), merges.progress());
+                return restoreClaimed(ctx, asOf, c, unmerged(state, merges), merges.progress(), false);
             }
             requireSsTables(ctx, asOf.shardId(), state);
             return resetAndRestore(ctx, asOf, c, state, merges);
@@ -161,7 +161,7 @@ public final class ShardOpener {
                 merges.reason(),
                 asOf.baseVersion(),
                 renumbered);
-        ShardWriter writer = restoreClaimed(ctx, asOf, c, renumbered, reset);
+        ShardWriter writer = restoreClaimed(ctx, asOf, c, renumbered, reset, true);
         try {
             resets.finish(shard);
         } catch (RuntimeException e) {
@@ -226,12 +226,23 @@ public final class ShardOpener {
         return copies;
     }
 
-    /** Replays the state's WAL range into a writer of the claimed shard and publishes {@code target}. */
+    /**
+     * Replays the state's WAL range into a writer of the claimed shard and publishes {@code target}.
+     *
+     * @param reset whether the shard's rows in the base table were reset: the claimed manifest's
+     *     replay_after may then count on SSTables the claim dropped as merged, whose rows the reset
+     *     took out of the base table, so the state's rows go after the sentinel in every case
+     */
     private static ShardWriter restoreClaimed(
-            TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> target, MergeProgress based) {
+            TableContext ctx,
+            ShardDescriptor asOf,
+            Claimed c,
+            List<SsTable> target,
+            MergeProgress based,
+            boolean reset) {
         boolean orphans = c.lastBeforeSentinel > asOf.durablePosition();
         boolean laterSsTables = !paths(target).containsAll(paths(c.manifest.sstables()));
-        boolean rollback = orphans || laterSsTables;
+        boolean rollback = orphans || laterSsTables || reset;
         boolean republish = !paths(c.manifest.sstables()).containsAll(paths(target));
         // Not below the claimed manifest's counter: generations of rolled-back SSTables are not reused.
         long firstGeneration = Math.max(
@@ -256,7 +267,7 @@ public final class ShardOpener {
                                 + "checkpointed rows re-appended after sentinel {}",
                         asOf.shardId(),
                         asOf.epoch(),
-                        orphans ? "orphan entries" : "later SSTables",
+                        orphans ? "orphan entries" : laterSsTables ? "later SSTables" : "merged rows",
                         asOf.durablePosition() + 1,
                         c.lastBeforeSentinel,
                         paths(target),

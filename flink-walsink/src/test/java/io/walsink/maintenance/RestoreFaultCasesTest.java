@@ -232,6 +232,32 @@ class RestoreFaultCasesTest {
         }
     }
 
+    /**
+     * Found by the simulation: a checkpoint whose rows were all in its WAL range, then flushed,
+     * published and merged. The claim drops the merged SSTable from the manifest and keeps its
+     * replay_after; the reset then takes the merged rows out of the base table, so the manifest must
+     * be written again, with the rows after the sentinel, though nothing after the checkpoint is
+     * left to roll back.
+     */
+    @Test
+    void aResetWithNothingElseToRollBackStillPublishesTheCheckpointsWalRows() {
+        long seed = System.nanoTime();
+        System.out.println("RestoreFaultCasesTest reset without orphans seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            ShardWriter writer = f.open(BUCKET);
+            f.randomOps(writer, BUCKET, 30, 60, "wal");
+            io.walsink.shard.SyncShardDriver.appendAllPending(writer);
+            ShardDescriptor walOnly = writer.snapshot();
+            Map<Long, Map<String, Object>> atCheckpoint = new TreeMap<>(f.model);
+            CompactionFixture.publishGeneration(List.of(writer));
+            writer.close();
+            assertThat(f.compactor(CompactorOptions.defaults()).run().mergedGenerations())
+                    .isEqualTo(1);
+
+            assertRestoredTo(f, f.restore(walOnly), atCheckpoint, seed);
+        }
+    }
+
     /** A checkpoint of an earlier release, whose SSTables were all merged before migrate-shard-ids. */
     @Test
     void aCheckpointWhoseSsTablesWereMergedBeforeTheShardIdMigrationRestores() {
