@@ -59,7 +59,8 @@ class Q1ReportTest {
                 .hasSize(3);
         assertThat(out.toString())
                 .contains("WalSink.forRowData", "'connector'='walsink'")
-                .contains("yes (5,000 keys)");
+                .contains("yes (5,000 keys)")
+                .doesNotContain("thread group"); // threads are accounted only with --thread-cpu
     }
 
     @Test
@@ -78,13 +79,11 @@ class Q1ReportTest {
                 .findFirst()
                 .orElseThrow();
         assertThat(walsink.check().matches()).as(walsink.check().text()).isTrue();
-        // --thread-cpu: every run's threads were read, the job's own (named after its operators) among them
-        assertThat(runs).allSatisfy(r -> assertThat(r.threads().values().stream()
-                        .mapToDouble(ThreadCpu.Usage::cpuSeconds)
-                        .sum())
-                .isPositive());
-        assertThat(walsink.threads().keySet()).anyMatch(group -> group.contains("walsink"));
-        assertThat(out.toString()).contains("thread group", "minor page faults");
+        // --thread-cpu: each run's threads were accounted and its table printed, one per run. Which
+        // groups the sampler caught and what CPU each shows is up to scheduling (a short job's threads
+        // may end between two reads), so neither is checked here; ThreadCpuTest checks the figures.
+        assertThat(out.toString().split("thread group", -1)).hasSize(runs.size() + 1);
+        assertThat(out.toString()).contains("minor page faults");
         assertThatThrownBy(() -> Q1Report.run(Q1Report.flags("--sql-source", "kafka"), s -> {}))
                 .hasMessageContaining("--sql-source takes datagen or generator");
     }

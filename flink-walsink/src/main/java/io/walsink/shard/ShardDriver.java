@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -30,6 +31,16 @@ public final class ShardDriver {
     private final boolean publishWhenWritten;
     private final LongSupplier tickSpacing;
     private final MemtableAges ages = new MemtableAges();
+    private final FlushMemory memory;
+
+    /** Where SSTable writes that wait for memory are kept, and told when a write gave memory back. */
+    interface FlushMemory {
+        /** {@code driver}'s next write found no room for its reservation. */
+        void waiting(ShardDriver driver);
+
+        /** A write completed and gave its reservation and its memtable back. */
+        void released();
+    }
 
     /** Due time of the timer this driver asked for, or NONE. */
     private long armedAt = NONE;
@@ -50,8 +61,10 @@ public final class ShardDriver {
             ShardEvents events,
             LongSupplier clock,
             boolean publishWhenWritten,
-            LongSupplier tickSpacing) {
+            LongSupplier tickSpacing,
+            FlushMemory memory) {
         this.bucket = bucket;
+        this.memory = memory;
         this.writer = writer;
         this.io = io;
         this.timer = timer;
@@ -166,22 +179,40 @@ public final class ShardDriver {
         });
     }
 
+    /**
+     * Starts writing the oldest frozen memtable once it is durable; one whose reservation the cap
+     * has no room for now waits with {@link ShardDrivers} until another write gives memory back.
+     */
     void startFlush() {
         if (!writer.hasFlushableMemtable()) {
             return;
         }
-        writer.beginFlush()
-                .ifPresent(flush -> io.submit(
-                        flush,
-                        () -> {
-                            writer.completeFlush(flush);
-                            events.sstableWritten();
-                            if (publishWhenWritten) {
-                                requestPublication(Long.MAX_VALUE);
-                            }
-                            startFlush();
-                        },
-                        "walsink SSTable write"));
+        Optional<SsTableFlush> flush = writer.beginFlush();
+        if (flush.isPresent()) {
+            submit(flush.get());
+        } else if (writer.flushWaitsForMemory()) {
+            memory.waiting(this);
+        }
+    }
+
+    /** Starts the waiting write with what the cap has left: nothing in flight can give memory back. */
+    void startFlushWithWhatIsLeft() {
+        writer.beginFlushWithWhatIsLeft().ifPresent(this::submit);
+    }
+
+    private void submit(SsTableFlush flush) {
+        io.submit(
+                flush,
+                () -> {
+                    writer.completeFlush(flush);
+                    events.sstableWritten();
+                    if (publishWhenWritten) {
+                        requestPublication(Long.MAX_VALUE);
+                    }
+                    startFlush();
+                    memory.released();
+                },
+                "walsink SSTable write");
     }
 
     /** Publishes the written SSTables of generations up to {@code upToGeneration}, now or after the update in flight. */

@@ -6,8 +6,10 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -26,7 +28,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * walks its buffers. The allocator's own count, which also sees buffer capacity not yet filled and
  * SSTable writes in flight, counts as over when it passes {@code pressureBytes}; being one atomic
  * read, it is checked before every row: with hundreds of shards each opening a batch between its
- * own size checks, checking it only with them let the allocator reach its cap.
+ * own size checks, checking it only with them let the allocator reach its cap. Each SSTable write
+ * reserves its memory before it starts ({@link SsTableFlusher#begin}); a write the cap has no room
+ * for waits here, and rows wait while it does, until another write's completion gives memory back.
  *
  * <p>WAL appends: each shard's ticks come a flush interval apart, and further apart when the
  * owner holds more shards than {@code tickAppendsPerSecond} allows at that interval, so that the
@@ -53,6 +57,21 @@ public final class ShardDrivers {
     private ShardDriver[] byBucket = new ShardDriver[0];
 
     private long measuredTotal;
+
+    /** Shards whose next SSTable write waits for room for its reservation, oldest wait first. */
+    private final Set<ShardDriver> waitingForMemory = new LinkedHashSet<>();
+
+    private final ShardDriver.FlushMemory flushMemory = new ShardDriver.FlushMemory() {
+        @Override
+        public void waiting(ShardDriver driver) {
+            waitingForMemory.add(driver);
+        }
+
+        @Override
+        public void released() {
+            retryWaiting();
+        }
+    };
 
     /**
      * @param clock milliseconds, the owner's processing time
@@ -101,8 +120,8 @@ public final class ShardDrivers {
         if (bucket < 0) {
             throw new IllegalArgumentException("bucket must not be negative, was " + bucket);
         }
-        ShardDriver d =
-                new ShardDriver(bucket, writer, io, timer, events, clock, publishWhenWritten, this::tickSpacingMillis);
+        ShardDriver d = new ShardDriver(
+                bucket, writer, io, timer, events, clock, publishWhenWritten, this::tickSpacingMillis, flushMemory);
         if (open.putIfAbsent(bucket, d) != null) {
             throw new IllegalStateException("bucket " + bucket + " is already open");
         }
@@ -142,7 +161,7 @@ public final class ShardDrivers {
     /** Upserts or deletes one row; waits first if a memory budget is exceeded. */
     public void write(ShardDriver d, RowWriter row, boolean delete) throws InterruptedException {
         boolean checkSizes = d.sizeCheckDue();
-        if (checkSizes || allocatedBytes.getAsLong() > pressureBytes) {
+        if (checkSizes || allocatedBytes.getAsLong() > pressureBytes || !waitingForMemory.isEmpty()) {
             awaitRoom(d);
         }
         d.write(row, delete, checkSizes);
@@ -241,10 +260,38 @@ public final class ShardDrivers {
     private void yieldUntil(BooleanSupplier done) throws InterruptedException {
         while (!done.getAsBoolean()) {
             if (io.idle()) {
+                startWaitingWithWhatIsLeft();
+            }
+            if (io.idle()) {
                 throw new IllegalStateException("waiting for walsink I/O with none in flight");
             }
             io.yieldOnce();
         }
+    }
+
+    /** Tries the writes that wait for memory again, oldest wait first; those that still do not fit wait on. */
+    private void retryWaiting() {
+        if (waitingForMemory.isEmpty()) {
+            return;
+        }
+        List<ShardDriver> waiting = new ArrayList<>(waitingForMemory);
+        waitingForMemory.clear();
+        waiting.forEach(ShardDriver::startFlush);
+    }
+
+    /**
+     * With no I/O in flight nothing can give memory back: the oldest waiting write starts with what
+     * the cap has left rather than wait forever (the owner's pressure mark keeps a full memtable's
+     * reservation free, so only budgets set too close to the cap for that get here).
+     */
+    private void startWaitingWithWhatIsLeft() {
+        retryWaiting();
+        if (!io.idle() || waitingForMemory.isEmpty()) {
+            return;
+        }
+        ShardDriver oldest = waitingForMemory.iterator().next();
+        waitingForMemory.remove(oldest);
+        oldest.startFlushWithWhatIsLeft();
     }
 
     // ---------------------------------------------------------------- memory
@@ -258,6 +305,21 @@ public final class ShardDrivers {
         measure(d);
         long started = Long.MIN_VALUE;
         while (true) {
+            if (!waitingForMemory.isEmpty()) {
+                // a write waits for room for its reservation: no row may take that room meanwhile
+                if (io.idle()) {
+                    startWaitingWithWhatIsLeft();
+                }
+                if (io.idle()) {
+                    waitingForMemory.clear(); // nothing could start: no write of these shards is possible now
+                    continue;
+                }
+                if (started == Long.MIN_VALUE) {
+                    started = clock.getAsLong();
+                }
+                io.yieldOnce();
+                continue;
+            }
             ShardDriver target = d.writer().overBudget() ? d : over() ? largest() : null;
             if (target == null) {
                 break;
@@ -268,8 +330,8 @@ public final class ShardDrivers {
             }
             target.startAppend();
             target.startFlush();
-            if (!w.appendInFlight() && !w.flushInFlight()) {
-                break;
+            if (!w.appendInFlight() && !w.flushInFlight() && io.idle()) {
+                break; // nothing in flight could bring it under
             }
             if (started == Long.MIN_VALUE) {
                 started = clock.getAsLong();
@@ -310,6 +372,7 @@ public final class ShardDrivers {
     /** Frees every shard's memory; call only when no I/O can still read it. */
     public void closeAll() {
         all.forEach(d -> d.writer().close());
+        waitingForMemory.clear();
         open.clear();
         byBucket = new ShardDriver[0];
         measuredTotal = 0;

@@ -342,6 +342,23 @@ public final class ShardWriter implements AutoCloseable {
         return flusher.begin();
     }
 
+    /**
+     * Whether the last {@link #beginFlush()} had a memtable to write but the off-heap cap no room
+     * for the write's reservation: it waits until other writes give memory back.
+     */
+    public boolean flushWaitsForMemory() {
+        return flusher.waitsForMemory();
+    }
+
+    /**
+     * As {@link #beginFlush()}, reserving only what the cap has left if that is less than the
+     * write may need: for an owner with no I/O in flight that could give memory back.
+     */
+    public Optional<SsTableFlush> beginFlushWithWhatIsLeft() {
+        health.check();
+        return flusher.beginWithWhatIsLeft();
+    }
+
     /** @throws ShardPoisonedException if writing failed (the frozen memtable is kept) */
     public void completeFlush(SsTableFlush flush) {
         flusher.complete(flush);
@@ -452,6 +469,7 @@ public final class ShardWriter implements AutoCloseable {
     @Override
     public void close() {
         if (health.close()) {
+            flusher.close();
             memtables.close();
         }
     }

@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Writing one frozen, fully durable memtable as an SSTable. Prepared on the owner thread by
@@ -11,16 +12,30 @@ import io.walsink.annotation.Internal;
 public final class SsTableFlush extends ShardTask {
     private final SsTableWriter writer;
     final Memtable memtable;
+    /** The write's reservation, taken before it started; everything the write allocates comes from it. */
+    private final BufferAllocator memory;
+
     private volatile WrittenSsTable written;
 
-    SsTableFlush(SsTableWriter writer, Memtable memtable) {
+    SsTableFlush(SsTableWriter writer, Memtable memtable, BufferAllocator memory) {
         this.writer = writer;
         this.memtable = memtable;
+        this.memory = memory;
     }
 
     @Override
     void execute() {
-        written = writer.write(memtable);
+        written = writer.write(memtable, memory);
+    }
+
+    /** Bytes reserved for the write. */
+    public long reservedBytes() {
+        return memory.getInitReservation();
+    }
+
+    /** Gives the reservation back to the writer's allocator: once the write ran, or when it never will. */
+    void release() {
+        memory.close();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.walsink.shard;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
  * The SSTable side of one shard writer: frozen memtables become SSTables oldest first, one
  * flush in flight, and only once all their rows are durable (an SSTable must never hold rows the
  * WAL does not). A written SSTable goes to the {@link SsTablePublisher}; its memtable is released.
+ * Each write first reserves the Arrow memory it may allocate ({@link #begin}).
  */
 final class SsTableFlusher {
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class); // the writer's log category
@@ -21,6 +23,7 @@ final class SsTableFlusher {
     private final ShardHealth health;
     private final ShardStats stats;
     private SsTableFlush inFlight;
+    private boolean waitsForMemory;
 
     SsTableFlusher(
             UUID shardId,
@@ -46,19 +49,71 @@ final class SsTableFlusher {
         return memtables.oldestFrozen().map(m -> !m.hasPendingRows()).orElse(false);
     }
 
-    /** @return empty if a flush is in flight or no frozen memtable is fully durable */
+    /** Whether the last {@link #begin} found a flushable memtable but no room for its write's reservation. */
+    boolean waitsForMemory() {
+        return waitsForMemory;
+    }
+
+    /**
+     * Starts writing the oldest frozen memtable once its write's reservation
+     * ({@link SsTableWriter#reservation}) is taken from the writer's allocator, so that the write,
+     * on an I/O thread, allocates only memory set aside for it and never what the cap still has to
+     * give the memtables or other writes.
+     *
+     * @return empty if a flush is in flight, no frozen memtable is fully durable, or the cap has
+     *     no room for the reservation now ({@link #waitsForMemory()})
+     */
     Optional<SsTableFlush> begin() {
+        waitsForMemory = false;
         if (inFlight != null || !hasFlushableMemtable()) {
             return Optional.empty();
         }
-        inFlight = new SsTableFlush(sstables, memtables.oldestFrozen().orElseThrow());
+        Memtable oldest = memtables.oldestFrozen().orElseThrow();
+        Optional<BufferAllocator> memory = sstables.reserve(oldest);
+        waitsForMemory = memory.isEmpty();
+        if (waitsForMemory) {
+            return Optional.empty();
+        }
+        inFlight = new SsTableFlush(sstables, oldest, memory.get());
         return Optional.of(inFlight);
+    }
+
+    /**
+     * As {@link #begin}, with what the cap has left when that is less than the reservation: for an
+     * owner with nothing else in flight that could give memory back. The write may then reach the
+     * cap.
+     */
+    Optional<SsTableFlush> beginWithWhatIsLeft() {
+        if (inFlight != null || !hasFlushableMemtable()) {
+            return Optional.empty();
+        }
+        Memtable oldest = memtables.oldestFrozen().orElseThrow();
+        BufferAllocator memory = sstables.reserveWhatIsLeft(oldest);
+        LOG.warn(
+                "Shard {} writes SSTable generation {} with {} of the {} bytes it may need reserved:"
+                        + " the memtables hold the rest of the writer's off-heap cap",
+                shardId,
+                oldest.generation(),
+                memory.getInitReservation(),
+                memory.getLimit());
+        waitsForMemory = false;
+        inFlight = new SsTableFlush(sstables, oldest, memory);
+        return Optional.of(inFlight);
+    }
+
+    /** Gives back the reservation of a flush that never completes (the writer is closing). */
+    void close() {
+        if (inFlight != null) {
+            inFlight.release();
+            inFlight = null;
+        }
     }
 
     /** See {@link ShardWriter#completeFlush}. */
     void complete(SsTableFlush flush) {
         flush.checkHandedBack(inFlight);
         inFlight = null;
+        flush.release();
         health.check();
         if (flush.failure() != null) {
             throw health.poison(

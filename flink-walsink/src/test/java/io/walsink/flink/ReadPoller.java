@@ -303,6 +303,30 @@ final class ReadPoller implements AutoCloseable {
      * and at least {@code minChangesSeen} of them found the table changed since the read before, no
      * read failed and no read broke a rule (see the class comment).
      */
+    /**
+     * Whether the checks the wall clock decides are made: how many reads saw the table change
+     * while the job ran depends on how fast a loaded machine reads. Asked for with {@code
+     * -Dwalsink.timing-bounds=true}; without it one change (the first read with rows) is asked for.
+     */
+    static final boolean TIMING_BOUNDS = Boolean.getBoolean("walsink.timing-bounds");
+
+    /**
+     * Waits until this reader has made {@code reads} reads that returned rows (a finished job's
+     * table counts too), so that how many it made is not up to how fast a loaded machine ran them;
+     * returns early if the poller stopped, and fails if no such reads come in five minutes (a
+     * table left empty).
+     */
+    void awaitReadsWithRows(int reads) throws InterruptedException {
+        long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (nonEmptyPolls.get() < reads && thread.isAlive() && failure == null) {
+            if (System.nanoTime() > giveUp) {
+                throw new AssertionError("the " + name + " reader made " + nonEmptyPolls.get() + " of " + reads
+                        + " reads with rows in five minutes: " + this);
+            }
+            Thread.sleep(pollIntervalMillis); // polls the count; each pass reads it
+        }
+    }
+
     void assertReadWell(long seed, int minReadsWithRows, int minChangesSeen, String context) {
         org.assertj.core.api.Assertions.assertThat(violations())
                 .as("what the %s reader saw, seed %d; %s", name, seed, context)
@@ -315,7 +339,7 @@ final class ReadPoller implements AutoCloseable {
                 .isGreaterThanOrEqualTo(minReadsWithRows);
         org.assertj.core.api.Assertions.assertThat(changesSeen())
                 .as("%s reads that saw the table change, seed %d: %s", name, seed, this)
-                .isGreaterThanOrEqualTo(minChangesSeen);
+                .isGreaterThanOrEqualTo(TIMING_BOUNDS ? minChangesSeen : Math.min(minChangesSeen, 1));
     }
 
     /**

@@ -52,7 +52,7 @@ class WalPutBoundTest {
                     id++;
                 }
                 h.setProcessingTime(now); // fires the ticker when due
-                settle(h, 2); // lets a started append complete, as it would within a real millisecond or two
+                settle(h, 2); // pacing: lets a started append complete as it would in real time; nothing relies on it
             }
             h.prepareSnapshotPreBarrier(1); // one more append for the rows since the last tick
             h.snapshot(1, 1_000);
@@ -69,11 +69,15 @@ class WalPutBoundTest {
     void tenTimesTheRowsStayWithinTheSameTickerBound() throws Exception {
         long slow = walPutsFor(1_000, "slow");
         long fast = walPutsFor(10_000, "fast");
-        // The ticker's bound: the first rows after idle at once, then one append per 100 ms tick,
-        // then the barrier's. An append that outlasts its millisecond on a loaded machine moves rows
-        // to one more entry (a fresh-clone run once counted 11 against 10), so both runs are held to
-        // the bound rather than to each other; PUTs that grew with the row rate would be ~10x.
-        assertThat(slow).isBetween(10L, 12L);
-        assertThat(fast).isBetween(10L, 12L);
+        System.out.printf("WAL PUTs in one simulated second: %d at 1,000 rows/s, %d at 10,000 rows/s%n", slow, fast);
+        // The ticker's bound, which no scheduling can raise: at most one append per tick, ticks at
+        // least 100 simulated ms apart (the first rows after idle tick at once; a tick that finds
+        // an append in flight starts none and asks for the next), then the barrier's; PUTs that
+        // grew with the row rate would be ~10x. How many ticks found an append in flight depends
+        // on how fast the I/O threads ran, so the count is bounded, not fixed: at least the first
+        // append and the barrier's (rows keep arriving after the first). That each tick starts an
+        // append is ShardDriversTest's and TickerTimerKeyTest's, on simulated time.
+        assertThat(slow).isBetween(2L, 12L);
+        assertThat(fast).isBetween(2L, 12L);
     }
 }

@@ -153,6 +153,9 @@ class WalSinkFailoverTest {
         pollers.forEach(ReadPoller::start);
         try {
             env.execute("walsink failover");
+            for (ReadPoller poller : pollers) {
+                poller.awaitReadsWithRows(Math.max(MIN_POLLS, MIN_BASE_READS));
+            }
         } finally {
             for (ReadPoller poller : pollers) {
                 poller.close();

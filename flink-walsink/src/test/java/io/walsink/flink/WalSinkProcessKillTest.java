@@ -124,6 +124,9 @@ class WalSinkProcessKillTest {
             assertThat(last.process().exitValue())
                     .as("the last child's exit code; %s", last.logTail())
                     .isZero();
+            for (ReadPoller poller : pollers) {
+                poller.awaitReadsWithRows(Math.max(5, MIN_BASE_READS));
+            }
         } finally {
             for (ChildJvm child : children) {
                 child.kill();

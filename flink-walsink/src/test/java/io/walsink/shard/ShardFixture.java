@@ -85,7 +85,12 @@ final class ShardFixture implements AutoCloseable {
 
     /** The same table seen through {@code other} (e.g. a retrying layer over the faulty store). */
     TableContext contextOver(ObjectStore other, ShardWriterConfig config) {
-        return new TableContext(other, table, Map.of(), context.storage().profile(), config, allocator);
+        return contextOver(other, config, allocator);
+    }
+
+    /** As above, with the memtables and SSTable writes in {@code memory} (e.g. an owner's capped allocator). */
+    TableContext contextOver(ObjectStore other, ShardWriterConfig config, BufferAllocator memory) {
+        return new TableContext(other, table, Map.of(), context.storage().profile(), config, memory);
     }
 
     /** The table as the walsink reader merges it, bypassing injected faults: id -> name. */

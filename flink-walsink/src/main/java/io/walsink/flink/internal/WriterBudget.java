@@ -1,6 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.SsTableWriter;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -65,12 +66,19 @@ final class WriterBudget {
     }
 
     /**
-     * Allocated bytes above which the writer flushes as if over its unflushed budget: halfway
-     * between that budget and the cap, so that SSTable writes in flight and replays keep headroom.
+     * Allocated bytes above which the writer flushes as if over its unflushed budget: the cap less
+     * a full memtable's write reservation (the memtable and {@link SsTableWriter#RESERVATION_ALLOWANCE})
+     * and one WAL buffer, so that when no SSTable write is in flight the cap still has room for that
+     * reservation and for the row that passed the mark; never below the unflushed budget.
      */
     long pressureBytes() {
-        long cap = config().offHeapBytesPerSubtask();
-        return cap - (cap - config().maxUnflushedBytesPerSubtask()) / 2;
+        ShardWriterConfig c = config();
+        return Math.max(
+                c.maxUnflushedBytesPerSubtask(),
+                c.offHeapBytesPerSubtask()
+                        - c.memtableMaxBytes()
+                        - SsTableWriter.RESERVATION_ALLOWANCE
+                        - c.walMaxBufferBytes());
     }
 
     /** What a failed restore fails the task with: once for good if replaying ran out of the cap, as it would on every restart. */

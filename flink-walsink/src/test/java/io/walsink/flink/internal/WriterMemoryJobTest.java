@@ -100,12 +100,14 @@ class WriterMemoryJobTest {
     }
 
     /**
-     * Issue #22's many buckets per subtask: 256 buckets over the same two 32 MiB slots, so each
-     * writer keeps 128 memtables (and their open batches) in the cap one memtable had above. The
-     * subtask's budget, not the bucket count, bounds what the writers hold: each held at most its
-     * cap, wrote SSTables to stay under it, and the table is the model, all in the first attempt (a
-     * writer that reached its cap fails, and the restart that follows would hide it). Before the
-     * allocator's count was checked on every row, 5 of 8 runs restarted.
+     * Many buckets per subtask: 256 buckets over the same two 32 MiB slots, so each writer keeps
+     * 128 memtables (and their open batches) in the cap one memtable had above, and runs up to four
+     * SSTable writes at once. The subtask's budget, not the bucket count, bounds what the writers
+     * hold: each held at most its cap, wrote SSTables to stay under it, and the table is the model,
+     * all in the first attempt (a writer that reached its cap fails, and the restart that follows
+     * would hide it). The rows' checks against the allocator keep the task thread under its
+     * pressure mark; each SSTable write's reservation keeps the I/O threads within the cap
+     * (ShardWriterFlushMemoryTest shows the overlap deterministically).
      */
     @Test
     void twoHundredFiftySixBucketsStayWithinTheSameManagedMemory(@InjectMiniCluster MiniCluster cluster)
