@@ -59,8 +59,8 @@ public final class ShardOpener {
         // Replay starts after replay_after, whatever the SSTable list holds: a compactor may have
         // emptied it (Lance PR #6767 fixed a writer that took an empty list for a fresh shard and
         // replayed merged rows again).
-        ShardWriter writer = new ShardWriter(
-                ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.manifest.currentGeneration());
+        ShardWriter writer =
+                new ShardWriter(ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.nextGeneration);
         writer.basedOn(progress);
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
@@ -215,8 +215,7 @@ public final class ShardOpener {
      */
     private static List<SsTable> renumber(
             TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> state, MergeProgress reset) {
-        long next =
-                Math.max(Math.max(asOf.currentGeneration(), c.manifest.currentGeneration()), reset.mergedThrough() + 1);
+        long next = Math.max(Math.max(asOf.currentGeneration(), c.nextGeneration), reset.mergedThrough() + 1);
         List<SsTable> copies = new ArrayList<>();
         for (SsTable t : state) {
             long generation = next++;
@@ -246,7 +245,7 @@ public final class ShardOpener {
         boolean republish = !paths(c.manifest.sstables()).containsAll(paths(target));
         // Not below the claimed manifest's counter: generations of rolled-back SSTables are not reused.
         long firstGeneration = Math.max(
-                Math.max(asOf.currentGeneration(), c.manifest.currentGeneration()),
+                Math.max(asOf.currentGeneration(), c.nextGeneration),
                 target.stream().mapToLong(SsTable::generation).max().orElse(0) + 1);
 
         ShardWriter writer = new ShardWriter(
@@ -380,13 +379,22 @@ public final class ShardOpener {
         return paths;
     }
 
+    /**
+     * @param nextGeneration the lowest generation never given out: above the claimed manifest's
+     *     counter and above every SSTable folder of the shard. A writer writes an SSTable before its
+     *     manifest counts the generation; if its attempt fails before publishing, the folder (and a
+     *     checkpoint naming it as unpublished) is the only trace, and a restore of an older
+     *     checkpoint must not give the number out again: merge progress is a number, so two
+     *     generations of one number would be taken for each other.
+     */
     private record Claimed(
             ManifestStore manifests,
             WalLog wal,
             ShardManifest manifest,
             long sentinel,
             long lastBeforeSentinel,
-            long tip) {}
+            long tip,
+            long nextGeneration) {}
 
     private static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough) {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
@@ -394,12 +402,24 @@ public final class ShardOpener {
         ShardManifest claimed = new ShardClaimer(manifests).claim(placement, mergedThrough);
         ctx.store().removeLeftovers(TableLayout.shardFolder(shardId)); // temporary files of killed writers
         long epoch = claimed.writerEpoch();
+        long next = Math.max(claimed.currentGeneration(), highestSsTableFolder(ctx, shardId) + 1);
         long tip = wal.findTip(claimed.walEntryPositionLastSeen());
         if (epoch < 2) {
-            return new Claimed(manifests, wal, claimed, 0, tip - 1, tip);
+            return new Claimed(manifests, wal, claimed, 0, tip - 1, tip, next);
         }
         long sentinel = writeSentinel(manifests, wal, ctx, shardId, epoch, tip);
-        return new Claimed(manifests, wal, claimed, sentinel, sentinel - 1, sentinel + 1);
+        return new Claimed(manifests, wal, claimed, sentinel, sentinel - 1, sentinel + 1, next);
+    }
+
+    /** The highest generation among the shard's SSTable folders (one delimited listing); 0 if none. */
+    private static long highestSsTableFolder(TableContext ctx, UUID shardId) {
+        String shardFolder = TableLayout.shardFolder(shardId);
+        long highest = 0;
+        for (String folder : ctx.store().listFolders(shardFolder)) {
+            String name = folder.substring(shardFolder.length(), folder.length() - 1);
+            highest = Math.max(highest, TableLayout.ssTableGeneration(name).orElse(0));
+        }
+        return highest;
     }
 
     /**
