@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
  * and only {@code flink} and {@code table} touch Flink.
  *
  * <pre>
- * table       -> flink, read, maintenance, shard, format, storage, error
- * flink       -> maintenance, shard, format, storage, error   (not read, not table)
+ * table       -> flink, read, maintenance, recovery, shard, format, storage, error
+ * flink       -> maintenance, recovery, shard, format, storage, error   (not read, not table)
  * read        -> shard, format, storage, error    (no Flink)
- * maintenance -> shard, format, storage, error    (no Flink; not read)
+ * maintenance -> recovery, shard, format, storage, error    (no Flink; not read)
+ * recovery    -> shard, format, storage, error    (no Flink)
  * shard   -> format, storage, error
  * format  -> storage, error
  * storage -> error
@@ -46,6 +47,8 @@ class LayeringTest {
                 .definedBy("io.walsink.read..")
                 .layer("maintenance")
                 .definedBy("io.walsink.maintenance..")
+                .layer("recovery")
+                .definedBy("io.walsink.recovery..")
                 .layer("shard")
                 .definedBy("io.walsink.shard..")
                 .layer("format")
@@ -58,12 +61,14 @@ class LayeringTest {
                 .definedBy("io.walsink.annotation..")
                 .whereLayer("table")
                 .mayOnlyAccessLayers(
-                        "flink", "read", "maintenance", "shard", "format", "storage", "error", "annotation")
+                        "flink", "read", "maintenance", "recovery", "shard", "format", "storage", "error", "annotation")
                 .whereLayer("flink")
-                .mayOnlyAccessLayers("maintenance", "shard", "format", "storage", "error", "annotation")
+                .mayOnlyAccessLayers("maintenance", "recovery", "shard", "format", "storage", "error", "annotation")
                 .whereLayer("read")
                 .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
                 .whereLayer("maintenance")
+                .mayOnlyAccessLayers("recovery", "shard", "format", "storage", "error", "annotation")
+                .whereLayer("recovery")
                 .mayOnlyAccessLayers("shard", "format", "storage", "error", "annotation")
                 .whereLayer("shard")
                 .mayOnlyAccessLayers("format", "storage", "error", "annotation")
@@ -88,6 +93,7 @@ class LayeringTest {
                         "io.walsink.storage..",
                         "io.walsink.format..",
                         "io.walsink.shard..",
+                        "io.walsink.recovery..",
                         "io.walsink.read..",
                         "io.walsink.maintenance..")
                 .should()

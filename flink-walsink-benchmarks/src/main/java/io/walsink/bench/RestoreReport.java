@@ -2,9 +2,9 @@ package io.walsink.bench;
 
 import io.walsink.flink.internal.ConcurrentOpens;
 import io.walsink.format.manifest.ShardPlacement;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
@@ -202,7 +202,7 @@ public final class RestoreReport {
         List<Supplier<ShardWriter>> opens = new ArrayList<>();
         int specId = ctx.table().sharding().specId();
         for (ShardDescriptor d : checkpoint) {
-            opens.add(() -> ShardOpener.restore(ctx, d, ShardPlacement.bucket(specId, d.bucket())));
+            opens.add(() -> ShardRestore.restore(ctx, d, ShardPlacement.bucket(specId, d.bucket())));
         }
         long replayed = 0;
         for (ShardWriter w : ConcurrentOpens.run(opens, parallelism, "restore-report")) {

@@ -1,8 +1,8 @@
 package io.walsink.maintenance;
 
 import io.walsink.format.table.IndexBuilds;
-import io.walsink.format.table.KeyDeletes;
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.recovery.KeyDeletes;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;

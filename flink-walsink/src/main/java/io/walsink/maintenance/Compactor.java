@@ -3,7 +3,6 @@ package io.walsink.maintenance;
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
-import io.walsink.format.manifest.MergeJournal;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
@@ -13,6 +12,14 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
+import io.walsink.recovery.CommitHook;
+import io.walsink.recovery.CompactionLease;
+import io.walsink.recovery.CompactionLeaseException;
+import io.walsink.recovery.GenerationMerge;
+import io.walsink.recovery.KeyDeletes;
+import io.walsink.recovery.LeaseClaimant;
+import io.walsink.recovery.MergeJournal;
+import io.walsink.recovery.RetainedBaseVersions;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -280,7 +287,7 @@ public final class Compactor {
     }
 
     static List<Field> keyFields(TableInfo table) {
-        return table.primaryKey().stream().map(c -> table.schema().findField(c)).toList();
+        return KeyDeletes.keyFields(table);
     }
 
     /** Each shard's generations to merge, from its latest manifest and the base table's merge progress. */

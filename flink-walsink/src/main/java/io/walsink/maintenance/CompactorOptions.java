@@ -1,6 +1,7 @@
 package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
+import io.walsink.recovery.CompactionLease;
 import java.time.Duration;
 import java.util.Optional;
 import org.lance.cleanup.CleanupPolicy;
@@ -55,7 +56,7 @@ public record CompactorOptions(
         Optional<Duration> maxRunTime,
         Optional<Duration> cleanupRetention,
         int maxGenerationsPerCommit) {
-    public static final Duration DEFAULT_LEASE_DURATION = Duration.ofMinutes(10);
+    public static final Duration DEFAULT_LEASE_DURATION = CompactionLease.DEFAULT_DURATION;
     public static final int DEFAULT_MAX_GENERATIONS_PER_COMMIT = 64;
     /** More rows than this are not added to a commit that merges several generations. */
     public static final long MAX_ROWS_PER_COMMIT = 1_000_000;

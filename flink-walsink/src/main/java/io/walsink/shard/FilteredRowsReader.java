@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.io.IOException;
 import java.util.function.IntPredicate;
 import org.apache.arrow.memory.BufferAllocator;
@@ -11,9 +12,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The rows of another reader's batches that a filter keeps, copied batch by batch ({@link
  * MarkedRowsCopy}); batches with no row kept are skipped. Closing it closes the source.
  */
-final class FilteredRowsReader extends ArrowReader {
+@Internal
+public final class FilteredRowsReader extends ArrowReader {
     /** Which rows of one batch to keep; asked once per batch, so per-batch lookups happen once. */
-    interface RowFilter {
+    public interface RowFilter {
         IntPredicate on(VectorSchemaRoot batch);
     }
 
@@ -22,7 +24,7 @@ final class FilteredRowsReader extends ArrowReader {
     private boolean[] kept = new boolean[0];
     private long rowsKept;
 
-    FilteredRowsReader(BufferAllocator allocator, ArrowReader source, RowFilter filter) {
+    public FilteredRowsReader(BufferAllocator allocator, ArrowReader source, RowFilter filter) {
         super(allocator);
         this.source = source;
         this.filter = filter;

@@ -71,7 +71,7 @@ public record ShardDescriptor(
     }
 
     /** Whether the published SSTables are pinned by {@link #manifestVersion()}. */
-    boolean pinned() {
+    public boolean pinned() {
         return manifestVersion > 0;
     }
 

@@ -1,24 +1,17 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.FormatException;
 import io.walsink.format.TableLayout;
-import io.walsink.format.manifest.GarbageCollectedException;
-import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardPlacement;
-import io.walsink.format.manifest.ShardResets;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import io.walsink.storage.ObjectAlreadyExistsException;
-import io.walsink.storage.ObjectNotFoundException;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -30,13 +23,12 @@ import org.slf4j.LoggerFactory;
  * <p>Everything that can be validated locally already was, when the {@link TableContext} was
  * built; the claim is the first side effect.
  *
- * <p>{@link #restore} opens a shard "as of" a checkpoint's descriptor. WAL entries written after
- * the descriptor's durable position are orphans of a failed attempt (the source sends their rows
- * again), so they must never be replayed: the rows of the descriptor's range are appended again
- * after the sentinel and a manifest version moves {@code replay_after} to the sentinel, with the
- * descriptor's SSTables. Any later replay, by us or by Lance, then sees exactly the checkpoint's
- * state followed by new rows. The descriptor's published SSTables come from the manifest version
- * it pins, so restoring an older checkpoint and then a newer one brings the newer one's back.
+ * <p>{@link #restoreClaimed} opens a claimed shard "as of" a checkpoint's descriptor, as {@code
+ * io.walsink.recovery.ShardRestore} decided. WAL entries written after the descriptor's durable
+ * position are orphans of a failed attempt (the source sends their rows again), so they must never
+ * be replayed: the rows of the descriptor's range are appended again after the sentinel and a
+ * manifest version moves {@code replay_after} to the sentinel, with the state's SSTables. Any later
+ * replay, by us or by Lance, then sees exactly the checkpoint's state followed by new rows.
  */
 @Internal
 public final class ShardOpener {
@@ -82,157 +74,15 @@ public final class ShardOpener {
         return writer;
     }
 
-    /** As {@link #restore(TableContext, ShardDescriptor, ShardPlacement, MaintenanceExclusion)}, with no maintenance running meanwhile. */
-    public static ShardWriter restore(TableContext ctx, ShardDescriptor asOf, ShardPlacement placement) {
-        return restore(ctx, asOf, placement, MaintenanceExclusion.NONE);
-    }
-
     /**
-     * Opens a shard as of a checkpoint's descriptor, rolling back anything written after it. When
-     * the compactor merged rows the checkpoint does not hold ({@link MergesSinceCheckpoint}), the
-     * shard's rows in the base table are reset to the version the checkpoint builds on and its
-     * SSTables are published again above the base table's merge progress, so every reader sees the
-     * checkpoint's state.
-     *
-     * @param exclusion held while SSTables are rolled back or rows reset, so that no compactor
-     *     merges what the restore takes away
-     * @throws FormatException naming the object, before the shard is claimed, if the manifest
-     *     version the descriptor pins or an SSTable of its state is missing; a
-     *     {@link GarbageCollectedException} naming the retention if garbage collection removed
-     *     the version, WAL entries or base table version the descriptor needs
-     */
-    public static ShardWriter restore(
-            TableContext ctx, ShardDescriptor asOf, ShardPlacement placement, MaintenanceExclusion exclusion) {
-        Objects.requireNonNull(asOf, "asOf");
-        // Checked before the claim: a restore that cannot succeed must not fence the running writer.
-        ManifestStore manifests = new ManifestStore(ctx.store(), asOf.shardId());
-        requireNotCollected(manifests, new WalLog(ctx.store(), asOf.shardId(), ctx.codec()), asOf);
-        List<SsTable> state = new ArrayList<>(published(manifests, asOf));
-        for (WrittenSsTable t : asOf.unpublished()) {
-            state.add(t.toManifestEntry());
-        }
-        MergesSinceCheckpoint seen = MergesSinceCheckpoint.examine(ctx, asOf, state);
-        requireSsTables(ctx, asOf.shardId(), resets(ctx, asOf, seen) ? state : unmerged(state, seen));
-        Claimed c = claim(ctx, asOf.shardId(), placement, seen.progress().mergedThrough());
-        boolean laterSsTables = !paths(state).containsAll(paths(c.manifest.sstables()));
-        boolean exclusive = seen.mergedPast() || laterSsTables;
-        try (MaintenanceExclusion.Held held =
-                exclusive ? exclusion.hold("restore of shard " + asOf.shardId()) : () -> {}) {
-            // Under the exclusion, what the compactor merged no longer moves.
-            MergesSinceCheckpoint merges = exclusive ? MergesSinceCheckpoint.examine(ctx, asOf, state) : seen;
-            if (!resets(ctx, asOf, merges)) {
-                return restoreClaimed(ctx, asOf, c, unmerged(state, merges), merges.progress(), false);
-            }
-            requireSsTables(ctx, asOf.shardId(), state);
-            return resetAndRestore(ctx, asOf, c, state, merges);
-        }
-    }
-
-    /**
-     * Resets the shard's rows in the base table to the checkpoint's base version and publishes its
-     * SSTables again above the merge progress. Idempotent: the restore intent is recorded before the
-     * first side effect and removed only once the restored manifest is durable, so a restore that
-     * fails anywhere in between leaves the record, and the next restore of the shard resets again.
-     * Every side effect is preceded by a check that no newer writer claimed the shard: a fenced
-     * restore touches nothing (its commits on the base table are fenced by lance-core besides).
-     */
-    private static ShardWriter resetAndRestore(
-            TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> state, MergesSinceCheckpoint merges) {
-        UUID shard = asOf.shardId();
-        Runnable owner = () -> requireOwner(c, shard);
-        owner.run();
-        ShardResets resets = new ShardResets(ctx.store());
-        resets.begin(shard, c.manifest.writerEpoch(), asOf.baseVersion());
-        MergeProgress reset = new BucketRowsReset(ctx, shard, asOf.bucket(), owner).resetTo(asOf.baseVersion());
-        if (!reset.known()) {
-            throw new IllegalStateException(
-                    "cannot read the base table " + ctx.table().uri() + " after resetting the" + " rows of shard "
-                            + shard + "; the restore is retried (see the warning above)");
-        }
-        owner.run();
-        resets.resetAt(shard, reset.baseVersion());
-        merges.forgetForeign(ctx, shard);
-        owner.run();
-        List<SsTable> renumbered = renumber(ctx, asOf, c, state, reset);
-        LOG.warn(
-                "Restoring shard {}: {}; its rows in the base table were reset to base version {} and its SSTables"
-                        + " published again as {}",
-                shard,
-                merges.reason(),
-                asOf.baseVersion(),
-                renumbered);
-        ShardWriter writer = restoreClaimed(ctx, asOf, c, renumbered, reset, true);
-        try {
-            resets.finish(shard);
-        } catch (RuntimeException e) {
-            writer.close();
-            throw e;
-        }
-        return writer;
-    }
-
-    /** Fails as fenced if a writer of a newer epoch claimed the shard since {@code c}. */
-    private static void requireOwner(Claimed c, UUID shard) {
-        long ours = c.manifest.writerEpoch();
-        long stored = c.manifests.readLatest().map(ShardManifest::writerEpoch).orElse(0L);
-        if (stored > ours) {
-            throw new ShardPoisonedException(
-                    shard.toString(),
-                    Reason.FENCED,
-                    "a writer with epoch " + stored + " claimed the shard while we restored it with " + ours
-                            + "; this restore stops before touching the base table",
-                    null);
-        }
-    }
-
-    /** Whether the restore resets the shard's rows in the base table; warns when it would but cannot. */
-    private static boolean resets(TableContext ctx, ShardDescriptor asOf, MergesSinceCheckpoint merges) {
-        if (!merges.mergedPast()) {
-            return false;
-        }
-        if (asOf.baseVersion() > 0 && BucketRowsReset.possible(ctx)) {
-            return true;
-        }
-        LOG.warn(
-                "Restoring shard {}: {}; merged rows cannot be rolled back and stay in the base table ({})",
-                asOf.shardId(),
-                merges.reason(),
-                asOf.baseVersion() == 0
-                        ? "the checkpoint was taken by an earlier release, which did not record its base table version"
-                        : "the table has no primary key");
-        return false;
-    }
-
-    /** The state's SSTables the base table has not merged. */
-    private static List<SsTable> unmerged(List<SsTable> state, MergesSinceCheckpoint merges) {
-        long merged = merges.progress().mergedThrough();
-        return state.stream().filter(t -> t.generation() > merged).toList();
-    }
-
-    /**
-     * Copies of the state's SSTables, in order, under generations above anything the shard ever gave
-     * out and above the reset base table's merge progress (which does not go back).
-     */
-    private static List<SsTable> renumber(
-            TableContext ctx, ShardDescriptor asOf, Claimed c, List<SsTable> state, MergeProgress reset) {
-        long next = Math.max(Math.max(asOf.currentGeneration(), c.nextGeneration), reset.mergedThrough() + 1);
-        List<SsTable> copies = new ArrayList<>();
-        for (SsTable t : state) {
-            long generation = next++;
-            String path = SsTableCopy.copy(ctx.store(), asOf.shardId(), t.path(), generation);
-            copies.add(new SsTable(generation, path, t.inMemoryBytes(), t.physicalRows(), t.primaryKeyBytes()));
-        }
-        return copies;
-    }
-
-    /**
-     * Replays the state's WAL range into a writer of the claimed shard and publishes {@code target}.
+     * Replays the state's WAL range into a writer of the claimed shard and publishes {@code target}:
+     * the last step of every restore ({@code io.walsink.recovery.ShardRestore} decides the target).
      *
      * @param reset whether the shard's rows in the base table were reset: the claimed manifest's
      *     replay_after may then count on SSTables the claim dropped as merged, whose rows the reset
      *     took out of the base table, so the state's rows go after the sentinel in every case
      */
-    private static ShardWriter restoreClaimed(
+    public static ShardWriter restoreClaimed(
             TableContext ctx,
             ShardDescriptor asOf,
             Claimed c,
@@ -293,85 +143,7 @@ public final class ShardOpener {
         return writer;
     }
 
-    /**
-     * Fails if garbage collection removed, or is removing, what restoring {@code asOf} reads: the
-     * manifest version it pins or WAL entries of the range it replays. The shard's {@link GcFloor}
-     * says so whether or not the objects are gone yet; without one nothing was collected.
-     *
-     * @throws GarbageCollectedException naming the object and the retention
-     */
-    private static void requireNotCollected(ManifestStore manifests, WalLog wal, ShardDescriptor asOf) {
-        GcFloor floor = manifests.readFloor();
-        if (asOf.pinned() && floor.collectedVersion(asOf.manifestVersion())) {
-            throw new GarbageCollectedException(
-                    manifests.location(manifests.versionKey(asOf.manifestVersion())),
-                    "manifest version " + asOf.manifestVersion() + " of shard " + asOf.shardId()
-                            + ", which the checkpoint being restored pins, was " + floor.describe()
-                            + "; the checkpoint is older than the retention, restore a newer one");
-        }
-        long first = asOf.flushedThrough() + 1;
-        if (first <= asOf.durablePosition() && floor.collectedPosition(first)) {
-            throw new GarbageCollectedException(
-                    manifests.location(wal.key(first)),
-                    "WAL entry " + first + " of shard " + asOf.shardId() + ", in the range " + first + ".."
-                            + asOf.durablePosition() + " the checkpoint being restored replays, was "
-                            + floor.describe() + "; the checkpoint is older than the retention, restore a newer one");
-        }
-    }
-
-    /**
-     * The SSTables published as of {@code asOf}: the list of the manifest version it pins, which
-     * is immutable. Not the current manifest filtered by generation: after a restore of an older
-     * checkpoint, the current manifest no longer lists what this one had published.
-     */
-    private static List<SsTable> published(ManifestStore manifests, ShardDescriptor asOf) {
-        if (!asOf.pinned()) {
-            // Serializer version 1 (an earlier release) or the empty state; as that release did.
-            return manifests.readLatest().map(ShardManifest::sstables).orElse(List.of()).stream()
-                    .filter(t -> t.generation() <= asOf.publishedGeneration())
-                    .toList();
-        }
-        String where = manifests.location(manifests.versionKey(asOf.manifestVersion()));
-        ShardManifest pinned;
-        try {
-            pinned = manifests.read(asOf.manifestVersion());
-        } catch (ObjectNotFoundException e) {
-            throw new FormatException(
-                    where,
-                    "manifest version " + asOf.manifestVersion() + " of shard " + asOf.shardId()
-                            + " is missing, but the checkpoint being restored takes its SSTables from it",
-                    e);
-        }
-        long last =
-                pinned.sstables().stream().mapToLong(SsTable::generation).max().orElse(0);
-        // Fewer is fine: SSTables the base table merged leave the list (a writer's drop, or
-        // migrate-shard-ids rewriting an earlier release's versions), and their rows are in the base.
-        if (last > asOf.publishedGeneration()) {
-            throw new FormatException(
-                    where,
-                    "shard " + asOf.shardId() + ": this version lists SSTables through generation " + last
-                            + ", the checkpoint being restored published only through "
-                            + asOf.publishedGeneration(),
-                    null);
-        }
-        return pinned.sstables();
-    }
-
-    /** Every SSTable of the state being restored must still be readable (a Lance dataset has a _versions/ manifest). */
-    private static void requireSsTables(TableContext ctx, UUID shardId, List<SsTable> sstables) {
-        for (SsTable t : sstables) {
-            String versions = SsTableFolder.key(shardId, t.path()) + "_versions/";
-            if (ctx.store().list(versions, null, 1).objects().isEmpty()) {
-                throw new FormatException(
-                        SsTableFolder.uri(ctx.table().uri(), shardId, t.path()),
-                        "SSTable " + t.path() + " (generation " + t.generation() + ") of shard " + shardId
-                                + " is missing, but the checkpoint being restored includes it",
-                        null);
-            }
-        }
-    }
-
-    private static Set<String> paths(List<SsTable> sstables) {
+    public static Set<String> paths(List<SsTable> sstables) {
         Set<String> paths = new HashSet<>();
         for (SsTable t : sstables) {
             paths.add(t.path());
@@ -387,7 +159,7 @@ public final class ShardOpener {
      *     checkpoint must not give the number out again: merge progress is a number, so two
      *     generations of one number would be taken for each other.
      */
-    private record Claimed(
+    public record Claimed(
             ManifestStore manifests,
             WalLog wal,
             ShardManifest manifest,
@@ -396,7 +168,11 @@ public final class ShardOpener {
             long tip,
             long nextGeneration) {}
 
-    private static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough) {
+    /**
+     * Claims the shard for a new epoch (SSTables at or below {@code mergedThrough} dropped from its
+     * list) and writes the sentinel that fences its predecessors.
+     */
+    public static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough) {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
         WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
         ShardManifest claimed = new ShardClaimer(manifests).claim(placement, mergedThrough);

@@ -10,7 +10,7 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardOpener;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.LogCapture;
@@ -141,7 +141,7 @@ class SavepointRestoreAcrossMergesTest {
         stop(c);
 
         // D: restored from S2, no new input; one checkpoint, then stop.
-        try (LogCapture restores = LogCapture.of(ShardOpener.class)) {
+        try (LogCapture restores = LogCapture.of(ShardRestore.class)) {
             JobClient d = start(s2, 0, mapping(changes));
             awaitCondition("D completed a checkpoint", () -> Gate.CHECKPOINTS.get() > 0);
             stop(d);

@@ -5,8 +5,8 @@ import static io.walsink.flink.ReportedMetrics.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.MergedGenerations;
-import io.walsink.maintenance.CompactionLeaseHolder;
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.CompactionLeaseHolder;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.CommitHook;
 import io.walsink.shard.ShardWriter;
 import java.nio.file.Path;
 import java.util.List;

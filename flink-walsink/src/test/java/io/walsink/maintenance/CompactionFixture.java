@@ -10,6 +10,9 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
+import io.walsink.recovery.CommitHook;
+import io.walsink.recovery.LeaseClaimant;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
@@ -110,7 +113,7 @@ final class CompactionFixture implements AutoCloseable {
     }
 
     ShardWriter restore(ShardDescriptor asOf) {
-        return ShardOpener.restore(context, asOf, placement(asOf.bucket()));
+        return ShardRestore.restore(context, asOf, placement(asOf.bucket()));
     }
 
     List<ShardWriter> openAll() {

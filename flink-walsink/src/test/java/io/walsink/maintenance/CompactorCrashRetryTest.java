@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.manifest.SsTable;
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.CommitHook;
 import io.walsink.shard.ShardWriter;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.CompactionLease;
+import io.walsink.recovery.CompactionLeaseException;
 import io.walsink.shard.ShardWriter;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,6 +3,8 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.CommitHook;
+import io.walsink.recovery.LeaseClaimant;
 import io.walsink.shard.ShardWriter;
 import java.nio.file.Path;
 import java.time.Duration;

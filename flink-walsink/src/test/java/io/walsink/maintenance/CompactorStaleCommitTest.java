@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.CommitHook;
+import io.walsink.recovery.LeaseClaimant;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.SyncShardDriver;
 import java.nio.file.Path;

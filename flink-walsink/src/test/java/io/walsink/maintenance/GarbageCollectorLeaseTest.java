@@ -3,6 +3,8 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.recovery.CompactionLease;
+import io.walsink.recovery.CompactionLeaseException;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;
 import io.walsink.storage.ObjectStore;

@@ -13,6 +13,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
@@ -176,7 +177,7 @@ final class GcFixture implements AutoCloseable {
             writer.close();
             writer = null;
         }
-        writer = ShardOpener.restore(context, c.descriptor(), placement());
+        writer = ShardRestore.restore(context, c.descriptor(), placement());
         model = new TreeMap<>(c.model());
     }
 

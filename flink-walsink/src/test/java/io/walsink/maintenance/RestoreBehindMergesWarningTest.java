@@ -3,8 +3,8 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.SyncShardDriver;
 import io.walsink.testing.LogCapture;
@@ -137,7 +137,7 @@ class RestoreBehindMergesWarningTest {
 
     /** Restores {@code checkpoint}; the WARN lines the restore logged. */
     private static List<String> restoreWarnings(CompactionFixture f, ShardDescriptor checkpoint) {
-        try (LogCapture log = LogCapture.of(ShardOpener.class)) {
+        try (LogCapture log = LogCapture.of(ShardRestore.class)) {
             f.restore(checkpoint).close();
             return log.messages(Level.WARN);
         }

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.read.ReadMode;
-import io.walsink.shard.MaintenanceExclusion;
+import io.walsink.recovery.CompactionLease;
+import io.walsink.recovery.CompactionLeaseException;
+import io.walsink.recovery.LeaseClaimant;
+import io.walsink.recovery.MaintenanceExclusion;
+import io.walsink.recovery.RestoreExclusion;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.SyncShardDriver;
 import io.walsink.storage.InMemoryObjectStore;
@@ -51,7 +55,7 @@ class RestoreExclusionTest {
     }
 
     private static ShardWriter restore(CompactionFixture f, ShardDescriptor checkpoint, LeaseClaimant claimant) {
-        return ShardOpener.restore(
+        return ShardRestore.restore(
                 f.context, checkpoint, f.placement(BUCKET), new RestoreExclusion(f.store, f.uri, claimant));
     }
 

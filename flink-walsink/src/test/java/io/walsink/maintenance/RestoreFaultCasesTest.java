@@ -6,9 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.MaintenanceExclusion;
+import io.walsink.recovery.CommitHook;
+import io.walsink.recovery.MaintenanceExclusion;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardPoisonedException;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
@@ -98,7 +99,7 @@ class RestoreFaultCasesTest {
             crashBeforeMarking(f, 2);
 
             FailingPuts copies = new FailingPuts(f, key -> key.contains("/_versions/"));
-            assertThatThrownBy(() -> ShardOpener.restore(copies.context, s1, f.placement(BUCKET)))
+            assertThatThrownBy(() -> ShardRestore.restore(copies.context, s1, f.placement(BUCKET)))
                     .hasMessageContaining("simulated put failure");
             assertThat(copies.failed.get()).as("the copy's put failed").isEqualTo(1);
 
@@ -176,7 +177,8 @@ class RestoreFaultCasesTest {
                 }
                 return () -> {};
             };
-            assertThatThrownBy(() -> ShardOpener.restore(f.context, s1, f.placement(BUCKET), stallThenLetAttemptTwoRun))
+            assertThatThrownBy(
+                            () -> ShardRestore.restore(f.context, s1, f.placement(BUCKET), stallThenLetAttemptTwoRun))
                     .isInstanceOf(ShardPoisonedException.class)
                     .hasMessageContaining("FENCED");
             assertThat(stalls.get()).as("attempt 1 stalled once").isEqualTo(1);

@@ -6,7 +6,11 @@ import io.walsink.format.TableLayout;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.MaintenanceExclusion;
+import io.walsink.recovery.CommitHook;
+import io.walsink.recovery.LeaseClaimant;
+import io.walsink.recovery.MaintenanceExclusion;
+import io.walsink.recovery.RestoreExclusion;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardPoisonedException;
@@ -280,7 +284,7 @@ final class RestoreSchedule {
             int resetsBefore = resetCount();
             try {
                 for (int b = 0; b < BUCKETS; b++) {
-                    opened.add(ShardOpener.restore(ctx, c.shards().get(b), f.placement(b), stalled.exclusion()));
+                    opened.add(ShardRestore.restore(ctx, c.shards().get(b), f.placement(b), stalled.exclusion()));
                 }
                 store.disarm();
                 countResets(resetsBefore);

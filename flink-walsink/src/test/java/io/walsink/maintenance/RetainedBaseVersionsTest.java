@@ -7,6 +7,8 @@ import io.walsink.format.consumer.ConsumerRecord;
 import io.walsink.format.consumer.ConsumerRecords;
 import io.walsink.format.table.LanceTables;
 import io.walsink.read.ReadMode;
+import io.walsink.recovery.LeaseClaimant;
+import io.walsink.recovery.RetainedBaseVersions;
 import io.walsink.shard.BaseVersionRefresh;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;

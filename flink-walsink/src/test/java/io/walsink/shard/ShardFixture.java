@@ -14,6 +14,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
@@ -75,7 +76,7 @@ final class ShardFixture implements AutoCloseable {
     }
 
     ShardWriter restore(ShardDescriptor asOf) {
-        return ShardOpener.restore(context, asOf, placement());
+        return ShardRestore.restore(context, asOf, placement());
     }
 
     /** Opens the shard through another context (another store layer, table location or config). */

@@ -11,7 +11,7 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalLog;
-import io.walsink.maintenance.CompactionLeaseHolder;
+import io.walsink.recovery.CompactionLeaseHolder;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;

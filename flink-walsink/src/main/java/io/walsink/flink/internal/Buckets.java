@@ -3,7 +3,8 @@ package io.walsink.flink.internal;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
-import io.walsink.shard.MaintenanceExclusion;
+import io.walsink.recovery.MaintenanceExclusion;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardDrivers;
@@ -136,7 +137,7 @@ final class Buckets {
         for (int id : ids) {
             ShardDescriptor descriptor = shardIds.current(asOf.get(id));
             ShardPlacement placement = placement(id);
-            opens.add(() -> ShardOpener.restore(table, descriptor, placement, restoreExclusion));
+            opens.add(() -> ShardRestore.restore(table, descriptor, placement, restoreExclusion));
         }
         addSideBySide(ids, opens, restoreThreadName, "Restored");
     }

@@ -1,13 +1,13 @@
 package io.walsink.flink.internal;
 
 import io.walsink.flink.WalSinkOptions;
-import io.walsink.maintenance.CompactionLeaseException;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
-import io.walsink.maintenance.LeaseClaimant;
+import io.walsink.recovery.CompactionLeaseException;
+import io.walsink.recovery.LeaseClaimant;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
 import java.time.Clock;

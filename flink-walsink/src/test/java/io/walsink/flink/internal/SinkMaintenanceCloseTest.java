@@ -2,8 +2,8 @@ package io.walsink.flink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.maintenance.CompactionLeaseHolder;
-import io.walsink.maintenance.LeaseClaimant;
+import io.walsink.recovery.CompactionLeaseHolder;
+import io.walsink.recovery.LeaseClaimant;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;

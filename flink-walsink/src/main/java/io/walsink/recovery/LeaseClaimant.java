@@ -1,4 +1,4 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
 import java.lang.management.ManagementFactory;
@@ -73,7 +73,7 @@ public final class LeaseClaimant {
     }
 
     /** A claimant with a fixed name: a standalone holder (the shard-id migration), and tests. */
-    static LeaseClaimant named(String name, String job, Collection<String> lineage) {
+    public static LeaseClaimant named(String name, String job, Collection<String> lineage) {
         return new LeaseClaimant(name, job, Set.copyOf(lineage));
     }
 

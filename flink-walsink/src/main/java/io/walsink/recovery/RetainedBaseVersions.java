@@ -1,5 +1,6 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
+import io.walsink.annotation.Internal;
 import io.walsink.shard.BaseVersionRefresh;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -17,7 +18,8 @@ import org.lance.cleanup.CleanupPolicy;
  * withBeforeTimestampMillis}) goes by when a version was written, and would remove a version
  * written long ago that was the latest until a minute ago.
  */
-final class RetainedBaseVersions {
+@Internal
+public final class RetainedBaseVersions {
     private RetainedBaseVersions() {}
 
     /**
@@ -28,7 +30,8 @@ final class RetainedBaseVersions {
      * cut, and would stop every later cleanup); other branches are not cleaned, and lance-core keeps
      * what they reference.
      */
-    static CleanupPolicy cleanupPolicy(Dataset base, Duration retention, long nowMillis, OptionalLong consumerPinned) {
+    public static CleanupPolicy cleanupPolicy(
+            Dataset base, Duration retention, long nowMillis, OptionalLong consumerPinned) {
         long keep = oldestRetained(base, kept(retention), nowMillis);
         return CleanupPolicy.builder()
                 .withBeforeVersion(Math.min(keep, consumerPinned.orElse(keep)))
@@ -41,12 +44,12 @@ final class RetainedBaseVersions {
      * How far back the versions that were the latest are kept for a checkpoint {@code retention}:
      * the retention and the oldest a snapshot's recorded version may be.
      */
-    static Duration kept(Duration retention) {
+    public static Duration kept(Duration retention) {
         return retention.plus(BaseVersionRefresh.maxAge(retention));
     }
 
     /** The version that was the latest {@code window} before {@code nowMillis}; the first version if none was yet. */
-    static long oldestRetained(Dataset base, Duration window, long nowMillis) {
+    public static long oldestRetained(Dataset base, Duration window, long nowMillis) {
         long cut = nowMillis - window.toMillis();
         long oldest = 1;
         for (Version v : base.listVersions()) {

@@ -1,4 +1,4 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,9 +1,8 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
-import io.walsink.format.manifest.MergeJournal;
+import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.BaseMergeInsert;
-import io.walsink.format.table.KeyDeletes;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
@@ -33,16 +32,17 @@ import org.slf4j.LoggerFactory;
  * in the last commit. Each commit is checked against the latest merge progress and preceded by a
  * renewal of the run's compaction lease.
  */
-final class GenerationMerge {
+@Internal
+public final class GenerationMerge {
     private static final Logger LOG = LoggerFactory.getLogger(GenerationMerge.class);
     private static final String TOMBSTONE = "_tombstone";
     private static final int COMMIT_ATTEMPTS = 3;
 
     /** One shard's generation in a merge. */
-    record Member(UUID shard, SsTable sstable) {}
+    public record Member(UUID shard, SsTable sstable) {}
 
     /** One member's part of what its merge did. */
-    record Merged(Member member, long upserts, long deletes) {}
+    public record Merged(Member member, long upserts, long deletes) {}
 
     /** A member's SSTable, open for the merge, with its counts. */
     private record Source(Member member, Dataset sstable, boolean tombstones, long upserts, long deletes) {}
@@ -55,7 +55,7 @@ final class GenerationMerge {
     private final CompactionLease lease;
     private final MergeJournal journal;
 
-    GenerationMerge(
+    public GenerationMerge(
             Dataset base,
             String tableUri,
             Map<String, String> storageOptions,
@@ -77,7 +77,7 @@ final class GenerationMerge {
      * (two when they hold both upserts and deletes). Returns what this run merged; a member merged
      * already (by an earlier, crashed run's last commit or by another compactor) is left out.
      */
-    List<Merged> merge(TableInfo table, List<Member> members) {
+    public List<Merged> merge(TableInfo table, List<Member> members) {
         long started = System.nanoTime();
         List<Source> sources = new ArrayList<>();
         try {
@@ -190,7 +190,7 @@ final class GenerationMerge {
     }
 
     private boolean plainDeletes(TableInfo table) {
-        return KeyDeletes.supports(Compactor.keyFields(table)) && KeyDeletes.needed(base, table.primaryKey());
+        return KeyDeletes.supports(KeyDeletes.keyFields(table)) && KeyDeletes.needed(base, table.primaryKey());
     }
 
     private static List<MergedGeneration> mark(List<Source> sources) {
@@ -286,7 +286,7 @@ final class GenerationMerge {
             markDeletes(withDeletes, table, List.of());
             return;
         }
-        Field key = Compactor.keyFields(table).get(0);
+        Field key = KeyDeletes.keyFields(table).get(0);
         ScanOptions scan = new ScanOptions.Builder()
                 .columns(List.of(key.getName()))
                 .filter(TOMBSTONE + " = true")

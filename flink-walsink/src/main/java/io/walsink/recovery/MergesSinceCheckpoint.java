@@ -1,8 +1,9 @@
-package io.walsink.shard;
+package io.walsink.recovery;
 
-import io.walsink.format.manifest.MergeJournal;
-import io.walsink.format.manifest.ShardResets;
 import io.walsink.format.manifest.SsTable;
+import io.walsink.shard.MergeProgress;
+import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.TableContext;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;

@@ -1,12 +1,14 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
+import io.walsink.annotation.Internal;
 import java.util.UUID;
 
 /**
  * Called before each commit of a generation's merge; a test hook that may throw to simulate a crash,
  * or stall a compactor between its last lease renewal and its commit.
  */
-interface CommitHook {
+@Internal
+public interface CommitHook {
     CommitHook NONE = (shard, generation, step) -> {};
 
     /** The two commits a generation may take; tests use it to stop a run between them. */

@@ -1,4 +1,4 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
 import java.io.IOException;
 import java.util.ArrayList;

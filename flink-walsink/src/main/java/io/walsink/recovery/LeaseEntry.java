@@ -1,4 +1,4 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

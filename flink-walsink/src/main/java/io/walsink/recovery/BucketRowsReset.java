@@ -1,13 +1,16 @@
-package io.walsink.shard;
+package io.walsink.recovery;
 
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.sharding.BucketAssigner;
 import io.walsink.format.table.BaseMergeInsert;
-import io.walsink.format.table.KeyDeletes;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
+import io.walsink.shard.FilteredRowsReader;
+import io.walsink.shard.MergeProgress;
+import io.walsink.shard.ShardPoisonedException;
+import io.walsink.shard.TableContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

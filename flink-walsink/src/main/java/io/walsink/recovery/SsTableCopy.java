@@ -1,5 +1,6 @@
-package io.walsink.shard;
+package io.walsink.recovery;
 
+import io.walsink.shard.SsTableFolder;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;

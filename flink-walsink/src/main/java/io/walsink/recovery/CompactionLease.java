@@ -1,5 +1,6 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.TableLayout;
 import io.walsink.storage.AmbiguousWriteException;
 import io.walsink.storage.ObjectAlreadyExistsException;
@@ -45,7 +46,11 @@ import org.slf4j.LoggerFactory;
  * <p>Expiry compares the writer's clock with the reader's: clocks of machines that compact the same
  * table must agree to well within the lease duration.
  */
-final class CompactionLease implements AutoCloseable {
+@Internal
+public final class CompactionLease implements AutoCloseable {
+    /** How long an entry holds the lease unless renewed. */
+    public static final Duration DEFAULT_DURATION = Duration.ofMinutes(10);
+
     private static final Logger LOG = LoggerFactory.getLogger(CompactionLease.class);
     static final String PREFIX = TableLayout.COMPACTION_LEASE_FOLDER;
     private static final int WRITE_ATTEMPTS = 3;
@@ -81,7 +86,7 @@ final class CompactionLease implements AutoCloseable {
     }
 
     /** Takes the table's lease for a claimant named {@code holder} that continues no job. */
-    static CompactionLease acquire(
+    public static CompactionLease acquire(
             ObjectStore store, String table, String holder, Duration duration, LongSupplier clock) {
         return acquire(store, table, LeaseClaimant.named(holder, null, List.of()), duration, clock);
     }
@@ -93,7 +98,7 @@ final class CompactionLease implements AutoCloseable {
      * the claimant's own job written above ours before we saw ours on top leaves it holding the
      * lease until its next renewal, which then fails. Restores use {@link #acquireShared}.
      */
-    static CompactionLease acquire(
+    public static CompactionLease acquire(
             ObjectStore store, String table, LeaseClaimant claimant, Duration duration, LongSupplier clock) {
         return acquire(store, table, claimant, duration, clock, false);
     }
@@ -103,7 +108,7 @@ final class CompactionLease implements AutoCloseable {
      * the other shared holders of its own job that hold it now (the job's other restoring subtasks):
      * it is free again once all of them released it. A shared lease is not renewed.
      */
-    static CompactionLease acquireShared(
+    public static CompactionLease acquireShared(
             ObjectStore store, String table, LeaseClaimant claimant, Duration duration, LongSupplier clock) {
         return acquire(store, table, claimant, duration, clock, true);
     }
@@ -223,7 +228,7 @@ final class CompactionLease implements AutoCloseable {
      * @throws CompactionLeaseException if another compactor took the lease after it expired, or a
      *     later attempt of the same job took it back
      */
-    void renew() {
+    public void renew() {
         if (shared) {
             throw new IllegalStateException("a shared compaction lease is not renewed");
         }
@@ -265,7 +270,7 @@ final class CompactionLease implements AutoCloseable {
      *
      * @throws CompactionLeaseException if the holder was fenced
      */
-    void ensureNotFenced() {
+    public void ensureNotFenced() {
         if (claimant.fenced()) {
             throw new CompactionLeaseException(
                     table,
@@ -375,7 +380,7 @@ final class CompactionLease implements AutoCloseable {
     }
 
     /** The highest entry, re-listed while its holder removes entries under a reader. */
-    static Optional<CompactionLeaseHolder> latest(ObjectStore store) {
+    public static Optional<CompactionLeaseHolder> latest(ObjectStore store) {
         for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
             List<Long> sequences = sequences(store);
             if (sequences.isEmpty()) {
@@ -415,7 +420,7 @@ final class CompactionLease implements AutoCloseable {
                         + " ('sink.compaction.enabled', 'sink.gc.enabled') or a standalone one, not both");
     }
 
-    static String key(long sequence) {
+    public static String key(long sequence) {
         return PREFIX + TableLayout.sequenceName(sequence);
     }
 

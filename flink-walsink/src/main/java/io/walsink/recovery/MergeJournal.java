@@ -1,8 +1,9 @@
-package io.walsink.format.manifest;
+package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import io.walsink.format.TableLayout;
+import io.walsink.format.manifest.SsTablePaths;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;

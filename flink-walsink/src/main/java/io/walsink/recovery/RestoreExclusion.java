@@ -1,7 +1,6 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
-import io.walsink.shard.MaintenanceExclusion;
 import io.walsink.storage.ObjectStore;
 import java.util.Objects;
 
@@ -28,11 +27,7 @@ public final class RestoreExclusion implements MaintenanceExclusion {
     @Override
     public Held hold(String why) {
         CompactionLease lease = CompactionLease.acquireShared(
-                store,
-                tableUri,
-                claimant.doing(why),
-                CompactorOptions.DEFAULT_LEASE_DURATION,
-                System::currentTimeMillis);
+                store, tableUri, claimant.doing(why), CompactionLease.DEFAULT_DURATION, System::currentTimeMillis);
         return lease::close;
     }
 }

@@ -1,4 +1,4 @@
-package io.walsink.maintenance;
+package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;

@@ -1,6 +1,7 @@
-package io.walsink.format.table;
+package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.TableInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +37,11 @@ public final class KeyDeletes {
     private static final int KEYS_PER_DELETE = 1_000;
 
     private KeyDeletes() {}
+
+    /** The table's key columns as fields of its schema. */
+    public static List<Field> keyFields(TableInfo table) {
+        return table.primaryKey().stream().map(c -> table.schema().findField(c)).toList();
+    }
 
     /** Whether a key of these columns can be written as a delete predicate. */
     public static boolean supports(List<Field> keyFields) {

@@ -1,4 +1,4 @@
-package io.walsink.shard;
+package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
 
