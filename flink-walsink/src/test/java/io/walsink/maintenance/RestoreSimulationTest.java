@@ -17,13 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
  * schedule, LATEST, COMMITTED, the base table alone (after a final merge) and lance-core's
  * LsmScanner equal the model of the checkpoint restored last plus what was written after it.
  *
- * <p>{@code -Dwalsink.simulation.schedules=N} runs N schedules (default 150, about two minutes
+ * <p>{@code -Dwalsink.simulation.schedules=N} runs N schedules (default 200, about two minutes
  * here); {@code -Dwalsink.simulation.seed=S} fixes the seed the schedules' seeds are drawn from; a
  * failure names the schedule's own seed, which {@code -Dwalsink.simulation.schedule=SEED} replays
  * alone with its trace.
  */
 class RestoreSimulationTest {
-    private static final int SCHEDULES = Integer.getInteger("walsink.simulation.schedules", 150);
+    private static final int SCHEDULES = Integer.getInteger("walsink.simulation.schedules", 200);
 
     @TempDir
     Path dir;
