@@ -112,8 +112,8 @@ public final class ShardRestore {
         MergeProgress reset = new BucketRowsReset(ctx, shard, asOf.bucket(), owner).resetTo(asOf.baseVersion());
         if (!reset.known()) {
             throw new IllegalStateException(
-                    "cannot read the base table " + ctx.table().uri() + " after resetting the" + " rows of shard "
-                            + shard + "; the restore is retried (see the warning above)");
+                    "cannot read the base table " + ctx.table().uri() + " after resetting the rows of shard " + shard
+                            + "; the restore is retried (see the warning above)");
         }
         owner.run();
         resets.resetAt(shard, reset.baseVersion());
