@@ -21,6 +21,7 @@ import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ListPage;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.StorageException;
+import io.walsink.testing.LanceDb;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -75,6 +76,7 @@ final class RestoreSchedule {
         int fencedRestores;
         int zombiesFenced;
         int keyIndexes;
+        int lanceDbReads;
 
         @Override
         public String toString() {
@@ -85,7 +87,7 @@ final class RestoreSchedule {
                     + " store faults in restores (" + faultsAfterReset + " after a reset began), " + resets
                     + " bucket resets (" + resetsUnderKeyIndex + " under a key index), " + fencedRestores
                     + " restores fenced by a newer attempt, " + zombiesFenced + " zombie writers fenced, " + keyIndexes
-                    + " key indexes";
+                    + " key indexes, " + lanceDbReads + " schedules also read by LanceDB";
         }
     }
 
@@ -105,6 +107,7 @@ final class RestoreSchedule {
     private List<ShardWriter> live = List.of();
     private boolean keyIndex;
     private boolean corruptModel;
+    private boolean lanceDb;
     private int checkpoints;
 
     RestoreSchedule(Path dir, long seed, Stats stats) {
@@ -112,6 +115,11 @@ final class RestoreSchedule {
         this.seed = seed;
         this.stats = stats;
         this.random = new Random(seed);
+    }
+
+    /** Also read the table with LanceDB's default read at the end (a Node process: only on a sample). */
+    void withLanceDb() {
+        lanceDb = true;
     }
 
     /** For the test that shows the checks can fail: the model gains a row nobody wrote. */
@@ -404,6 +412,12 @@ final class RestoreSchedule {
         List<Map<String, Object>> rows = List.copyOf(f.model.values());
         assertThat(f.read(ReadMode.LATEST)).as("LATEST (seed %s)", seed).isEqualTo(rows);
         assertThat(f.read(ReadMode.COMMITTED)).as("COMMITTED (seed %s)", seed).isEqualTo(rows);
+        if (lanceDb) {
+            assertThat(lanceDbRows())
+                    .as("LanceDB's default read (seed %s)", seed)
+                    .isEqualTo(asStrings(rows));
+            stats.lanceDbReads++;
+        }
         new Compactor(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
         CompactionFixture.publishGeneration(live); // writers drop what was merged
         assertThat(f.baseRows())
@@ -413,6 +427,38 @@ final class RestoreSchedule {
         assertThat(f.read(ReadMode.COMMITTED))
                 .as("COMMITTED after merging (seed %s)", seed)
                 .isEqualTo(rows);
+    }
+
+    private List<List<String>> lanceDbRows() {
+        try {
+            LanceDb.Result all = LanceDb.read(
+                            f.tablePath, List.of(LanceDb.Query.of("all", null, CompactionFixture.COLUMNS)))
+                    .get("all");
+            if (all.failed()) {
+                throw new AssertionError("LanceDB failed to read the table (seed " + seed + "): " + all.error());
+            }
+            List<List<String>> sorted = new ArrayList<>(all.rows());
+            sorted.sort(Comparator.comparingLong(r -> Long.parseLong(r.get(0))));
+            return sorted;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<List<String>> asStrings(List<Map<String, Object>> rows) {
+        List<List<String>> strings = new ArrayList<>();
+        for (Map<String, Object> row : rows) {
+            List<String> values = new ArrayList<>();
+            for (String column : CompactionFixture.COLUMNS) {
+                Object v = row.get(column);
+                values.add(v == null ? null : v.toString());
+            }
+            strings.add(values);
+        }
+        return strings;
     }
 
     private int resetCount() {

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
  * epochs, generations, checkpoints, compactor runs that crash at any commit, restores of any retained
  * checkpoint that meet a store fault at any write, restores that stall while a newer attempt takes
  * the shard, zombies of fenced attempts, and a key index appearing at any moment. After every
- * schedule, LATEST, COMMITTED, the base table alone (after a final merge) and lance-core's
- * LsmScanner equal the model of the checkpoint restored last plus what was written after it.
+ * schedule, LATEST, COMMITTED, LanceDB's default read (one schedule in 40), the base table alone
+ * (after a final merge) and lance-core's LsmScanner equal the model of the checkpoint restored
+ * last plus what was written after it.
  *
  * <p>{@code -Dwalsink.simulation.schedules=N} runs N schedules (default 200, about two minutes
  * here); {@code -Dwalsink.simulation.seed=S} fixes the seed the schedules' seeds are drawn from; a
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RestoreSimulationTest {
     private static final int SCHEDULES = Integer.getInteger("walsink.simulation.schedules", 200);
+    /** LanceDB reads in a Node process of its own, a second or two each: one schedule in this many. */
+    private static final int LANCEDB_EVERY = 40;
 
     @TempDir
     Path dir;
@@ -62,11 +65,15 @@ class RestoreSimulationTest {
                     .as("restores fenced by a newer attempt")
                     .isPositive();
             assertThat(stats.zombiesFenced).as("zombie writers fenced").isPositive();
+            assertThat(stats.lanceDbReads).as("schedules read by LanceDB").isPositive();
         }
     }
 
     private void run(int i, long scheduleSeed, RestoreSchedule.Stats stats, boolean trace) {
         RestoreSchedule schedule = new RestoreSchedule(root().resolve("schedule-" + i), scheduleSeed, stats);
+        if (i % LANCEDB_EVERY == 0) {
+            schedule.withLanceDb();
+        }
         try {
             schedule.run();
         } catch (Throwable t) {
