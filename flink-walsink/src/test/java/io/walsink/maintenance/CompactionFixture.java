@@ -1,5 +1,7 @@
 package io.walsink.maintenance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.ShardIds;
@@ -30,6 +32,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -44,6 +47,9 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
+import org.lance.index.IndexParams;
+import org.lance.index.IndexType;
+import org.lance.index.scalar.BTreeIndexParams;
 
 /**
  * A real local Lance table with two bucket shards written by the engine (spec profile, so deletes
@@ -249,6 +255,39 @@ final class CompactionFixture implements AutoCloseable {
         List<Map<String, Object>> sorted = new ArrayList<>(rows);
         sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
         return sorted;
+    }
+
+    /** A BTREE index on the key, as a user or a maintained index would add: lance-core's merge-insert then deletes none of the rows it covers. */
+    void createKeyIndex() {
+        try (Dataset base = LanceTables.openDataset(allocator, uri, Map.of())) {
+            base.createIndex(
+                    List.of("id"),
+                    IndexType.BTREE,
+                    Optional.of("id_idx"),
+                    IndexParams.builder()
+                            .setScalarIndexParams(new BTreeIndexParams.Builder().build())
+                            .build(),
+                    true);
+        }
+    }
+
+    /**
+     * The restored shard reads as {@code expected} through every reader, now and after its rows are
+     * merged: LATEST, COMMITTED once published, the base table alone and lance-core's LsmScanner (an
+     * oracle once every SSTable is merged: it ignores tombstones). Closes {@code restored}.
+     */
+    void assertRestoredTo(ShardWriter restored, Map<Long, Map<String, Object>> expected, long seed) {
+        List<Map<String, Object>> rows = List.copyOf(expected.values());
+        assertThat(read(ReadMode.LATEST)).as("LATEST, seed %s", seed).isEqualTo(rows);
+        publishGeneration(List.of(restored));
+        assertThat(read(ReadMode.COMMITTED)).as("COMMITTED, seed %s", seed).isEqualTo(rows);
+        compactor(CompactorOptions.defaults()).run();
+        assertThat(baseRows()).as("base table after merging, seed %s", seed).isEqualTo(rows);
+        assertThat(lsmScan()).as("lance-core LsmScanner, seed %s", seed).isEqualTo(rows);
+        assertThat(read(ReadMode.COMMITTED))
+                .as("COMMITTED after merging, seed %s", seed)
+                .isEqualTo(rows);
+        restored.close();
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.walsink.read.ReadMode;
 import io.walsink.recovery.CommitHook;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
@@ -66,7 +65,7 @@ class RestoreAcrossMergesTest {
             f.model.putAll(atS2);
             ShardWriter restored = f.restore(s2);
 
-            assertRestoredTo(f, restored, atS2, seed);
+            f.assertRestoredTo(restored, atS2, seed);
         }
     }
 
@@ -116,7 +115,7 @@ class RestoreAcrossMergesTest {
             ShardWriter restored = f.restore(s1);
             assertThat(journalKeys(f)).as("the rolled-back merge is forgotten").isEmpty();
 
-            assertRestoredTo(f, restored, atS1, seed);
+            f.assertRestoredTo(restored, atS1, seed);
         }
     }
 
@@ -140,23 +139,6 @@ class RestoreAcrossMergesTest {
 
     private static List<String> journalKeys(CompactionFixture f) {
         return f.store.listAll("_walsink/merges/").stream().map(m -> m.key()).toList();
-    }
-
-    /** The restored shard reads as {@code expected} through every reader, now and after its rows are merged. */
-    private static void assertRestoredTo(
-            CompactionFixture f, ShardWriter restored, Map<Long, Map<String, Object>> expected, long seed) {
-        List<Map<String, Object>> rows = List.copyOf(expected.values());
-        assertThat(f.read(ReadMode.LATEST)).as("LATEST, seed %s", seed).isEqualTo(rows);
-        CompactionFixture.publishGeneration(List.of(restored));
-        assertThat(f.read(ReadMode.COMMITTED)).as("COMMITTED, seed %s", seed).isEqualTo(rows);
-        f.compactor(CompactorOptions.defaults()).run();
-        assertThat(f.baseRows()).as("base table after merging, seed %s", seed).isEqualTo(rows);
-        // lance-core's LsmScanner ignores tombstones, so it is an oracle once every SSTable is merged.
-        assertThat(f.lsmScan()).as("lance-core LsmScanner, seed %s", seed).isEqualTo(rows);
-        assertThat(f.read(ReadMode.COMMITTED))
-                .as("COMMITTED after merging, seed %s", seed)
-                .isEqualTo(rows);
-        restored.close();
     }
 
     /** The first id at or after {@code from} that falls into the shard's bucket. */

@@ -19,19 +19,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.Dataset;
-import org.lance.index.IndexParams;
-import org.lance.index.IndexType;
-import org.lance.index.scalar.BTreeIndexParams;
 
 /**
  * Restores across merges that a crash, a store fault, a key index, a fenced attempt or a shard-id
@@ -67,11 +60,11 @@ class RestoreFaultCasesTest {
             writer.close();
             assertThat(f.compactor(CompactorOptions.defaults()).run().mergedGenerations())
                     .isEqualTo(2);
-            createKeyIndex(f);
+            f.createKeyIndex();
 
             f.model.clear();
             f.model.putAll(atS1);
-            assertRestoredTo(f, f.restore(s1), atS1, seed);
+            f.assertRestoredTo(f.restore(s1), atS1, seed);
         }
     }
 
@@ -105,7 +98,7 @@ class RestoreFaultCasesTest {
 
             f.model.clear();
             f.model.putAll(atS1);
-            assertRestoredTo(f, f.restore(s1), atS1, seed);
+            f.assertRestoredTo(f.restore(s1), atS1, seed);
         }
     }
 
@@ -124,7 +117,7 @@ class RestoreFaultCasesTest {
             Map<Long, Map<String, Object>> atS1 = new TreeMap<>(f.model);
             assertThat(f.compactor(CompactorOptions.defaults()).run().mergedGenerations())
                     .isEqualTo(1);
-            createKeyIndex(f);
+            f.createKeyIndex();
             f.delete(writer, keys.get(1));
             CompactionFixture.publishGeneration(List.of(writer));
             writer.close();
@@ -139,7 +132,7 @@ class RestoreFaultCasesTest {
 
             f.model.clear();
             f.model.putAll(atS1);
-            assertRestoredTo(f, f.restore(s1), atS1, seed);
+            f.assertRestoredTo(f.restore(s1), atS1, seed);
         }
     }
 
@@ -230,7 +223,7 @@ class RestoreFaultCasesTest {
 
             f.model.clear();
             f.model.putAll(atS2);
-            assertRestoredTo(f, f.restore(s2), atS2, seed);
+            f.assertRestoredTo(f.restore(s2), atS2, seed);
         }
     }
 
@@ -256,7 +249,7 @@ class RestoreFaultCasesTest {
             assertThat(f.compactor(CompactorOptions.defaults()).run().mergedGenerations())
                     .isEqualTo(1);
 
-            assertRestoredTo(f, f.restore(walOnly), atCheckpoint, seed);
+            f.assertRestoredTo(f.restore(walOnly), atCheckpoint, seed);
         }
     }
 
@@ -297,7 +290,7 @@ class RestoreFaultCasesTest {
 
             f.model.clear();
             f.model.putAll(atS2);
-            assertRestoredTo(f, f.restore(s2), atS2, seed);
+            f.assertRestoredTo(f.restore(s2), atS2, seed);
         }
     }
 
@@ -324,7 +317,7 @@ class RestoreFaultCasesTest {
                     new ShardIdMigration(f.store, f.uri, Map.of(), f.allocator).run(line -> {});
             assertThat(moves).containsExactly(new ShardIdMigration.Move(BUCKET, legacy, ShardIds.bucket(BUCKET)));
 
-            assertRestoredTo(f, f.restore(checkpoint.withShardId(ShardIds.bucket(BUCKET))), atCheckpoint, seed);
+            f.assertRestoredTo(f.restore(checkpoint.withShardId(ShardIds.bucket(BUCKET))), atCheckpoint, seed);
         }
     }
 
@@ -367,35 +360,6 @@ class RestoreFaultCasesTest {
         assertThat(f.merged().get(CompactionFixture.SHARDS.get(BUCKET)))
                 .as("generation %s is not marked merged", generation)
                 .isEqualTo(generation - 1);
-    }
-
-    private static void createKeyIndex(CompactionFixture f) {
-        try (BufferAllocator allocator = new RootAllocator();
-                Dataset base = io.walsink.format.table.LanceTables.openDataset(allocator, f.uri, Map.of())) {
-            base.createIndex(
-                    List.of("id"),
-                    IndexType.BTREE,
-                    Optional.of("id_idx"),
-                    IndexParams.builder()
-                            .setScalarIndexParams(new BTreeIndexParams.Builder().build())
-                            .build(),
-                    true);
-        }
-    }
-
-    /** The restored shard reads as {@code expected} through every reader, now and after its rows are merged. */
-    private static void assertRestoredTo(
-            CompactionFixture f, ShardWriter restored, Map<Long, Map<String, Object>> expected, long seed) {
-        List<Map<String, Object>> rows = List.copyOf(expected.values());
-        assertThat(f.read(ReadMode.LATEST)).as("LATEST, seed %s", seed).isEqualTo(rows);
-        CompactionFixture.publishGeneration(List.of(restored));
-        assertThat(f.read(ReadMode.COMMITTED)).as("COMMITTED, seed %s", seed).isEqualTo(rows);
-        f.compactor(CompactorOptions.defaults()).run();
-        assertThat(f.baseRows()).as("base table after merging, seed %s", seed).isEqualTo(rows);
-        assertThat(f.read(ReadMode.COMMITTED))
-                .as("COMMITTED after merging, seed %s", seed)
-                .isEqualTo(rows);
-        restored.close();
     }
 
     private static List<String> journalKeys(CompactionFixture f) {

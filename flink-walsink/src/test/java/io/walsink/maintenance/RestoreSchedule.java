@@ -3,7 +3,6 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.TableLayout;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.recovery.CommitHook;
@@ -32,19 +31,12 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.lance.Dataset;
-import org.lance.index.IndexParams;
-import org.lance.index.IndexType;
-import org.lance.index.scalar.BTreeIndexParams;
 
 /**
  * One seeded schedule of {@link RestoreSimulationTest}: a job of two bucket shards on a real
@@ -145,7 +137,7 @@ final class RestoreSchedule {
             for (int s = 0; s < steps; s++) {
                 if (s == indexAt) {
                     log("create a BTREE index on the key");
-                    createKeyIndex();
+                    f.createKeyIndex();
                     keyIndex = true;
                     stats.keyIndexes++;
                 }
@@ -469,20 +461,6 @@ final class RestoreSchedule {
         int resets = store.intentsBegun - before;
         stats.resets += resets;
         stats.resetsUnderKeyIndex += keyIndex ? resets : 0;
-    }
-
-    private void createKeyIndex() {
-        try (BufferAllocator allocator = new RootAllocator();
-                Dataset base = LanceTables.openDataset(allocator, f.uri, Map.of())) {
-            base.createIndex(
-                    List.of("id"),
-                    IndexType.BTREE,
-                    Optional.of("id_idx"),
-                    IndexParams.builder()
-                            .setScalarIndexParams(new BTreeIndexParams.Builder().build())
-                            .build(),
-                    true);
-        }
     }
 
     private void log(String line) {
