@@ -69,7 +69,25 @@ class ThreadCpuTest {
         assertThat(groups).doesNotContainKey("cpu-before");
         assertThat(groups.getOrDefault("cpu-idle", new ThreadCpu.Usage(0, 0, 0)).cpuSeconds())
                 .isLessThan(0.05);
-        assertThat(ThreadCpu.render(groups, 3)).contains("cpu-burner", "more)");
+        assertThat(ThreadCpu.render(groups, 3)).contains("cpu-burner");
+    }
+
+    @Test
+    void renderShowsTheLargestGroupsThenWhatTheRestAddUpTo() {
+        Map<String, ThreadCpu.Usage> groups = new java.util.LinkedHashMap<>();
+        groups.put("small", new ThreadCpu.Usage(0.1, 0, 1));
+        groups.put("largest", new ThreadCpu.Usage(3.0, 0.5, 10));
+        groups.put("middle", new ThreadCpu.Usage(1.0, 0, 2));
+        groups.put("smaller", new ThreadCpu.Usage(0.2, 0.1, 3));
+        String table = ThreadCpu.render(groups, 2);
+        assertThat(table).contains("largest", "middle", "(2 more)").doesNotContain("small ");
+        assertThat(table.indexOf("largest")).isLessThan(table.indexOf("middle"));
+        // the two left out: 0.1 + 0.3 CPU seconds, 4 faults
+        assertThat(table.lines()
+                        .filter(l -> l.startsWith("(2 more)"))
+                        .findFirst()
+                        .orElseThrow())
+                .matches("\\(2 more\\)\\s+0\\.4\\s+0\\.1\\s+4");
     }
 
     private static Thread burner(String name, long cpuMillis) {
