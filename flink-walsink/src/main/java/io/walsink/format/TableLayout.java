@@ -198,6 +198,14 @@ public final class TableLayout {
         return WALSINK + "resets/" + shard;
     }
 
+    /**
+     * {@code _walsink/skipped/{shard}/}: the generation numbers claims passed over, as one record
+     * {@code {from}-{to}} (two {@link #sequenceName}s) a claim.
+     */
+    public static String skippedGenerationsFolder(UUID shard) {
+        return WALSINK + "skipped/" + shard + "/";
+    }
+
     /** {@code _walsink/consumers/{id}/}: the records of one consumer id, one per split of its read. */
     public static String consumerFolder(String consumerId) {
         return CONSUMER_FOLDER + consumerId + "/";

@@ -15,6 +15,7 @@ import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardPoisonedException;
 import io.walsink.shard.ShardPoisonedException.Reason;
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.SkippedGenerations;
 import io.walsink.shard.SsTableFolder;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.WrittenSsTable;
@@ -73,17 +74,24 @@ public final class ShardRestore {
         }
         MergesSinceCheckpoint seen = MergesSinceCheckpoint.examine(ctx, asOf, state);
         requireSsTables(ctx, asOf.shardId(), resets(ctx, asOf, seen) ? state : unmerged(state, seen));
-        ShardOpener.Claimed c = ShardOpener.claim(
-                ctx, asOf.shardId(), placement, seen.progress().mergedThrough());
+        ShardOpener.Claimed c = ShardOpener.claimAsOf(
+                ctx, asOf.shardId(), placement, seen.progress().mergedThrough(), asOf.coveredGeneration());
+        // Read after the claim: every claim that may have counted a number of this state as its own
+        // recorded it before, or is fenced by ours.
+        List<SkippedGenerations.Range> skipped = new SkippedGenerations(ctx.store()).read(asOf.shardId());
         boolean laterSsTables = !ShardOpener.paths(state)
                 .containsAll(ShardOpener.paths(c.manifest().sstables()));
-        boolean exclusive = seen.mergedPast() || laterSsTables;
+        boolean exclusive = seen.mergedPast() || laterSsTables || SkippedGenerations.anySkipped(skipped, state);
         try (MaintenanceExclusion.Held held =
                 exclusive ? exclusion.hold("restore of shard " + asOf.shardId()) : () -> {}) {
             // Under the exclusion, what the compactor merged no longer moves.
             MergesSinceCheckpoint merges = exclusive ? MergesSinceCheckpoint.examine(ctx, asOf, state) : seen;
             if (!resets(ctx, asOf, merges)) {
-                return ShardOpener.restoreClaimed(ctx, asOf, c, unmerged(state, merges), merges.progress(), false);
+                List<SsTable> unmerged = unmerged(state, merges);
+                if (SkippedGenerations.anySkipped(skipped, unmerged)) {
+                    unmerged = republishUnderNewNumbers(ctx, asOf, c, unmerged, skipped, merges.progress());
+                }
+                return ShardOpener.restoreClaimed(ctx, asOf, c, unmerged, merges.progress(), false);
             }
             requireSsTables(ctx, asOf.shardId(), state);
             return resetAndRestore(ctx, asOf, c, state, merges);
@@ -135,6 +143,39 @@ public final class ShardRestore {
             throw e;
         }
         return writer;
+    }
+
+    /**
+     * The state's unmerged SSTables, those from the first one whose number a claim passed over
+     * onwards copied under new numbers (in order, so they stay in generation order): the lineage of
+     * that claim counts the number as its own, so the base table's merge progress must never pass
+     * it because these rows were merged.
+     */
+    private static List<SsTable> republishUnderNewNumbers(
+            TableContext ctx,
+            ShardDescriptor asOf,
+            ShardOpener.Claimed c,
+            List<SsTable> unmerged,
+            List<SkippedGenerations.Range> skipped,
+            MergeProgress progress) {
+        int first = 0;
+        while (!SkippedGenerations.anySkipped(skipped, List.of(unmerged.get(first)))) {
+            first++;
+        }
+        requireOwner(c, asOf.shardId());
+        List<SsTable> kept = unmerged.subList(0, first);
+        List<SsTable> copies = renumber(ctx, asOf, c, unmerged.subList(first, unmerged.size()), progress);
+        LOG.info(
+                "Restoring shard {}: another restore passed over the generation numbers of its SSTables {};"
+                        + " publishing them as {}",
+                asOf.shardId(),
+                unmerged.subList(first, unmerged.size()).stream()
+                        .map(SsTable::path)
+                        .toList(),
+                copies.stream().map(SsTable::path).toList());
+        List<SsTable> target = new ArrayList<>(kept);
+        target.addAll(copies);
+        return target;
     }
 
     /** Fails as fenced if a writer of a newer epoch claimed the shard since {@code c}. */

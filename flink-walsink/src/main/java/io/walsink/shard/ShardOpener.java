@@ -170,15 +170,35 @@ public final class ShardOpener {
 
     /**
      * Claims the shard for a new epoch (SSTables at or below {@code mergedThrough} dropped from its
-     * list) and writes the sentinel that fences its predecessors.
+     * list) and writes the sentinel that fences its predecessors; the writer continues the claimed
+     * manifest's state.
      */
     public static Claimed claim(TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough) {
+        return claim(ctx, shardId, placement, mergedThrough, -1);
+    }
+
+    /**
+     * As {@link #claim(TableContext, UUID, ShardPlacement, long)}, for a writer restored from a state
+     * whose generations go through {@code coveredThrough}: the numbers between it and the first one
+     * given out are recorded as passed over ({@link SkippedGenerations}).
+     */
+    public static Claimed claimAsOf(
+            TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough, long coveredThrough) {
+        return claim(ctx, shardId, placement, mergedThrough, coveredThrough);
+    }
+
+    private static Claimed claim(
+            TableContext ctx, UUID shardId, ShardPlacement placement, long mergedThrough, long coveredThrough) {
         ManifestStore manifests = new ManifestStore(ctx.store(), shardId);
         WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
         ShardManifest claimed = new ShardClaimer(manifests).claim(placement, mergedThrough);
         ctx.store().removeLeftovers(TableLayout.shardFolder(shardId)); // temporary files of killed writers
         long epoch = claimed.writerEpoch();
         long next = Math.max(claimed.currentGeneration(), highestSsTableFolder(ctx, shardId) + 1);
+        long covered = coveredThrough >= 0 ? coveredThrough : claimed.currentGeneration() - 1;
+        // Before the state can be checkpointed under the new epoch, and so before the lineage counts
+        // these numbers as its own.
+        new SkippedGenerations(ctx.store()).claimed(shardId, covered + 1, next - 1, mergedThrough);
         long tip = wal.findTip(claimed.walEntryPositionLastSeen());
         if (epoch < 2) {
             return new Claimed(manifests, wal, claimed, 0, tip - 1, tip, next);

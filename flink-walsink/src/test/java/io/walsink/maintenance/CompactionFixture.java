@@ -197,6 +197,22 @@ final class CompactionFixture implements AutoCloseable {
         }
     }
 
+    /** A writer's state at a checkpoint and the model's rows then. */
+    record Checkpointed(ShardDescriptor state, Map<Long, Map<String, Object>> model) {}
+
+    /** 30 random operations tagged {@code tag}, published as one generation, then checkpointed. */
+    Checkpointed publishedRound(ShardWriter writer, int bucket, String tag) {
+        randomOps(writer, bucket, 30, 60, tag);
+        publishGeneration(List.of(writer));
+        return new Checkpointed(writer.snapshot(), new TreeMap<>(model));
+    }
+
+    /** The model becomes the rows of {@code checkpoint}, as a restore of it makes the table. */
+    void modelAt(Checkpointed checkpoint) {
+        model.clear();
+        model.putAll(checkpoint.model());
+    }
+
     /** Appends, freezes, writes and publishes: one new generation per writer with rows. */
     static void publishGeneration(List<ShardWriter> writers) {
         for (ShardWriter w : writers) {

@@ -65,6 +65,7 @@ final class RestoreSchedule {
         int faultsAfterReset;
         int resets;
         int resetsUnderKeyIndex;
+        int passedOverCopies;
         int fencedRestores;
         int zombiesFenced;
         int keyIndexes;
@@ -77,7 +78,8 @@ final class RestoreSchedule {
                     + compactorCrashes + " compactor crashes (" + crashesBetweenDeletesAndMark
                     + " between a merge's deletes and its mark), " + restores + " restores, " + restoreFaults
                     + " store faults in restores (" + faultsAfterReset + " after a reset began), " + resets
-                    + " bucket resets (" + resetsUnderKeyIndex + " under a key index), " + fencedRestores
+                    + " bucket resets (" + resetsUnderKeyIndex + " under a key index), " + passedOverCopies
+                    + " restores that published a passed-over generation as a copy, " + fencedRestores
                     + " restores fenced by a newer attempt, " + zombiesFenced + " zombie writers fenced, " + keyIndexes
                     + " key indexes, " + lanceDbReads + " schedules also read by LanceDB";
         }
@@ -282,11 +284,17 @@ final class RestoreSchedule {
             Stall stalled = new Stall(stall);
             List<ShardWriter> opened = new ArrayList<>();
             int resetsBefore = resetCount();
+            int copiesBefore = store.ssTableCopies;
             try {
                 for (int b = 0; b < BUCKETS; b++) {
                     opened.add(ShardRestore.restore(ctx, c.shards().get(b), f.placement(b), stalled.exclusion()));
                 }
                 store.disarm();
+                if (resetCount() == resetsBefore && store.ssTableCopies > copiesBefore) {
+                    // No reset, yet SSTables copied: only a generation another branch passed over does that.
+                    stats.passedOverCopies++;
+                    log("  published a passed-over generation as a copy");
+                }
                 countResets(resetsBefore);
                 stats.restores++;
                 if (stalled.fired) {
@@ -491,6 +499,8 @@ final class RestoreSchedule {
         private boolean fired;
         boolean firedAfterIntent;
         int intentsBegun;
+        /** SSTable folders copied (their Lance manifest, copied last; lance-core writes SSTables by itself). */
+        int ssTableCopies;
 
         FaultingStore(ObjectStore delegate) {
             super(delegate);
@@ -520,6 +530,9 @@ final class RestoreSchedule {
             write(key, () -> super.put(key, data));
             if (key.startsWith(intentFolder())) {
                 intentsBegun++;
+            }
+            if (key.contains("_gen_") && key.contains("/_versions/")) {
+                ssTableCopies++;
             }
         }
 

@@ -69,6 +69,9 @@ class RestoreSimulationTest {
                     .isPositive();
             assertThat(stats.resets).as("restores that reset a bucket").isPositive();
             assertThat(stats.resetsUnderKeyIndex).as("resets under a key index").isPositive();
+            assertThat(stats.passedOverCopies)
+                    .as("restores that published a passed-over generation as a copy")
+                    .isPositive();
             assertThat(stats.fencedRestores)
                     .as("restores fenced by a newer attempt")
                     .isPositive();
