@@ -203,7 +203,7 @@ class ShardWriterRestoreTest {
     }
 
     /**
-     * Issue #8: a job started from an old savepoint (S1) rolls the shard back; restoring the
+     * A job started from an old savepoint (S1) rolls the shard back; restoring the
      * original job's latest checkpoint (S2) afterwards must bring back S2's published SSTables
      * (G2 is no longer in the current manifest) and S2's WAL range, exactly S2's state.
      */
