@@ -32,7 +32,7 @@ class ExceptionFamilyTest {
         }
     }
 
-    /** Callers catch the root and the branches; the classes below them may change (issue #20). */
+    /** Callers catch the root and the branches; the classes below them may change. */
     @Test
     void onlyTheRootAndTheBranchesArePublicApi() {
         classes()

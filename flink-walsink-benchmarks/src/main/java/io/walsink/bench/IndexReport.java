@@ -48,7 +48,7 @@ import org.lance.Dataset;
 import org.lance.WriteParams;
 
 /**
- * What maintained indexes cost (issue #21): the sink's rate with 0, 1 and 3 maintained indexes
+ * What maintained indexes cost: the sink's rate with 0, 1 and 3 maintained indexes
  * (an IVF_PQ on the vector; plus a BTREE on the key and an INVERTED index on the text), each a job
  * writing a new table to its end (every SSTable then carries its indexes); and the time to index
  * one SSTable's rows the way walsink does (IVF_HNSW_SQ, one partition) beside lance-core building

@@ -14,7 +14,7 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * Issue #22's many buckets per writer subtask: the q1-shaped DataStream job through walsink into a
+ * Many buckets per writer subtask: the q1-shaped DataStream job through walsink into a
  * table of few buckets and into one of many, alternating in one JVM. Each bucket count runs a short
  * and a long job per round; its steady rate is the rows between the two over the time between them,
  * so what a run pays once (claiming every shard, the SSTables of a checkpoint taken right after the
@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * </pre>
  */
 public final class ManyBucketsReport {
-    /** Issue #22: many buckets within 20% of the throughput of few. */
+    /** The goal: many buckets within 20% of the throughput of few. */
     static final double GOAL = 0.8;
 
     static final String USAGE = String.join(

@@ -14,7 +14,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 
 /**
- * End-to-end latency of a walsink -> walsink streaming pipeline (issue #19): a writer job puts
+ * End-to-end latency of a walsink -> walsink streaming pipeline: a writer job puts
  * rows into {@code src} at a steady rate, each carrying the wall-clock time it was generated; the
  * job under test, {@code INSERT INTO dst SELECT ... FROM src}, reads {@code src} continuously and
  * writes {@code dst}, both with checkpoints every C; an observer job reads both tables continuously

@@ -39,7 +39,7 @@ final class Q1Pipelines {
     /**
      * A walsink pipeline or one of the references it is compared with. A reference's {@code sink}
      * is its name in the report, {@code definition} says what it runs, and {@code goal} is the
-     * ratio walsink / reference the issue asks for (NaN for the walsink pipelines).
+     * ratio walsink / reference to reach (NaN for the walsink pipelines).
      */
     enum Pipeline {
         DATASTREAM_WALSINK(

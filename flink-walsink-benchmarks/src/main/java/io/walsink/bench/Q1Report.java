@@ -47,7 +47,7 @@ public final class Q1Report {
             "                         per shard per checkpoint)",
             "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
             "  --wal-appends-per-second N  walsink sink.wal.max-appends-per-second; 0: the sink's default (default 0)",
-            "  --sql-source S         datagen (default: SQL's datagen sequence, the issue's reference) or generator",
+            "  --sql-source S         datagen (default: SQL's datagen sequence, the goals' reference) or generator",
             "                         (the DataStream jobs' FLIP-27 generator as a view: cheaper per row, no per-value state)",
             "  --seed N               seed of the key order and values (default 42)",
             "  --final-checkpoint     keep Flink's checkpoint after tasks finish: every job then idles up to",

@@ -32,7 +32,7 @@ record ReportArgs(
             "                  a selected benchmark's baseline always runs too",
             "  --no-jmh        only the non-timing sections (key memory, tick-bounded PUTs)",
             "  -h, --help      this text",
-            "Whole-writer and whole-job runs (issue #11), each with its own --help:",
+            "Whole-writer and whole-job runs, each with its own --help:",
             "  java ... -cp benchmarks.jar io.walsink.bench.EngineReport   our shard writer beside lance-core's; WAL replay",
             "  java ... -cp benchmarks.jar io.walsink.bench.Q1Report       the q1 job through walsink beside discarding references",
             "  java ... -cp benchmarks.jar io.walsink.bench.LookupReport   lookups/s: KeyLookup, SQL joins without and with cache",

@@ -35,7 +35,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Vector query latency as SSTables pile up (issue #21): LanceDB's default search (its LSM read of
+ * Vector query latency as SSTables pile up: LanceDB's default search (its LSM read of
  * the base table and every published SSTable, each with its own index) over a table with a
  * maintained IVF_HNSW_SQ, with 1, 10 and 50 SSTables beside the indexed base table, and again
  * after a compaction merged them. Each SSTable is one bounded job's last flush (one bucket, no

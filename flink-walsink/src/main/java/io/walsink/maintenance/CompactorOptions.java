@@ -43,7 +43,7 @@ import org.lance.compaction.CompactionOptions;
  *     commit (default {@link #DEFAULT_MAX_GENERATIONS_PER_COMMIT}): a commit's fixed cost would
  *     otherwise be paid once per shard and checkpoint, which a table of hundreds of buckets cannot
  *     keep up with. Buckets hold disjoint keys, so their rows can be merged at once; a shard that is
- *     not a bucket's (an unsharded table's, or one named as before issue #18) merges alone. 1 merges
+ *     not a bucket's (an unsharded table's, or one named by an earlier release) merges alone. 1 merges
  *     every generation in a commit of its own
  */
 @PublicEvolving

@@ -28,7 +28,7 @@ import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Moves the shards that releases before issue #18 named by their own ids to the ids Lance's writers
+ * Moves the shards that earlier releases named by their own ids to the ids Lance's writers
  * derive ({@code walsink migrate-shard-ids}). Writers of the table must be stopped; the run holds the
  * compaction lease, so no compactor merges meanwhile.
  *

@@ -97,7 +97,7 @@ public record ShardDescriptor(
                 : unpublished.get(unpublished.size() - 1).lastWalPosition();
     }
 
-    /** The same state of the same shard moved to another id (the shard-id migration of issue #18). */
+    /** The same state of the same shard moved to another id ({@code walsink migrate-shard-ids}). */
     public ShardDescriptor withShardId(UUID id) {
         return new ShardDescriptor(
                 id,

@@ -125,8 +125,8 @@ class ConcurrentShardOpensTest {
 
     /**
      * A subtask that will hold many shards opens even its first ones side by side: it counts the
-     * buckets it owns, not the shards it holds so far (it used to write rows as they came, one shard
-     * opening after another on the task thread, until it held 17).
+     * buckets it owns, not the shards it holds so far (writing rows as they come would open one shard
+     * after another on the task thread, until it held 17).
      */
     @Test
     void aFirstStartOfManyBucketsOpensNoShardOnTheTaskThread() throws Exception {

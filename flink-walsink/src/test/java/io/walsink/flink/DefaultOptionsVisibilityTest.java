@@ -65,7 +65,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The acceptance test of issue #18's defaults ("defaults a user can keep"): a MiniCluster job
+ * The acceptance test of the defaults ("defaults a user can keep"): a MiniCluster job
  * whose sink sets nothing but the path, the key and the bucket count, so that it runs on the
  * default max age (0), compaction and garbage collection (on), maintenance interval (10 s) and
  * retention (1 h), with 1 s checkpoints, writes a seeded stream of mostly new keys with some
@@ -77,7 +77,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@code LsmScanner} over the base table and the published SSTables, and LanceDB's default
  *       read (its Node client, in one long-running Node process so that Node's start is in no
  *       read). None sees a key go back, vanish or show a value early ({@link ReadPoller}), and each
- *       sees every row within the checkpoint interval plus 2 s of its write (p99): the issue's
+ *       sees every row within the checkpoint interval plus 2 s of its write (p99): the visibility
  *       bound, a row waiting at most one interval for its checkpoint, then at most 2 s for the
  *       SSTable and manifest writes and the poll's pacing. A row counts as seen at the start of
  *       the first read that returned it, not its end: a read's own length (a LanceDB read took
@@ -124,7 +124,7 @@ class DefaultOptionsVisibilityTest {
      * checks them with {@code -Dwalsink.timing-bounds=true}.
      */
     private static final boolean TIMING_BOUNDS = Boolean.getBoolean("walsink.timing-bounds");
-    /** The issue's bound: a row is visible within the checkpoint interval plus 2 s (p99). */
+    /** The visibility bound: a row is visible within the checkpoint interval plus 2 s (p99). */
     private static final long VISIBILITY_BOUND_MILLIS = CHECKPOINT_MILLIS + 2_000;
 
     private static final int BUCKETS = 4;
@@ -430,7 +430,7 @@ class DefaultOptionsVisibilityTest {
         return env;
     }
 
-    /** The options this test is about are the defaults issue #18 chose; a change of them shows here. */
+    /** The options this test is about are the defaults; a change of them shows here. */
     private static void assertRunsOnTheDefaults(ShardWriterConfig config) {
         assertThat(config.memtableMaxAge()).isEqualTo(Duration.ZERO);
         assertThat(config.compaction()).isTrue();

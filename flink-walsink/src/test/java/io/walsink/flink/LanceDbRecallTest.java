@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * a tenth added (the SSTables' own indexes, and the base index after the job's merges). LanceDB's
  * default search (its LSM read, default options) is measured against exact search over the model,
  * lance-core 7.0.0's indexed search of the base table against its exact search of the same table,
- * and walsink's {@code TableReader.nearest} against the model. The build runs 10,000 rows; issue #21's 100,000 run with {@code
+ * and walsink's {@code TableReader.nearest} against the model. The build runs 10,000 rows; the full 100,000 run with {@code
  * -Dwalsink.recall.rows=100000}.
  */
 class LanceDbRecallTest {

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18: the writer puts bucket {@code b} into the shard Lance's writers derive for it, and
+ * The writer puts bucket {@code b} into the shard Lance's writers derive for it, and
  * refuses tables whose shards would make it (or them) hold one key in two shards.
  */
 class LanceShardIdsTest {

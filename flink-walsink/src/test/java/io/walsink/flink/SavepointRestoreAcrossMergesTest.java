@@ -57,7 +57,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18, scenario 1, as a user meets it: savepoints of a job whose sink compacts into the base
+ * A restore across merges as a user meets it: savepoints of a job whose sink compacts into the base
  * table and collects garbage itself (maintenance after every completed checkpoint), restored out of
  * order on a real MiniCluster.
  *
@@ -183,7 +183,7 @@ class SavepointRestoreAcrossMergesTest {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         }
         // No restarts: a failed attempt fails the test. Two writer subtasks whose restores take the
-        // maintenance lease at the same moment used to race for it, and the loser failed its attempt.
+        // maintenance lease at the same moment race for it, and the loser must not fail its attempt.
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);

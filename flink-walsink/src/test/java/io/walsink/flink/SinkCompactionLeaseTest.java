@@ -66,7 +66,7 @@ class SinkCompactionLeaseTest {
     }
 
     /**
-     * Issue #18 (5): an earlier attempt of this very job (a TaskManager killed while compacting)
+     * An earlier attempt of this very job (a TaskManager killed while compacting)
      * left the lease held for ten minutes; the job takes it back at once instead of having every
      * compaction refused until it expires.
      */

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18 (4) on a real task: {@code flink stop} (stop-with-savepoint, no drain) of a job at the
- * {@code sink.memtable.max-age} of 1 min (the default then; 0, today's, publishes everything at every
+ * On a real task: {@code flink stop} (stop-with-savepoint, no drain) of a job at the
+ * {@code sink.memtable.max-age} of 1 min (the default, 0, publishes everything at every
  * checkpoint anyway), with rows far below any memtable size. After the stop the
  * published table holds every row the sink wrote: nothing waits for a checkpoint that never comes.
  */

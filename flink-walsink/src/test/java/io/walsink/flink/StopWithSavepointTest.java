@@ -64,8 +64,8 @@ class StopWithSavepointTest {
     }
 
     /**
-     * Issue #18 (4): {@code flink stop} (a suspending savepoint, no drain) at a max age above the
-     * checkpoint's (the default was 1 min then; it is 0 now, which publishes everything anyway).
+     * {@code flink stop} (a suspending savepoint, no drain) at a max age above the checkpoint's (the
+     * default, 0, publishes everything anyway).
      * The active memtable is young, so an ordinary checkpoint would leave it for a later one; but
      * no later checkpoint comes, and the published table must still hold everything the savepoint
      * covers, not just the memtables that happened to be full.
@@ -78,7 +78,7 @@ class StopWithSavepointTest {
                 .createTableIfMissing(1)
                 .flushInterval(Duration.ofMillis(100))
                 .memtableMaxRows(100)
-                .memtableMaxAge(Duration.ofMinutes(1)) // the default when issue #18 found this
+                .memtableMaxAge(Duration.ofMinutes(1)) // a max age the active memtable stays below
                 .build();
         Map<Long, String> expected = new TreeMap<>();
         SinkHarness h = SinkHarness.of(sink, true);
@@ -87,7 +87,7 @@ class StopWithSavepointTest {
             h.processElement(upsert(id, "v" + id), 0);
             expected.put(id, "v" + id);
         }
-        runMailsUntilRan(h, "walsink SSTable write", 3); // the full ones are SSTables, as in the issue
+        runMailsUntilRan(h, "walsink SSTable write", 3); // the full ones are SSTables
         h.setProcessingTime(1_000); // the active memtable is a second old: younger than the max age
         h.prepareSnapshotPreBarrier(1);
         h.snapshotWithLocalState(1, 1_000, SavepointType.suspend(SavepointFormatType.CANONICAL));

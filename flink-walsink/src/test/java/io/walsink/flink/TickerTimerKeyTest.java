@@ -39,8 +39,8 @@ class TickerTimerKeyTest {
     void aTimerArmedAfterAYieldBelongsToItsOwnBucket() throws Exception {
         // 1 MiB budget and WAL buffer, 63 rows of 30 KiB per memtable: one frozen memtable alone is over
         // budget, so the next row of its bucket that looks at the budget yields while its SSTable is written.
-        // (Budgets are looked at every 64th row: of the subtask before the fix, of the bucket after it.
-        // The row that yields is both: the bucket's 64th and the subtask's 128th.)
+        // (Budgets are looked at every 64th row of the bucket. The row that yields is both the bucket's
+        // 64th and the subtask's 128th, so a look every 64th row of the subtask would yield there too.)
         WalSink<RowData> sink = WalSink.forRowData(ROW)
                 .path(dir.resolve("table").toString())
                 .primaryKey("id")

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.RootAllocator;
 
 /**
- * The soak of issue #22: a {@link WalSinkSoakJob} (compaction and garbage collection on) runs in a
+ * The soak: a {@link WalSinkSoakJob} (compaction and garbage collection on) runs in a
  * chain of child JVMs while every kind of failure the project handles is injected, and three
  * readers in this JVM (walsink's COMMITTED reader, the base table alone, LanceDB's default read)
  * check every read ({@link ReadPoller}: no key goes back, vanishes without a later delete, shows a

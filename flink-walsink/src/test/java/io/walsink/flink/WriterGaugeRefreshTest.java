@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The writer's gauges are copied from the shards on a rhythm of their own, once a second of
  * processing time, and not at every bucket's tick or I/O completion: a subtask of 128 buckets
  * ticks 1,280 times a second at a 100 ms flush interval, and walking every shard at each tick
- * cost it most of its CPU (issue #22, "many buckets per subtask").
+ * costs it most of its CPU (docs/benchmarks.md, "Many buckets per writer subtask").
  */
 class WriterGaugeRefreshTest {
     /** ShardWriterMetrics' refresh interval. */

@@ -49,7 +49,7 @@ class TableLayoutTest {
         assertThat(TableLayout.ssTableGeneration("0a0b0c0d_gen_12")).hasValue(12);
         assertThat(TableLayout.ssTableGeneration("0A0B0C0D_gen_12")).isEmpty();
         assertThat(TableLayout.ssTableGeneration("0a0b0c0d_gen_012")).isEmpty();
-        // A generation no long holds is no SSTable folder (the collector used to fail parsing it).
+        // A generation no long holds is no SSTable folder (the collector must not fail parsing it).
         assertThat(TableLayout.ssTableGeneration("0a0b0c0d_gen_99999999999999999999"))
                 .isEmpty();
     }

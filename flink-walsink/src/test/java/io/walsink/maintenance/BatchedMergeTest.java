@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * are disjoint): a table of hundreds of buckets would otherwise pay a commit per shard and
  * checkpoint. Counted in base table versions, one per commit; every reader still sees the model,
  * a crash leaves all of a commit's generations unmerged, and a shard not named after its bucket
- * (as before issue #18) merges alone.
+ * (as earlier releases named them) merges alone.
  */
 class BatchedMergeTest {
     private static final int GENERATIONS = 3; // per shard

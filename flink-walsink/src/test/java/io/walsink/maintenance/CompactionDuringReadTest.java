@@ -71,10 +71,10 @@ class CompactionDuringReadTest {
     }
 
     /**
-     * Issue #18, scenario 6 (maintenance every 2 s failed 1.5-2.2% of committed reads with "kept
-     * moving"): a new generation is published and compacted, and the writers drop it, inside the
-     * read between its first manifest and the base table, every time the reader reads a manifest
-     * after listing the shards. The read ends without failing and equals the table as it stood
+     * The race that fails a read retrying while merge progress moves ("kept moving"; 1.5-2.2% of
+     * committed reads under maintenance every 2 s): a new generation is published and compacted,
+     * and the writers drop it, inside the read between its first manifest and the base table, every
+     * time the reader reads a manifest after listing the shards. The read ends without failing and equals the table as it stood
      * after the last such compaction.
      */
     @Test

@@ -113,7 +113,7 @@ final class CompactionFixture implements AutoCloseable {
         return ShardOpener.open(context, SHARDS.get(bucket), bucket, placement(bucket));
     }
 
-    /** Bucket {@code bucket}'s shard under another id, as releases before issue #18 named it. */
+    /** Bucket {@code bucket}'s shard under another id, as earlier releases named it. */
     ShardWriter openAs(UUID id, int bucket) {
         return ShardOpener.open(context, id, bucket, placement(bucket));
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lance.compaction.CompactionOptions;
 
 /**
- * Issue #18 (9): one run does a bounded amount of work (a generation budget over all shards, a time
+ * One run does a bounded amount of work (a generation budget over all shards, a time
  * budget checked between generations, a stop request) and leaves the rest to the next run; the
  * runs together end at the model.
  */

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue #18, scenario 3: compactor A passes its "already merged?" check and its last lease
+ * Compactor A passes its "already merged?" check and its last lease
  * renewal, then stalls; B takes the lease over and merges generations 2 and 3; then A's commit of
  * generation 2 runs. The base table itself must refuse it (the lease can no longer stop it):
  * otherwise generation 2's delete or upsert lands over generation 3's rows for good, since the merge

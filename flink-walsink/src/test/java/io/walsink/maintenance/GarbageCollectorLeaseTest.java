@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue #18 (7): garbage collection runs under the table's maintenance lease, the same one as
+ * Garbage collection runs under the table's maintenance lease, the same one as
  * compaction, so that one table is never compacted or collected in two places at once.
  */
 class GarbageCollectorLeaseTest {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18 (7): the garbage-collection floor is compared-and-swapped, not overwritten. A
+ * The garbage-collection floor is compared-and-swapped, not overwritten. A
  * collector whose floor write races another collector's (one whose lease was taken over, or one
  * of an older release that takes no lease) notices, removes nothing from the shard, and the floor
  * it would have lowered stays where the other one put it.

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18, scenarios 1 and 2: a restore ends exactly as the restored checkpoint, whatever the
+ * A restore ends exactly as the restored checkpoint, whatever the
  * compactor merged of other branches or left half-merged since. Each test reads the restored table
  * through walsink's reader (LATEST and, after publishing, COMMITTED) and, after one more
  * compaction, the base table alone and lance-core's LsmScanner.

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18 (8): restore warns only when the base table holds generations the restored state does
+ * Restore warns only when the base table holds generations the restored state does
  * not (and then resets the shard's rows, or, for a checkpoint of an earlier release, says that
  * merged rows stay). A state whose SSTables were all merged (and so dropped from its manifest)
  * lists none, yet is not behind the base table.

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Restores across merges that a crash, a store fault, a key index, a fenced attempt or a shard-id
- * migration used to turn into lost or resurrected committed rows. Each test drives the real engine,
+ * Restores across merges in which a crash, a store fault, a key index, a fenced attempt or a
+ * shard-id migration risks lost or resurrected committed rows. Each test drives the real engine,
  * compactor and lance-core base table to the failing point, then checks every reader against the
  * model of the restored checkpoint.
  */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A committed reader of a local table while a writer works in it (issue #8): temporary files
+ * A committed reader of a local table while a writer works in it: temporary files
  * that vanish while the reader lists {@code _mem_wal/} must not make shards, and their rows,
  * disappear. The race is forced by {@link RacingFileSystem} under the reader's store.
  */

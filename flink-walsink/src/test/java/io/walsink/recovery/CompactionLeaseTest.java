@@ -191,7 +191,7 @@ class CompactionLeaseTest {
         a.close();
     }
 
-    // ---------------------------------------------------------------- issue #18 (5): a restarted job
+    // ---------------------------------------------------------------- a restarted job
 
     private CompactionLease acquire(ObjectStore on, LeaseClaimant claimant) {
         return CompactionLease.acquire(on, "table", claimant, LEASE, clock::get);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #22's heap side of many buckets per subtask, measured. A writer's heap for rows not yet in
+ * The heap side of many buckets per subtask, measured. A writer's heap for rows not yet in
  * SSTables is its memtables' key indexes, which the unflushed budget counts beside the Arrow bytes;
  * everything else it keeps on the heap is per shard (the writer, its bookkeepers, the memtable's
  * open batch's vector objects) and counted nowhere. The same rows go into 2 and into 128 shards, and

@@ -49,7 +49,7 @@ import org.apache.arrow.memory.RootAllocator;
  *       ({@link WalEntryCheck});
  *   <li>every SSTable the latest manifest lists is present;
  *   <li>no two shards claim one bucket (by their field entries, or by carrying Lance's id for it:
- *       {@link TableShards}), and no shard carries the id releases before issue #18 derived;
+ *       {@link TableShards}), and no shard carries the id earlier releases derived;
  *   <li>no temporary file of an interrupted write is left in the table (local tables).
  * </ul>
  */
@@ -104,7 +104,7 @@ final class TableVerifier {
 
     /**
      * Each bucket in one shard: shards claiming one bucket (by field entries or by Lance's id for
-     * it) are named, and so are shards under the ids of releases before issue #18, for which
+     * it) are named, and so are shards under the ids of earlier releases, for which
      * Lance's writers would open second shards.
      */
     private void verifyOwnership(TableInfo table) {
@@ -131,7 +131,7 @@ final class TableVerifier {
         owners.legacy()
                 .forEach((bucket, shard) -> problems.add(location(TableLayout.shardFolder(shard))
                         + ": " + (buckets.isPresent() ? "shard of bucket " + bucket : "the unsharded table's shard")
-                        + " under the id of flink-walsink releases before issue #18; Lance's writers use "
+                        + " under the legacy id of earlier flink-walsink releases; Lance's writers use "
                         + owners.lanceId(bucket) + " and would open a second shard for its keys"
                         + " (stop the writers, then run `walsink migrate-shard-ids`)"));
     }

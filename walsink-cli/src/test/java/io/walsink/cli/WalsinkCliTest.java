@@ -264,7 +264,7 @@ class WalsinkCliTest {
     }
 
     /**
-     * Issue #18's table: a LanceDB writer opened Lance's shard of bucket 1 (spec id, no field
+     * A LanceDB writer opened Lance's shard of bucket 1 (spec id, no field
      * entries) beside the shard walsink's previous release wrote for bucket 1 (field entries).
      */
     @Test
@@ -294,8 +294,8 @@ class WalsinkCliTest {
                 .contains(legacy + " (its field entries name bucket 1)")
                 .contains(ShardIds.bucket(1) + " (its id is Lance's id of bucket 1)");
         assertThat(r.out())
-                .contains(TableLayout.shardFolder(legacy) + ": shard of bucket 1 under the id of flink-walsink "
-                        + "releases before issue #18");
+                .contains(TableLayout.shardFolder(legacy) + ": shard of bucket 1 under the legacy id of earlier "
+                        + "flink-walsink releases");
     }
 
     /**
@@ -319,7 +319,7 @@ class WalsinkCliTest {
         String committedBefore = run("scan", old, "--format", "csv").out();
         String latestBefore =
                 run("scan", old, "--mode", "latest", "--format", "csv").out();
-        assertThat(run("verify", old).out()).contains("under the id of flink-walsink releases before issue #18");
+        assertThat(run("verify", old).out()).contains("under the legacy id of earlier flink-walsink releases");
 
         Run dry = run("migrate-shard-ids", old, "--dry-run");
         assertThat(dry.out()).contains("bucket 0: shard " + legacy + " would move to " + ShardIds.unsharded());

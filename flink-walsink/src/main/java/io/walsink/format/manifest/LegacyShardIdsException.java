@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The table has shards under the ids flink-walsink derived before issue #18, not the ids Lance's
+ * The table has shards under the ids earlier flink-walsink releases derived, not the ids Lance's
  * writers derive: a LanceDB writer would open a second shard for the same keys. Writers refuse the
  * table until {@code walsink migrate-shard-ids} has moved those shards to Lance's ids.
  */
@@ -21,7 +21,7 @@ public class LegacyShardIdsException extends FormatException {
         shards.legacy()
                 .forEach((bucket, shard) -> moves.add(
                         "bucket " + bucket + ": shard " + shard + " (Lance's id: " + shards.lanceId(bucket) + ")"));
-        return "the table has shards under the ids of flink-walsink releases before issue #18, not the ids Lance's "
+        return "the table has shards under the legacy ids of earlier flink-walsink releases, not the ids Lance's "
                 + "writers use, so a LanceDB writer would open second shards for the same keys: "
                 + String.join(", ", moves)
                 + ". Stop the jobs writing the table (a savepoint or checkpoint of the previous release restores "

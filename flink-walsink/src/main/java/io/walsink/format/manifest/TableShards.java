@@ -25,7 +25,7 @@ import java.util.UUID;
  * and readers order rows only within a shard. In a keyed unsharded table every shard claims the
  * whole key space, so two shards overlap; an append-only table has no keys to overlap.
  *
- * <p>A shard whose id is the one flink-walsink derived before issue #18 ({@link
+ * <p>A shard whose id is the one earlier flink-walsink releases derived ({@link
  * ShardIds#legacyBucket}) is <em>legacy</em>: Lance's writers would open another shard for its
  * bucket.
  */

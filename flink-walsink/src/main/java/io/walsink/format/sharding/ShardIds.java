@@ -51,7 +51,7 @@ public final class ShardIds {
         return OptionalInt.empty();
     }
 
-    /** The id flink-walsink derived for a bucket (or, as bucket 0, an unsharded table) before issue #18. */
+    /** The id earlier flink-walsink releases derived for a bucket (or, as bucket 0, an unsharded table). */
     public static UUID legacyBucket(int specId, int bucket) {
         return UUID.nameUUIDFromBytes(
                 ("flink-walsink/spec-" + specId + "/bucket-" + bucket).getBytes(StandardCharsets.UTF_8));

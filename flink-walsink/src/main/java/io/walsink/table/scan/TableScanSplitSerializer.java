@@ -19,7 +19,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Splits as (id, part, pinned snapshot, position); lists of them as the enumerator's checkpoint.
- * Version 1 splits (before issue #19) carry no snapshot: a row count is only exact within the
+ * Version 1 splits (of earlier releases) carry no snapshot: a row count is only exact within the
  * snapshot it was counted in, so they are refused rather than resumed inexactly. Version 2 splits
  * count rows of a bucket merged whole in key order, which the streamed read (version 3) does not
  * emit in that order: refused for the same reason.
@@ -124,7 +124,7 @@ public final class TableScanSplitSerializer implements SimpleVersionedSerializer
 
     private static void requireVersion(int version) throws IOException {
         if (version == UNPINNED) {
-            throw new IOException("this walsink scan split was checkpointed by a release before issue #19, whose"
+            throw new IOException("this walsink scan split was checkpointed by an earlier release whose"
                     + " splits did not pin a snapshot; resuming it could skip or repeat rows, so it is not"
                     + " restored: start the bounded scan again without this checkpoint");
         }

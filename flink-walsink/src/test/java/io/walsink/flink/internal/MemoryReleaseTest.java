@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Whichever way a job ends (finished, failed and restarted, cancelled), the TaskManager gets back
  * what the writers held: every writer allocator closed with nothing outstanding, no walsink thread
- * left, and the JVM's direct memory where it was (Arrow's Netty pool used to keep it).
+ * left, and the JVM's direct memory where it was (not kept by Arrow's Netty pool).
  */
 class MemoryReleaseTest {
     /** Reads the writers' unflushed memory while a job runs. */

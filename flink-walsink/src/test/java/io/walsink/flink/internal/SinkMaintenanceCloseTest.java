@@ -21,7 +21,7 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue #18 (7): the sink's maintenance thread does not outlive the operator's close(). A run that
+ * The sink's maintenance thread does not outlive the operator's close(). A run that
  * close() cannot wait for (here a store call that hangs past the wait) is fenced: once close()
  * has returned it removes nothing more, and it leaves the lease free when it ends.
  */

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #18 (9): a task's end does not wait for a long compaction run. close() of a failed or
+ * A task's end does not wait for a long compaction run. close() of a failed or
  * cancelled task stops the run before its next commit (the one under way, atomic, would still
  * land); the next run (of the next attempt) merges the rest. At the end of input a run may go on for
  * half of close()'s wait ({@link SinkMaintenanceCloseTest}).

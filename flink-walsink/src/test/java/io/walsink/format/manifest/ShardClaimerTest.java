@@ -122,7 +122,7 @@ class ShardClaimerTest {
         assertThat(claimed.sstables()).containsExactly(SsTable.of(1, "0e0f0a0b_gen_1"));
     }
 
-    /** LanceDB opens a bucket's shard with the spec id and no field entries (issue #18). */
+    /** LanceDB opens a bucket's shard with the spec id and no field entries. */
     @Test
     void aShardLanceDbOpenedWithoutFieldEntriesIsClaimedForItsBucket() {
         store.writeFirst(ShardManifest.builder()

@@ -89,7 +89,7 @@ class TableShardsTest {
                 .isEqualTo(Map.of(0, legacyUnsharded));
     }
 
-    /** The table: a LanceDB writer opened Lance's shard beside walsink's old one. */
+    /** A LanceDB writer opened Lance's shard beside walsink's legacy one. */
     @Test
     void aLanceIdShardBesideAShardNamingItsBucketOverlaps() {
         UUID legacy = ShardIds.legacyBucket(SPEC, 2);

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A scan split restored from a checkpoint emits exactly the rows of the snapshot the scan pinned
- * that the first attempt had not emitted, however the table changed in between (issue #19).
+ * that the first attempt had not emitted, however the table changed in between.
  */
 public class TableScanRestoreTest {
     public static final Schema TABLE = new Schema(List.of(
