@@ -3,9 +3,12 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.read.ReadMode;
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,6 +113,19 @@ class RestoreSimulationTest {
             return shm.resolve("walsink-simulation-" + ProcessHandle.current().pid());
         }
         return dir;
+    }
+
+    /** Each schedule deletes its own files; the folder on tmpfs goes too (it outlives the JVM). */
+    @AfterEach
+    void removeTheSharedMemoryFolder() throws IOException {
+        Path root = root();
+        if (!root.startsWith(dir)) {
+            try {
+                Files.deleteIfExists(root);
+            } catch (DirectoryNotEmptyException kept) {
+                System.out.println("RestoreSimulationTest left the files of a failed schedule in " + root);
+            }
+        }
     }
 
     /** The checks themselves can fail: a schedule whose model is wrong is reported. */

@@ -11,7 +11,7 @@ import java.util.Arrays;
  *
  * <p>Why not {@code Channels.newChannel(ByteArrayOutputStream)}: that channel copies an off-heap
  * buffer into a scratch array of 8 KiB at a time and then into the stream's, two copies of every
- * WAL byte on the I/O threads (docs/benchmarks.md, "WAL entries encoded with one copy").
+ * WAL byte on the I/O threads (docs/benchmarks.md, "Engine parts").
  */
 final class EntryBytes implements WritableByteChannel {
     private byte[] bytes;
