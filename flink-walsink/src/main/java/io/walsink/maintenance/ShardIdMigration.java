@@ -9,6 +9,7 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
 import io.walsink.format.manifest.TableShards;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.MergeMark;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
@@ -26,6 +27,7 @@ import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
+import org.lance.Dataset;
 
 /**
  * Moves the shards that earlier releases named by their own ids to the ids Lance's writers
@@ -35,9 +37,10 @@ import org.apache.arrow.memory.BufferAllocator;
  * <p>Per shard: seal the old shard (a writer of the previous release started by mistake refuses a
  * sealed shard), copy its WAL entries, SSTable folders and garbage-collection floor unchanged to
  * the new id, then every manifest version under the same version number with the new shard id, the
- * sealing version written back ACTIVE, and SSTables the base table already merged left out (the base
- * table's merge progress is recorded under the old id, which no reader looks up any more); then
- * delete the old shard. Everything a checkpoint descriptor points at (manifest versions, WAL
+ * sealing version written back ACTIVE (merged SSTables still listed, as a checkpoint pinned them); move the
+ * restore protocol's records of the shard (merge journal, restore intent, last reset, passed-over
+ * numbers); mark the new id merged in the base table as far as the old one was; then delete the old
+ * shard. Everything a checkpoint descriptor points at (manifest versions, WAL
  * positions, generations, SSTable paths) is the same under the new id, so the writer restores a
  * descriptor of the previous release by its bucket. Rerunning after a crash continues: an object
  * already copied must be byte-identical, anything else is refused.
@@ -77,9 +80,17 @@ public final class ShardIdMigration {
         try (CompactionLease lease =
                 CompactionLease.acquire(store, tableUri, holder(), Duration.ofMinutes(10), System::currentTimeMillis)) {
             Map<UUID, Long> merged = MergedGenerations.latest(allocator, tableUri, storageOptions);
+            List<String> primaryKey =
+                    LanceTables.open(tableUri, storageOptions, true).primaryKey();
             for (Move m : moves) {
-                move(m, merged.getOrDefault(m.from(), 0L), progress);
+                long mergedThrough = merged.getOrDefault(m.from(), 0L);
+                copyShard(m, progress);
                 lease.renew();
+                if (mergedThrough > merged.getOrDefault(m.to(), 0L)) {
+                    markMerged(m, primaryKey, mergedThrough, progress);
+                    lease.renew();
+                }
+                removeShard(m, progress);
             }
         }
         return moves;
@@ -93,14 +104,14 @@ public final class ShardIdMigration {
                 store, table.sharding().specId(), buckets, !table.primaryKey().isEmpty());
     }
 
-    private void move(Move m, long mergedThrough, Consumer<String> progress) {
+    private void copyShard(Move m, Consumer<String> progress) {
         ManifestStore from = new ManifestStore(store, m.from());
         ManifestStore to = new ManifestStore(store, m.to());
         String fromFolder = TableLayout.shardFolder(m.from());
         String toFolder = TableLayout.shardFolder(m.to());
         ShardManifest latest = from.readLatest()
                 .orElseThrow(() -> new FormatException(location(fromFolder), "shard has no manifest to migrate", null));
-        requireOnlyOurCopy(from, to, m, latest, mergedThrough);
+        requireOnlyOurCopy(from, to, m, latest);
         if (!latest.isSealed()) {
             latest = from.writeNext(
                     latest, latest.withWriterEpoch(latest.writerEpoch() + 1).sealed());
@@ -116,16 +127,56 @@ public final class ShardIdMigration {
             }
         }
         for (long v : from.listVersions()) {
-            copy(
-                    from.versionKey(v),
-                    manifestUnder(m.to(), from.read(v), latest.version(), mergedThrough),
-                    to.versionKey(v));
+            copy(from.versionKey(v), manifestUnder(m.to(), from.read(v), latest.version()), to.versionKey(v));
         }
         if (store.exists(from.hintKey())) {
             store.put(to.hintKey(), store.get(from.hintKey()));
         }
+        copied += copyRestoreRecords(m);
         progress.accept("copied shard " + m.from() + " to " + m.to() + " (bucket " + m.bucket() + "): " + copied
                 + " objects and manifest versions through " + latest.version());
+    }
+
+    /**
+     * What the restore protocol records of a shard outside its folder (half-done merges, an
+     * unfinished reset, the last reset, passed-over generation numbers) is a fact about its rows, so
+     * it moves with them. Returns how many records were copied.
+     */
+    private int copyRestoreRecords(Move m) {
+        int copied = 0;
+        for (String folder :
+                List.of(TableLayout.mergeJournalFolder(m.from()), TableLayout.skippedGenerationsFolder(m.from()))) {
+            String toFolder = folder.replace(m.from().toString(), m.to().toString());
+            for (ObjectMeta meta : store.listAll(folder)) {
+                copy(meta.key(), store.get(meta.key()), toFolder + meta.key().substring(folder.length()));
+                copied++;
+            }
+        }
+        for (String key : List.of(TableLayout.restoreIntentKey(m.from()), TableLayout.lastResetKey(m.from()))) {
+            if (store.exists(key)) {
+                copy(key, store.get(key), key.replace(m.from().toString(), m.to().toString()));
+                copied++;
+            }
+        }
+        return copied;
+    }
+
+    /**
+     * The base table records merge progress by shard id: the new id is marked merged through what
+     * the old one was, before the old shard goes (a rerun after a crash then still finds it), so a
+     * restore of an earlier checkpoint sees what was merged after it.
+     */
+    private void markMerged(Move m, List<String> primaryKey, long mergedThrough, Consumer<String> progress) {
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            MergeMark.commit(base, primaryKey, m.to(), mergedThrough, allocator);
+        }
+        progress.accept("marked shard " + m.to() + " merged through generation " + mergedThrough
+                + " in the base table, as shard " + m.from() + " was");
+    }
+
+    private void removeShard(Move m, Consumer<String> progress) {
+        String fromFolder = TableLayout.shardFolder(m.from());
+        String fromManifests = TableLayout.manifestFolder(m.from());
         for (ObjectMeta meta : store.listAll(fromFolder)) {
             if (!meta.key().startsWith(fromManifests)) {
                 store.delete(meta.key());
@@ -137,15 +188,26 @@ public final class ShardIdMigration {
         if (store.exists(GcFloor.key(m.from()))) {
             store.delete(GcFloor.key(m.from()));
         }
+        for (String folder :
+                List.of(TableLayout.mergeJournalFolder(m.from()), TableLayout.skippedGenerationsFolder(m.from()))) {
+            for (ObjectMeta meta : store.listAll(folder)) {
+                store.delete(meta.key());
+            }
+        }
+        for (String key : List.of(TableLayout.restoreIntentKey(m.from()), TableLayout.lastResetKey(m.from()))) {
+            if (store.exists(key)) {
+                store.delete(key);
+            }
+        }
         progress.accept("removed shard " + m.from());
     }
 
     /** Lance's shard of the bucket may exist only as an earlier, interrupted run of ours left it. */
-    private void requireOnlyOurCopy(ManifestStore from, ManifestStore to, Move m, ShardManifest latest, long merged) {
+    private void requireOnlyOurCopy(ManifestStore from, ManifestStore to, Move m, ShardManifest latest) {
         if (store.listAll(TableLayout.shardFolder(m.to())).isEmpty()) {
             return;
         }
-        byte[] ours = manifestUnder(m.to(), from.read(from.listVersions().get(0)), latest.version(), merged);
+        byte[] ours = manifestUnder(m.to(), from.read(from.listVersions().get(0)), latest.version());
         long first = from.listVersions().get(0);
         boolean ourCopy = store.exists(to.versionKey(first)) && Arrays.equals(store.get(to.versionKey(first)), ours);
         if (!ourCopy) {
@@ -158,13 +220,13 @@ public final class ShardIdMigration {
         }
     }
 
-    private static byte[] manifestUnder(UUID id, ShardManifest m, long sealedVersion, long mergedThrough) {
-        ShardManifest moved = m.toBuilder()
-                .shardId(id)
-                .sstables(m.sstables().stream()
-                        .filter(t -> t.generation() > mergedThrough)
-                        .toList())
-                .build();
+    /**
+     * A version under the new id lists what it listed under the old one, merged SSTables too: a
+     * checkpoint's pinned version is its SSTable list, which a restore that resets the shard's rows
+     * to the checkpoint's base version applies again. Readers leave the merged ones out by the mark.
+     */
+    private static byte[] manifestUnder(UUID id, ShardManifest m, long sealedVersion) {
+        ShardManifest moved = m.toBuilder().shardId(id).build();
         return ShardManifestCodec.encode(m.version() == sealedVersion ? moved.active() : moved);
     }
 

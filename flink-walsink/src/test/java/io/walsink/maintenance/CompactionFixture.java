@@ -252,8 +252,13 @@ final class CompactionFixture implements AutoCloseable {
 
     /** lance-core's LsmScanner over the latest manifests, leaving out what the base table says is merged. */
     List<Map<String, Object>> lsmScan() {
+        return lsmScan(SHARDS);
+    }
+
+    /** As {@link #lsmScan()} over the shards {@code shards}. */
+    List<Map<String, Object>> lsmScan(List<UUID> shards) {
         return byId(
-                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, SHARDS, merged()), COLUMNS));
+                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, shards, merged()), COLUMNS));
     }
 
     /** The base table's latest version: one more per commit. */

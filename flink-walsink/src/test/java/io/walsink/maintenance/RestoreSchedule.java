@@ -3,6 +3,7 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.TableLayout;
+import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.recovery.CommitHook;
@@ -70,6 +71,12 @@ final class RestoreSchedule {
         int zombiesFenced;
         int keyIndexes;
         int lanceDbReads;
+        int tagsAndBranches;
+        int cleanups;
+        long cleanedVersions;
+        int collections;
+        long collectedObjects;
+        int migrations;
 
         @Override
         public String toString() {
@@ -81,7 +88,10 @@ final class RestoreSchedule {
                     + " bucket resets (" + resetsUnderKeyIndex + " under a key index), " + passedOverCopies
                     + " restores that published a passed-over generation as a copy, " + fencedRestores
                     + " restores fenced by a newer attempt, " + zombiesFenced + " zombie writers fenced, " + keyIndexes
-                    + " key indexes, " + lanceDbReads + " schedules also read by LanceDB";
+                    + " key indexes, " + lanceDbReads + " schedules also read by LanceDB, " + tagsAndBranches
+                    + " base-table tags and branches, " + cleanups + " base-table cleanups (" + cleanedVersions
+                    + " versions removed), " + collections + " garbage collections (" + collectedObjects
+                    + " objects removed), " + migrations + " shard-id migrations";
         }
     }
 
@@ -99,6 +109,12 @@ final class RestoreSchedule {
     private FaultingStore store;
     private TableContext ctx;
     private List<ShardWriter> live = List.of();
+    private TableHousekeeping housekeeping;
+    /** The shards' ids: the earlier release's until a schedule that starts with them migrates. */
+    private List<UUID> ids = CompactionFixture.SHARDS;
+
+    private boolean legacy;
+    private boolean migrated;
     private boolean keyIndex;
     private boolean corruptModel;
     private boolean lanceDb;
@@ -130,12 +146,21 @@ final class RestoreSchedule {
         try {
             store = new FaultingStore(f.store);
             ctx = new TableContext(store, f.table, Map.of(), WalSchemaProfile.SPEC, f.context.config(), f.allocator);
-            live = new ArrayList<>();
-            for (int b = 0; b < BUCKETS; b++) {
-                live.add(ShardOpener.open(ctx, CompactionFixture.SHARDS.get(b), b, f.placement(b)));
-            }
+            housekeeping = new TableHousekeeping(f, job);
             int steps = 4 + random.nextInt(10);
             int indexAt = random.nextBoolean() ? random.nextInt(steps) : -1;
+            legacy = random.nextInt(4) == 0;
+            if (legacy) {
+                ids = new ArrayList<>();
+                for (int b = 0; b < BUCKETS; b++) {
+                    ids.add(ShardIds.legacyBucket(f.table.sharding().specId(), b));
+                }
+                log("shards under the ids of an earlier release: " + ids);
+            }
+            live = new ArrayList<>();
+            for (int b = 0; b < BUCKETS; b++) {
+                live.add(ShardOpener.open(ctx, ids.get(b), b, f.placement(b)));
+            }
             for (int s = 0; s < steps; s++) {
                 if (s == indexAt) {
                     log("create a BTREE index on the key");
@@ -179,6 +204,82 @@ final class RestoreSchedule {
         if (random.nextInt(10) == 0) {
             pokeZombies();
         }
+        housekeeping();
+    }
+
+    /**
+     * Now and then, what time passing brings: a Lance user's tag or branch, a base-table cleanup, a
+     * garbage collection, each keeping only what the retained checkpoints and the live writers need;
+     * and, in a schedule that started under an earlier release's shard ids, the migration to Lance's.
+     */
+    private void housekeeping() {
+        if (random.nextInt(8) == 0) {
+            log(housekeeping.tagOrBranch(random));
+            stats.tagsAndBranches++;
+        }
+        if (random.nextInt(6) == 0) {
+            long oldest = needed().stream()
+                    .mapToLong(ShardDescriptor::baseVersion)
+                    .min()
+                    .orElseThrow();
+            boolean compactFiles = random.nextBoolean();
+            long removed = housekeeping.cleanUp(oldest, compactFiles);
+            log("clean up the base table keeping base version " + oldest + " on"
+                    + (compactFiles ? ", after compacting its files" : "") + ": " + removed + " versions removed");
+            stats.cleanups++;
+            stats.cleanedVersions += removed;
+        }
+        if (random.nextInt(6) == 0) {
+            // A day later, Flink has long cancelled every fenced attempt (task.cancellation.timeout):
+            // a zombie never sees its next manifest version collected.
+            zombies.forEach(ShardWriter::close);
+            zombies.clear();
+            Map<UUID, Long> oldest = new TreeMap<>();
+            for (ShardDescriptor d : needed()) {
+                oldest.merge(ids.get(d.bucket()), d.manifestVersion(), Math::min);
+            }
+            long removed = housekeeping.collect(oldest);
+            log("collect garbage keeping manifest versions " + oldest + " on: " + removed + " objects removed");
+            stats.collections++;
+            stats.collectedObjects += removed;
+        }
+        if (legacy && !migrated && !retained.isEmpty() && random.nextInt(3) == 0) {
+            migrate();
+        }
+    }
+
+    /** The shard states housekeeping must keep: every retained checkpoint's and what each live writer would checkpoint now. */
+    private List<ShardDescriptor> needed() {
+        List<ShardDescriptor> needed = new ArrayList<>();
+        retained.forEach(c -> needed.addAll(c.shards()));
+        for (ShardWriter w : live) {
+            SyncShardDriver.appendAllPending(w);
+            needed.add(w.snapshot());
+        }
+        return needed;
+    }
+
+    /**
+     * The job stops (its zombies too), {@code migrate-shard-ids} moves the shards to Lance's ids,
+     * and the job restores a retained checkpoint of the earlier release; a merge first, now and then,
+     * so that a checkpoint's SSTables may all be merged before the migration.
+     */
+    private void migrate() {
+        live.forEach(ShardWriter::close);
+        live = List.of();
+        zombies.forEach(ShardWriter::close);
+        zombies.clear();
+        if (random.nextBoolean()) {
+            new Compactor(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
+            log("merge everything");
+        }
+        List<ShardIdMigration.Move> moves = new ShardIdMigration(f.store, f.uri, Map.of(), f.allocator).run(line -> {});
+        assertThat(moves).as("moves of migrate-shard-ids (seed %s)", seed).hasSize(BUCKETS);
+        ids = CompactionFixture.SHARDS;
+        migrated = true;
+        stats.migrations++;
+        log("migrate-shard-ids: " + moves);
+        restore(retained.get(random.nextInt(retained.size())), true);
     }
 
     /** A few deletes of existing keys and nothing else, so that generations hold only tombstones. */
@@ -287,7 +388,9 @@ final class RestoreSchedule {
             int copiesBefore = store.ssTableCopies;
             try {
                 for (int b = 0; b < BUCKETS; b++) {
-                    opened.add(ShardRestore.restore(ctx, c.shards().get(b), f.placement(b), stalled.exclusion()));
+                    // After migrate-shard-ids, an earlier release's checkpoint restores by its bucket.
+                    ShardDescriptor state = c.shards().get(b).withShardId(ids.get(b));
+                    opened.add(ShardRestore.restore(ctx, state, f.placement(b), stalled.exclusion()));
                 }
                 store.disarm();
                 if (resetCount() == resetsBefore && store.ssTableCopies > copiesBefore) {
@@ -423,7 +526,8 @@ final class RestoreSchedule {
         assertThat(f.baseRows())
                 .as("the base table alone after merging (seed %s)", seed)
                 .isEqualTo(rows);
-        assertThat(f.lsmScan()).as("lance-core's LsmScanner (seed %s)", seed).isEqualTo(rows);
+        assertThat(f.lsmScan(ids)).as("lance-core's LsmScanner (seed %s)", seed).isEqualTo(rows);
+        housekeeping.checkTagsAndBranches(seed);
         assertThat(f.read(ReadMode.COMMITTED))
                 .as("COMMITTED after merging (seed %s)", seed)
                 .isEqualTo(rows);

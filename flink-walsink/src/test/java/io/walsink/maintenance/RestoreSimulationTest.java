@@ -80,6 +80,14 @@ class RestoreSimulationTest {
                     .isPositive();
             assertThat(stats.zombiesFenced).as("zombie writers fenced").isPositive();
             assertThat(stats.lanceDbReads).as("schedules read by LanceDB").isPositive();
+            assertThat(stats.tagsAndBranches).as("base-table tags and branches").isPositive();
+            assertThat(stats.cleanedVersions)
+                    .as("base versions removed by cleanups")
+                    .isPositive();
+            assertThat(stats.collectedObjects)
+                    .as("objects removed by garbage collections")
+                    .isPositive();
+            assertThat(stats.migrations).as("shard-id migrations").isPositive();
         }
     }
 
