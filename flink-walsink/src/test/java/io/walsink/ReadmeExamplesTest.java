@@ -61,6 +61,9 @@ class ReadmeExamplesTest {
     void everyJavaBlockOfTheReadmeCompiles() throws Exception {
         List<String> blocks = javaBlocks(Files.readString(README, StandardCharsets.UTF_8));
         assertThat(blocks).as("Java blocks in README.md").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(blocks)
+                .as("README.md shows a whole program: a compilation unit with a main method")
+                .anyMatch(b -> isCompilationUnit(b) && b.contains("public static void main("));
         List<JavaFileObject> sources = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
             sources.add(source("ReadmeExample" + i, blocks.get(i)));
