@@ -19,9 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every Java example in README.md compiles as written against the library: each block becomes
- * the body of a method that has the README's free names ({@code env}, {@code stream}) as
- * parameters, with the imports a user would write.
+ * Every Java example in README.md compiles as written against the library. A block that is a whole
+ * compilation unit (it starts with {@code import} or {@code package}, or declares a class) is
+ * compiled as it stands, so its imports must be complete; any other block becomes the body of a
+ * method that has the README's free names ({@code env}, {@code stream}) as parameters, with the
+ * imports a user would write.
  */
 class ReadmeExamplesTest {
     private static final Path README = Path.of("..", "README.md");
@@ -46,6 +48,12 @@ class ReadmeExamplesTest {
             "org.apache.flink.table.types.logical.VarCharType",
             "org.apache.flink.types.Row");
 
+    /** A class (or record, interface, enum) declared at the start of a line. */
+    private static final Pattern TYPE_DECLARATION = Pattern.compile(
+            "(?m)^\\s*((?:(?:public|final|abstract|static)\\s+)*)(class|record|interface|enum)\\s+(\\w+)");
+
+    private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;");
+
     @TempDir
     Path classes;
 
@@ -53,6 +61,9 @@ class ReadmeExamplesTest {
     void everyJavaBlockOfTheReadmeCompiles() throws Exception {
         List<String> blocks = javaBlocks(Files.readString(README, StandardCharsets.UTF_8));
         assertThat(blocks).as("Java blocks in README.md").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(blocks)
+                .as("README.md shows a whole program: a compilation unit with a main method")
+                .anyMatch(b -> isCompilationUnit(b) && b.contains("public static void main("));
         List<JavaFileObject> sources = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
             sources.add(source("ReadmeExample" + i, blocks.get(i)));
@@ -84,7 +95,44 @@ class ReadmeExamplesTest {
         return blocks;
     }
 
+    @Test
+    void wholeCompilationUnitsAreToldApartFromSnippets() {
+        assertThat(isCompilationUnit("import a.B;\nclass C {}\n")).isTrue();
+        assertThat(isCompilationUnit("package p;\nclass C {}\n")).isTrue();
+        assertThat(isCompilationUnit("public final class C {\n}\n")).isTrue();
+        assertThat(isCompilationUnit("stream.sinkTo(WalSink.forPojos(MyRecord.class).build());\n"))
+                .isFalse();
+        assertThat(isCompilationUnit("env.execute(\"a class of jobs\");\n")).isFalse();
+        assertThat(fileName("import a.B;\npublic class Job {}\n", "ReadmeExample3"))
+                .isEqualTo("Job");
+        assertThat(fileName("import a.B;\nclass Job {}\n", "ReadmeExample3")).isEqualTo("ReadmeExample3");
+    }
+
+    /** True when {@code block} starts with {@code import} or {@code package}, or declares a class. */
+    static boolean isCompilationUnit(String block) {
+        String code = block.strip();
+        return code.startsWith("import ")
+                || code.startsWith("package ")
+                || TYPE_DECLARATION.matcher(block).find();
+    }
+
+    /** The name the source file of a compilation unit must have: its public class's, else {@code fallback}. */
+    static String fileName(String unit, String fallback) {
+        Matcher m = TYPE_DECLARATION.matcher(unit);
+        while (m.find()) {
+            if (m.group(1).contains("public")) {
+                return m.group(3);
+            }
+        }
+        return fallback;
+    }
+
     private static JavaFileObject source(String name, String block) {
+        if (isCompilationUnit(block)) {
+            Matcher pkg = PACKAGE.matcher(block);
+            String dir = pkg.find() ? pkg.group(1).replace('.', '/') + "/" : "";
+            return javaFile(dir + fileName(block, name), block);
+        }
         StringBuilder code = new StringBuilder("package readme;\n");
         IMPORTS.forEach(i -> code.append("import ").append(i).append(";\n"));
         code.append("class ")
@@ -93,7 +141,12 @@ class ReadmeExamplesTest {
                 .append("    void example(StreamExecutionEnvironment env, DataStream<Row> stream) throws Exception {\n")
                 .append(block)
                 .append("    }\n}\n");
-        return new SimpleJavaFileObject(URI.create("string:///readme/" + name + ".java"), JavaFileObject.Kind.SOURCE) {
+        return javaFile("readme/" + name, code);
+    }
+
+    /** An in-memory source file; {@code path} (without {@code .java}) ends in the name javac expects. */
+    private static JavaFileObject javaFile(String path, CharSequence code) {
+        return new SimpleJavaFileObject(URI.create("string:///" + path + ".java"), JavaFileObject.Kind.SOURCE) {
             @Override
             public CharSequence getCharContent(boolean ignoreEncodingErrors) {
                 return code;
