@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.error.InputException;
 import io.walsink.error.WalSinkException;
 import io.walsink.format.FormatException;
-import io.walsink.shard.ShardException;
+import io.walsink.shard.io.ShardException;
 import io.walsink.storage.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

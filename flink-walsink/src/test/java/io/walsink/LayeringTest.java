@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * read        -> shard, format, storage, error    (no Flink)
  * maintenance -> recovery, shard, format, storage, error    (no Flink; not read)
  * recovery    -> shard, format, storage, error    (no Flink)
- * shard   -> format, storage, error
+ * shard   -> format, storage, error; inside it, driver -> shard (the writer) -> shard.io -> shard.memtable
  * format  -> storage, error
  * storage -> error
  * error   -> nothing but java.*
@@ -80,6 +80,33 @@ class LayeringTest {
                 .mayOnlyAccessLayers("annotation")
                 .whereLayer("annotation")
                 .mayNotAccessAnyLayer()
+                .check(MAIN);
+    }
+
+    /**
+     * Inside the shard engine: the writer ({@code shard}) over its I/O tasks ({@code shard.io}) over
+     * the rows in memory ({@code shard.memtable}); the drivers that schedule writers on top.
+     */
+    @Test
+    void theShardEngineIsLayeredByConcern() {
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("driver")
+                .definedBy("io.walsink.shard.driver..")
+                .layer("writer")
+                .definedBy("io.walsink.shard")
+                .layer("io")
+                .definedBy("io.walsink.shard.io..")
+                .layer("memtable")
+                .definedBy("io.walsink.shard.memtable..")
+                .whereLayer("driver")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("writer")
+                .mayOnlyBeAccessedByLayers("driver")
+                .whereLayer("io")
+                .mayOnlyBeAccessedByLayers("writer", "driver")
+                .whereLayer("memtable")
+                .mayOnlyBeAccessedByLayers("io", "writer", "driver")
                 .check(MAIN);
     }
 

@@ -1,6 +1,6 @@
 package io.walsink.bench;
 
-import io.walsink.shard.RowWriter;
+import io.walsink.shard.memtable.RowWriter;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;

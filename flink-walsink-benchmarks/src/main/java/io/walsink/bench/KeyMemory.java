@@ -1,8 +1,8 @@
 package io.walsink.bench;
 
 import io.walsink.format.key.KeyBuffer;
-import io.walsink.shard.LongKeyIndex;
-import io.walsink.shard.PrimaryKeyIndex;
+import io.walsink.shard.memtable.LongKeyIndex;
+import io.walsink.shard.memtable.PrimaryKeyIndex;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;

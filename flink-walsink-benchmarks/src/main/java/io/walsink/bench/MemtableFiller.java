@@ -1,8 +1,8 @@
 package io.walsink.bench;
 
 import io.walsink.format.key.KeyBuffer;
-import io.walsink.shard.Memtable;
 import io.walsink.shard.TableContext;
+import io.walsink.shard.memtable.Memtable;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 

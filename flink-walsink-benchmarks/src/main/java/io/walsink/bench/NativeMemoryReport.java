@@ -3,7 +3,7 @@ package io.walsink.bench;
 import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.SsTableFlush;
+import io.walsink.shard.io.SsTableFlush;
 import io.walsink.storage.S3Options;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.walsink.bench;
 
-import io.walsink.shard.ShardDrivers;
-import io.walsink.shard.ShardTimer;
+import io.walsink.shard.driver.ShardDrivers;
+import io.walsink.shard.driver.ShardTimer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.walsink.bench;
 
 import io.walsink.format.key.KeyBuffer;
-import io.walsink.shard.LongKeyIndex;
-import io.walsink.shard.PrimaryKeyIndex;
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.memtable.LongKeyIndex;
+import io.walsink.shard.memtable.PrimaryKeyIndex;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -8,7 +8,7 @@ import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
-import io.walsink.shard.WalAppend;
+import io.walsink.shard.io.WalAppend;
 import io.walsink.storage.S3Options;
 import java.net.URI;
 import java.util.ArrayList;

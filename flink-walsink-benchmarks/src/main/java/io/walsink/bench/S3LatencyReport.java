@@ -1,11 +1,11 @@
 package io.walsink.bench;
 
 import io.walsink.shard.OffHeapAllocators;
-import io.walsink.shard.QueuedShardIo;
-import io.walsink.shard.ShardDriver;
-import io.walsink.shard.ShardDrivers;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
+import io.walsink.shard.driver.QueuedShardIo;
+import io.walsink.shard.driver.ShardDriver;
+import io.walsink.shard.driver.ShardDrivers;
 import io.walsink.storage.S3Options;
 import java.net.URI;
 import java.time.Duration;

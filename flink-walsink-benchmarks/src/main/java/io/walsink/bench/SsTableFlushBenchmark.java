@@ -1,10 +1,10 @@
 package io.walsink.bench;
 
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.shard.Memtable;
-import io.walsink.shard.SsTableWriter;
 import io.walsink.shard.TableContext;
-import io.walsink.shard.WrittenSsTable;
+import io.walsink.shard.io.SsTableWriter;
+import io.walsink.shard.io.WrittenSsTable;
+import io.walsink.shard.memtable.Memtable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package io.walsink.bench;
 
 import io.walsink.format.Murmur3;
-import io.walsink.shard.Memtable;
-import io.walsink.shard.SsTableWriter;
 import io.walsink.shard.TableContext;
+import io.walsink.shard.io.SsTableWriter;
+import io.walsink.shard.memtable.Memtable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -2,7 +2,7 @@ package io.walsink.bench;
 
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.shard.Memtable;
+import io.walsink.shard.memtable.Memtable;
 import java.util.List;
 import java.util.StringJoiner;
 import org.apache.arrow.vector.FieldVector;

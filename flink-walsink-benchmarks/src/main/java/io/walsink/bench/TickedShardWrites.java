@@ -1,9 +1,9 @@
 package io.walsink.bench;
 
-import io.walsink.shard.QueuedShardIo;
-import io.walsink.shard.ShardDriver;
-import io.walsink.shard.ShardDrivers;
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.driver.QueuedShardIo;
+import io.walsink.shard.driver.ShardDriver;
+import io.walsink.shard.driver.ShardDrivers;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

@@ -1,7 +1,7 @@
 package io.walsink.bench;
 
 import io.walsink.format.wal.WalEntryCodec;
-import io.walsink.shard.Memtable;
+import io.walsink.shard.memtable.Memtable;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

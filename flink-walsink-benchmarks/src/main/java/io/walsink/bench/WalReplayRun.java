@@ -4,7 +4,7 @@ import io.walsink.format.wal.WalLog;
 import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.TableContext;
-import io.walsink.shard.WalAppend;
+import io.walsink.shard.io.WalAppend;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.util.List;

@@ -13,7 +13,7 @@ import io.walsink.annotation.PublicEvolving;
  *       {@code isTransient()} says whether trying again may help.
  *   <li>{@code io.walsink.format.FormatException}: the table's objects do not follow the MemWAL
  *       format (no table, corrupt or unsafe objects), or its rules refuse a step (a lost claim).
- *   <li>{@code io.walsink.shard.ShardException}: a shard writer stopped; the way back is a new
+ *   <li>{@code io.walsink.shard.io.ShardException}: a shard writer stopped; the way back is a new
  *       open (Flink restarts the task).
  * </ul>
  *

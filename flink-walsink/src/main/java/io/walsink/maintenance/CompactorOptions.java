@@ -33,7 +33,7 @@ import org.lance.compaction.CompactionOptions;
  *     least one commit's generations are merged). What is left waits for the next run
  * @param cleanupRetention when present (and {@code cleanup} is not), old base table versions are
  *     removed after the merges as {@code cleanup} would, keeping every version that was the latest
- *     at some moment within this retention plus {@code BaseVersionRefresh.maxAge} of it (half the
+ *     at some moment within this retention plus {@code ShardWriterConfig.baseVersionMaxAge} of it (half the
  *     retention, at most 5 minutes): a checkpoint within the retention may reset a shard's rows to
  *     the version it builds on, which was the latest at most that age before the checkpoint (see
  *     docs/architecture.md, "Restores across merges"). At least the writing job's {@code

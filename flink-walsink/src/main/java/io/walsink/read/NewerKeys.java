@@ -2,8 +2,8 @@ package io.walsink.read;
 
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.shard.LongKeyIndex;
-import io.walsink.shard.PrimaryKeyIndex;
+import io.walsink.shard.memtable.LongKeyIndex;
+import io.walsink.shard.memtable.PrimaryKeyIndex;
 import java.util.Collection;
 import org.apache.arrow.vector.FieldVector;
 

@@ -4,7 +4,7 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
-import io.walsink.shard.SsTableFolder;
+import io.walsink.shard.io.SsTableFolder;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.Comparator;

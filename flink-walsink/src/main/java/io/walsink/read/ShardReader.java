@@ -12,7 +12,7 @@ import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.shard.SsTableFolder;
+import io.walsink.shard.io.SsTableFolder;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.util.Comparator;

@@ -6,7 +6,7 @@ import io.walsink.format.table.BaseMergeInsert;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
-import io.walsink.shard.SsTableFolder;
+import io.walsink.shard.io.SsTableFolder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.walsink.recovery;
 
 import io.walsink.format.manifest.SsTable;
-import io.walsink.shard.MergeProgress;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.TableContext;
+import io.walsink.shard.io.MergeProgress;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;

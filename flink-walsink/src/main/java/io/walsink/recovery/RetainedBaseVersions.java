@@ -1,7 +1,7 @@
 package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
-import io.walsink.shard.BaseVersionRefresh;
+import io.walsink.shard.ShardWriterConfig;
 import java.time.Duration;
 import java.util.OptionalLong;
 import org.lance.Dataset;
@@ -11,7 +11,7 @@ import org.lance.cleanup.CleanupPolicy;
 /**
  * Which base table versions a cleanup must keep for restores. A checkpoint records the base version
  * its shards build on: the latest when it was read, which a snapshot reads again once it is older
- * than {@link BaseVersionRefresh#maxAge} of the retention. So a checkpoint taken at {@code t}
+ * than {@link ShardWriterConfig#baseVersionMaxAge(Duration)} of the retention. So a checkpoint taken at {@code t}
  * records a version that was the latest at some moment since {@code t - maxAge}, and keeping every
  * version that was the latest at some moment within the retention plus that age ({@link #kept})
  * keeps the version of every checkpoint within the retention. lance-core's own age cut ({@code
@@ -45,7 +45,7 @@ public final class RetainedBaseVersions {
      * the retention and the oldest a snapshot's recorded version may be.
      */
     public static Duration kept(Duration retention) {
-        return retention.plus(BaseVersionRefresh.maxAge(retention));
+        return retention.plus(ShardWriterConfig.baseVersionMaxAge(retention));
     }
 
     /** The version that was the latest {@code window} before {@code nowMillis}; the first version if none was yet. */

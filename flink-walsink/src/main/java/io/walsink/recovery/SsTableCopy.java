@@ -1,6 +1,6 @@
 package io.walsink.recovery;
 
-import io.walsink.shard.SsTableFolder;
+import io.walsink.shard.io.SsTableFolder;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;

@@ -15,19 +15,7 @@ import java.util.List;
  */
 @Internal
 public final class BaseVersionRefresh {
-    private static final Duration MOST = Duration.ofMinutes(5);
-
     private BaseVersionRefresh() {}
-
-    /**
-     * How old the base version a snapshot records may be, for the base table cleanup's {@code
-     * retention}: half of it, at most 5 minutes. The cleanup keeps the versions that were the latest
-     * within the retention and this age, so a snapshot's version outlives the checkpoint's retention.
-     */
-    public static Duration maxAge(Duration retention) {
-        Duration half = retention.dividedBy(2);
-        return half.compareTo(MOST) < 0 ? half : MOST;
-    }
 
     /**
      * Before a snapshot: one read of the latest base version for the writers whose base version was

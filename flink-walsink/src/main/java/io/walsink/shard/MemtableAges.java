@@ -1,5 +1,6 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import java.util.ArrayDeque;
 import java.util.function.LongConsumer;
 
@@ -8,12 +9,13 @@ import java.util.function.LongConsumer;
  * decides {@code sink.memtable.max-age}, and each publication reports how long its oldest rows
  * waited to become visible. Memtables become SSTables and are published in the order they froze.
  */
-final class MemtableAges {
+@Internal
+public final class MemtableAges {
     private Long activeSince;
     private final ArrayDeque<Long> frozenSince = new ArrayDeque<>();
 
     /** Rows a restore rebuilt (replayed or re-appended) count as arrived {@code now}. */
-    void restored(ShardWriter shard, long now) {
+    public void restored(ShardWriter shard, long now) {
         for (int i = 0; i < shard.frozenMemtables(); i++) {
             frozenSince.add(now);
         }
@@ -21,12 +23,12 @@ final class MemtableAges {
     }
 
     /** Whether the active memtable's first row has arrived; until then a row needs the time. */
-    boolean activeStarted() {
+    public boolean activeStarted() {
         return activeSince != null;
     }
 
     /** A row went into the active memtable, which may have frozen after it (full). */
-    void rowWritten(long now, boolean froze) {
+    public void rowWritten(long now, boolean froze) {
         if (activeSince == null) {
             activeSince = now;
         }
@@ -36,12 +38,12 @@ final class MemtableAges {
         }
     }
 
-    boolean activeOlderThan(long now, long maxAgeMillis) {
+    public boolean activeOlderThan(long now, long maxAgeMillis) {
         return activeSince != null && now - activeSince >= maxAgeMillis;
     }
 
     /** Freezes the shard's active memtable (a no-op without rows). */
-    void freeze(ShardWriter shard, long now) {
+    public void freeze(ShardWriter shard, long now) {
         int before = shard.frozenMemtables();
         shard.freezeActive();
         if (shard.frozenMemtables() > before) {
@@ -51,7 +53,7 @@ final class MemtableAges {
     }
 
     /** {@code count} SSTables were published: reports the wait of each one's first row. */
-    void published(int count, long now, LongConsumer waitedMillis) {
+    public void published(int count, long now, LongConsumer waitedMillis) {
         for (int i = 0; i < count && !frozenSince.isEmpty(); i++) {
             waitedMillis.accept(now - frozenSince.poll());
         }

@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import io.walsink.shard.io.WrittenSsTable;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import io.walsink.shard.memtable.Memtable;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ public final class ShardWriterConfig implements Serializable {
     public static final long DEFAULT_MEMTABLE_MAX_BYTES = 128L << 20;
     public static final long DEFAULT_MEMTABLE_MAX_ROWS = 1_000_000;
     public static final int DEFAULT_MEMTABLE_MAX_BATCHES = 4_096;
-    public static final int DEFAULT_BATCH_MAX_ROWS = 8_192;
+    public static final int DEFAULT_BATCH_MAX_ROWS = Memtable.DEFAULT_BATCH_MAX_ROWS;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES = 512L << 20;
     public static final long DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK = 1L << 30;
     /**
@@ -304,7 +305,18 @@ public final class ShardWriterConfig implements Serializable {
      * table's cleanup keeps the versions that were the latest within the retention and this age.
      */
     public Duration baseVersionMaxAge() {
-        return BaseVersionRefresh.maxAge(gcRetention);
+        return baseVersionMaxAge(gcRetention);
+    }
+
+    /**
+     * How old the base version a snapshot records may be, for the base table cleanup's {@code
+     * retention}: half of it, at most 5 minutes. The cleanup keeps the versions that were the latest
+     * within the retention and this age, so a snapshot's version outlives the checkpoint's retention.
+     */
+    public static Duration baseVersionMaxAge(Duration retention) {
+        Duration half = retention.dividedBy(2);
+        Duration most = Duration.ofMinutes(5);
+        return half.compareTo(most) < 0 ? half : most;
     }
 
     @Override

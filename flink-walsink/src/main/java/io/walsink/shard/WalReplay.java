@@ -7,7 +7,11 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalReadAhead;
-import io.walsink.shard.ShardPoisonedException.Reason;
+import io.walsink.shard.io.ShardPoisonedException.Reason;
+import io.walsink.shard.io.ShardStats;
+import io.walsink.shard.io.SsTableFlush;
+import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.MemtableSet;
 import java.util.Optional;
 import org.apache.arrow.vector.VectorSchemaRoot;
 

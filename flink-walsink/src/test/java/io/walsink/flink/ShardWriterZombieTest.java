@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardPoisonedException;
+import io.walsink.shard.io.ShardPoisonedException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -30,7 +30,7 @@ class WalSinkSoakTest {
                 "SOAK attempt=1 restored=3",
                 "SOAK store-fault=lost-ack _mem_wal/x/wal/0001.arrow",
                 "12:00:01.000 WARN  Task - writer (2/2) switched from RUNNING to FAILED with failure cause:",
-                "io.walsink.shard.ShardPoisonedException: shard x poisoned (AMBIGUOUS)",
+                "io.walsink.shard.io.ShardPoisonedException: shard x poisoned (AMBIGUOUS)",
                 "Caused by: io.walsink.storage.OutcomeUnknownException: injected loss of the acknowledgement of"
                         + " PUT_IF_ABSENT call 9 (the write was applied)",
                 "SOAK attempt=2 restored=4",
@@ -40,7 +40,7 @@ class WalSinkSoakTest {
                 "SOAK attempt=3 restored=5",
                 "SOAK attempt=4 restored=6",
                 "12:00:03.000 WARN  Task - writer (1/2) switched from RUNNING to FAILED with failure cause:",
-                "io.walsink.shard.ShardPoisonedException: shard x poisoned (FENCED): WAL position 22 is taken",
+                "io.walsink.shard.io.ShardPoisonedException: shard x poisoned (FENCED): WAL position 22 is taken",
                 "SOAK savepoint=file:/tmp/sp"));
 
         assertThat(log.restored).containsExactly("none", "3", "4", "5", "6");

@@ -159,7 +159,7 @@ final class GcFixture implements AutoCloseable {
         writer.freezeActive();
         appendAll();
         SyncShardDriver.flushFrozen(writer);
-        List<io.walsink.shard.WrittenSsTable> written = writer.unpublished();
+        List<io.walsink.shard.io.WrittenSsTable> written = writer.unpublished();
         String orphan = written.get(written.size() - 1).path();
         writer.close();
         writer = ShardOpener.open(context, SHARD, 0, placement());

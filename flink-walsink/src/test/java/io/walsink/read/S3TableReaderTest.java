@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.shard.WrittenSsTable;
+import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;

@@ -14,7 +14,7 @@ import io.walsink.format.wal.CorruptWalEntryException;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.shard.WrittenSsTable;
+import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.MemWalTable;

@@ -12,7 +12,7 @@ import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.shard.WrittenSsTable;
+import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.Folders;

@@ -1,7 +1,9 @@
 package io.walsink.shard;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.shard.memtable.Memtable;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -15,9 +17,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * for that column, as the writer builds them ({@link TableContext}), so they carry the index
  * production picks for such a key; and that key's bytes as the encoder writes them.
  */
-final class KeyedMemtables {
+@Internal
+public final class KeyedMemtables {
     /** Length of {@link #key}'s bytes: a presence byte and the 64 value bits. */
-    static final int KEY_LENGTH = 9;
+    public static final int KEY_LENGTH = 9;
 
     private static final Field ID = new Field(
             "id",
@@ -29,14 +32,14 @@ final class KeyedMemtables {
             new Field("_tombstone", FieldType.notNullable(ArrowType.Bool.INSTANCE), null);
 
     /** A table of an int64 key {@code id} and a nullable string {@code name}. */
-    static final Schema ID_NAME = new Schema(List.of(ID, NAME));
+    public static final Schema ID_NAME = new Schema(List.of(ID, NAME));
 
     /** {@link #ID_NAME} as memtables store it: with {@code _tombstone} (column 2). */
-    static final Schema ID_NAME_STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
+    public static final Schema ID_NAME_STORAGE = new Schema(List.of(ID, NAME, TOMBSTONE));
 
     private KeyedMemtables() {}
 
-    static Memtable create(
+    public static Memtable create(
             BufferAllocator allocator, Schema schema, long generation, int batchMaxRows, int tombstoneColumn) {
         PrimaryKeyEncoder keys =
                 new PrimaryKeyEncoder(List.of(schema.getFields().get(0)));
@@ -44,7 +47,7 @@ final class KeyedMemtables {
     }
 
     /** The key bytes of {@code id} in the first column. */
-    static byte[] key(long id) {
+    public static byte[] key(long id) {
         return new KeyBuffer().appendSigned(id).toByteArray();
     }
 }

@@ -3,6 +3,7 @@ package io.walsink.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.shard.io.WrittenSsTable;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;

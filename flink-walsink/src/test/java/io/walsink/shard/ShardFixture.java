@@ -3,6 +3,7 @@ package io.walsink.shard;
 import static io.walsink.shard.SyncShardDriver.flushAndPublishAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ShardPlacement;
@@ -41,7 +42,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * A real Lance table on local disk with one shard, a store that can inject faults, and a
  * last-write-wins model of what was written, for shard-engine tests.
  */
-final class ShardFixture implements AutoCloseable {
+@Internal
+public final class ShardFixture implements AutoCloseable {
     static final Schema SCHEMA = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
             new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
@@ -51,15 +53,15 @@ final class ShardFixture implements AutoCloseable {
     final BufferAllocator allocator = new RootAllocator();
     final TableInfo table;
     final FaultInjectingObjectStore store;
-    final TableContext context;
+    public final TableContext context;
     /** Last-write-wins model: id -> name, deleted ids absent. */
     final Map<Long, String> model = new TreeMap<>();
 
-    ShardFixture(Path dir, WalSchemaProfile profile, ShardWriterConfig config) {
+    public ShardFixture(Path dir, WalSchemaProfile profile, ShardWriterConfig config) {
         this(dir, profile, config, Sleeper.SYSTEM);
     }
 
-    ShardFixture(Path dir, WalSchemaProfile profile, ShardWriterConfig config, Sleeper sleeper) {
+    public ShardFixture(Path dir, WalSchemaProfile profile, ShardWriterConfig config, Sleeper sleeper) {
         this.tablePath = dir.resolve("table");
         this.table = LanceTables.create(
                 tablePath.toString(), SCHEMA, List.of("id"), TableSharding.bucket("id", 1), Map.of());
@@ -67,11 +69,11 @@ final class ShardFixture implements AutoCloseable {
         this.context = new TableContext(store, table, Map.of(), profile, config, allocator);
     }
 
-    ShardPlacement placement() {
+    public ShardPlacement placement() {
         return ShardPlacement.bucket(table.sharding().specId(), 0);
     }
 
-    ShardWriter open() {
+    public ShardWriter open() {
         return ShardOpener.open(context, SHARD, 0, placement());
     }
 
@@ -80,7 +82,7 @@ final class ShardFixture implements AutoCloseable {
     }
 
     /** Opens the shard through another context (another store layer, table location or config). */
-    ShardWriter open(TableContext other) {
+    public ShardWriter open(TableContext other) {
         return ShardOpener.open(other, SHARD, 0, placement());
     }
 
@@ -95,7 +97,7 @@ final class ShardFixture implements AutoCloseable {
     }
 
     /** The table as the walsink reader merges it, bypassing injected faults: id -> name. */
-    Map<Long, String> read(ReadMode mode) {
+    public Map<Long, String> read(ReadMode mode) {
         TableRows rows = new TableReader(
                         tablePath.toString(),
                         Map.of(),

@@ -9,6 +9,7 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.io.WrittenSsTable;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

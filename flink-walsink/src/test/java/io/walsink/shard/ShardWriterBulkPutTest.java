@@ -3,6 +3,8 @@ package io.walsink.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.memtable.LongKeyIndexTest;
+import io.walsink.shard.memtable.Memtable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

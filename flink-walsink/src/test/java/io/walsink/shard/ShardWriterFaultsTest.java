@@ -9,7 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardPoisonedException.Reason;
+import io.walsink.shard.io.ShardPoisonedException;
+import io.walsink.shard.io.ShardPoisonedException.Reason;
 import io.walsink.storage.RetryPolicy;
 import io.walsink.storage.RetryingObjectStore;
 import io.walsink.storage.Sleeper;

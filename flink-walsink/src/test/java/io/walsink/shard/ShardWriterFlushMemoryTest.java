@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
+import io.walsink.shard.driver.QueuedShardIo;
+import io.walsink.shard.driver.ShardDrivers;
+import io.walsink.shard.io.SsTableFlush;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.memtable.InvalidInputException;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;

@@ -4,6 +4,8 @@ import static io.walsink.shard.SyncShardDriver.appendAllPending;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.memtable.LongKeyIndexTest;
+import io.walsink.shard.memtable.Memtable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

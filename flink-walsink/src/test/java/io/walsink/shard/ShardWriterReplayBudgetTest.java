@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
+import io.walsink.shard.memtable.LongKeyIndexTest;
 import java.nio.file.Path;
 import java.util.Random;
 import org.apache.arrow.vector.VectorSchemaRoot;

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.shard.memtable.InvalidInputException;
+import io.walsink.shard.memtable.LongKeyIndexTest;
+import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.RowWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;

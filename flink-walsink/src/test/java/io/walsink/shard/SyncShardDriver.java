@@ -1,5 +1,10 @@
 package io.walsink.shard;
 
+import io.walsink.shard.driver.QueuedShardIo;
+import io.walsink.shard.driver.ShardDrivers;
+import io.walsink.shard.io.ManifestUpdate;
+import io.walsink.shard.io.SsTableFlush;
+import io.walsink.shard.io.WalAppend;
 import java.util.Optional;
 
 /**

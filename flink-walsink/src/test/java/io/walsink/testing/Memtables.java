@@ -5,7 +5,7 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.shard.Memtable;
+import io.walsink.shard.memtable.Memtable;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;

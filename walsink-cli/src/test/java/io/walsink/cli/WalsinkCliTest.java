@@ -22,7 +22,7 @@ import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.shard.Memtable;
+import io.walsink.shard.memtable.Memtable;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.TemporaryFileNames;
 import io.walsink.testing.AllocatorExtension;

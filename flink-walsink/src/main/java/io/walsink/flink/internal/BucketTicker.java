@@ -1,6 +1,6 @@
 package io.walsink.flink.internal;
 
-import io.walsink.shard.ShardTimer;
+import io.walsink.shard.driver.ShardTimer;
 import java.util.function.IntConsumer;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.InternalTimer;

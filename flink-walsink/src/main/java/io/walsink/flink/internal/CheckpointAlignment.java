@@ -1,9 +1,9 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.BaseVersionRefresh;
-import io.walsink.shard.ShardDriver;
-import io.walsink.shard.ShardDrivers;
 import io.walsink.shard.TableContext;
+import io.walsink.shard.driver.ShardDriver;
+import io.walsink.shard.driver.ShardDrivers;
 
 /**
  * Keeps the shards in step with Flink's checkpoints. Before a barrier every row is made durable

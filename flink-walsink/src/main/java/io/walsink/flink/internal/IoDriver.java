@@ -1,6 +1,6 @@
 package io.walsink.flink.internal;
 
-import io.walsink.shard.ShardIo;
+import io.walsink.shard.driver.ShardIo;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

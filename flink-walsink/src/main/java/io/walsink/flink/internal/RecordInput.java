@@ -2,8 +2,8 @@ package io.walsink.flink.internal;
 
 import io.walsink.flink.convert.ChangeAction;
 import io.walsink.flink.convert.RowDataArrowWriter;
-import io.walsink.shard.RowWriter;
 import io.walsink.shard.TableContext;
+import io.walsink.shard.memtable.RowWriter;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.table.data.RowData;

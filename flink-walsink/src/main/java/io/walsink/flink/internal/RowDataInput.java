@@ -1,7 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.flink.convert.RowDataArrowWriter;
-import io.walsink.shard.RowWriter;
+import io.walsink.shard.memtable.RowWriter;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.flink.table.data.RowData;
 

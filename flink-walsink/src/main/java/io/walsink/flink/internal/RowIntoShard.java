@@ -1,7 +1,7 @@
 package io.walsink.flink.internal;
 
-import io.walsink.shard.ShardDriver;
-import io.walsink.shard.ShardDrivers;
+import io.walsink.shard.driver.ShardDriver;
+import io.walsink.shard.driver.ShardDrivers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;

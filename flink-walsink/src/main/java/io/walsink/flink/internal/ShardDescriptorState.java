@@ -2,8 +2,8 @@ package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardDescriptorSerializer;
-import io.walsink.shard.ShardDriver;
-import io.walsink.shard.WrittenSsTable;
+import io.walsink.shard.driver.ShardDriver;
+import io.walsink.shard.io.WrittenSsTable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.walsink.flink.internal;
 
-import io.walsink.shard.ShardDrivers;
+import io.walsink.shard.driver.ShardDrivers;
 import io.walsink.storage.ObjectStore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;

@@ -1,8 +1,8 @@
 package io.walsink.flink.internal;
 
-import io.walsink.shard.ShardDriver;
 import io.walsink.shard.ShardEvents;
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.driver.ShardDriver;
 import java.util.Collection;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;

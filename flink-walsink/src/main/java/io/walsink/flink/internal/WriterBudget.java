@@ -1,7 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.SsTableWriter;
+import io.walsink.shard.io.SsTableWriter;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;

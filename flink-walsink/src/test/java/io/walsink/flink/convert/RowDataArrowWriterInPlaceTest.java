@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.shard.InputValidator;
-import io.walsink.shard.Memtable;
+import io.walsink.shard.memtable.InputValidator;
+import io.walsink.shard.memtable.Memtable;
 import io.walsink.testing.AllocatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

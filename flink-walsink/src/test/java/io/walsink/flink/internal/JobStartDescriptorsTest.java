@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.FormatException;
 import io.walsink.shard.ShardDescriptor;
-import io.walsink.shard.WrittenSsTable;
+import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;

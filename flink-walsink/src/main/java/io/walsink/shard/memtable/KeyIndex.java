@@ -1,0 +1,54 @@
+package io.walsink.shard.memtable;
+
+import io.walsink.format.key.PrimaryKeyEncoder;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * Newest row position per primary key, for one memtable: what {@link Memtable} needs of its
+ * index. {@link #forKey} picks the implementation once per table from the key's shape:
+ * {@link LongKeyIndex} for one integer-like column, {@link ByteKeyIndex} (order-preserving key
+ * bytes) for anything else.
+ *
+ * <p>The index is a map, nothing more: the newest row of a key is the last position put for it,
+ * and the SSTable writer ({@link NewestRowsReader}) walks the memtable's rows in insert order and
+ * asks the index whether each is its key's newest; nobody iterates the index itself.
+ */
+interface KeyIndex {
+    long ABSENT = -1L;
+
+    /** The index for memtables of a table with key {@code keys}. */
+    static KeyIndex forKey(PrimaryKeyEncoder keys) {
+        return keys.isSingleLong() ? new LongKeyIndex() : new ByteKeyIndex();
+    }
+
+    /**
+     * Records {@code position} as the newest row of the encoded key {@code key[0, length)}.
+     *
+     * @return the row it replaces, or {@link #ABSENT} for a new key
+     */
+    long put(byte[] key, int length, long position);
+
+    /** The newest row of the encoded key {@code key[0, length)}, or {@link #ABSENT}. */
+    long get(byte[] key, int length);
+
+    /**
+     * Records rows {@code [from, to)} of {@code keyColumns} (non-null keys) as positions
+     * {@code firstPosition, firstPosition + 1, ...}, in that order, reading keys straight from the
+     * columns.
+     */
+    void putRange(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int from, int to, long firstPosition);
+
+    /**
+     * Marks which of rows {@code [0, rows)} of {@code keyColumns}, at positions
+     * {@code firstPosition, firstPosition + 1, ...}, are the newest rows of their keys.
+     *
+     * @return the number of rows marked
+     */
+    int markNewest(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int rows, long firstPosition, boolean[] newest);
+
+    /** Number of distinct keys. */
+    int size();
+
+    /** Heap bytes held by the index's arrays (capacity, not just what is used). */
+    long memoryBytes();
+}
