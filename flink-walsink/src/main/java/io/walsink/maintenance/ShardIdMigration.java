@@ -143,22 +143,26 @@ public final class ShardIdMigration {
      * it moves with them. Returns how many records were copied.
      */
     private int copyRestoreRecords(Move m) {
-        int copied = 0;
+        List<String> keys = restoreRecords(m.from());
+        for (String key : keys) {
+            copy(key, store.get(key), key.replace(m.from().toString(), m.to().toString()));
+        }
+        return keys.size();
+    }
+
+    /** The keys of {@code shard}'s restore records: its merge journal, passed-over numbers, restore intent and last reset. */
+    private List<String> restoreRecords(UUID shard) {
+        List<String> keys = new ArrayList<>();
         for (String folder :
-                List.of(TableLayout.mergeJournalFolder(m.from()), TableLayout.skippedGenerationsFolder(m.from()))) {
-            String toFolder = folder.replace(m.from().toString(), m.to().toString());
-            for (ObjectMeta meta : store.listAll(folder)) {
-                copy(meta.key(), store.get(meta.key()), toFolder + meta.key().substring(folder.length()));
-                copied++;
-            }
+                List.of(TableLayout.mergeJournalFolder(shard), TableLayout.skippedGenerationsFolder(shard))) {
+            store.listAll(folder).forEach(meta -> keys.add(meta.key()));
         }
-        for (String key : List.of(TableLayout.restoreIntentKey(m.from()), TableLayout.lastResetKey(m.from()))) {
+        for (String key : List.of(TableLayout.restoreIntentKey(shard), TableLayout.lastResetKey(shard))) {
             if (store.exists(key)) {
-                copy(key, store.get(key), key.replace(m.from().toString(), m.to().toString()));
-                copied++;
+                keys.add(key);
             }
         }
-        return copied;
+        return keys;
     }
 
     /**
@@ -188,35 +192,44 @@ public final class ShardIdMigration {
         if (store.exists(GcFloor.key(m.from()))) {
             store.delete(GcFloor.key(m.from()));
         }
-        for (String folder :
-                List.of(TableLayout.mergeJournalFolder(m.from()), TableLayout.skippedGenerationsFolder(m.from()))) {
-            for (ObjectMeta meta : store.listAll(folder)) {
-                store.delete(meta.key());
-            }
-        }
-        for (String key : List.of(TableLayout.restoreIntentKey(m.from()), TableLayout.lastResetKey(m.from()))) {
-            if (store.exists(key)) {
-                store.delete(key);
-            }
-        }
+        restoreRecords(m.from()).forEach(store::delete);
         progress.accept("removed shard " + m.from());
     }
 
-    /** Lance's shard of the bucket may exist only as an earlier, interrupted run of ours left it. */
+    /**
+     * Lance's shard of the bucket may exist only as an earlier, interrupted run of ours left it:
+     * every manifest version there is our copy of the old one, every other object equals the old
+     * object it was copied from (or that object is gone: removal starts only after a whole copy).
+     * A writer that opened the shard would have claimed a manifest version of its own.
+     */
     private void requireOnlyOurCopy(ManifestStore from, ManifestStore to, Move m, ShardManifest latest) {
-        if (store.listAll(TableLayout.shardFolder(m.to())).isEmpty()) {
-            return;
-        }
-        byte[] ours = manifestUnder(m.to(), from.read(from.listVersions().get(0)), latest.version());
-        long first = from.listVersions().get(0);
-        boolean ourCopy = store.exists(to.versionKey(first)) && Arrays.equals(store.get(to.versionKey(first)), ours);
-        if (!ourCopy) {
-            throw new FormatException(
-                    location(TableLayout.shardFolder(m.to())),
-                    "Lance's shard of bucket " + m.bucket() + " exists beside shard " + m.from()
-                            + " (another writer opened it): the bucket's keys are in two shards, which a migration "
-                            + "cannot merge. Compact the table, then remove the younger shard by hand",
-                    null);
+        String toFolder = TableLayout.shardFolder(m.to());
+        String fromFolder = TableLayout.shardFolder(m.from());
+        String toManifests = TableLayout.manifestFolder(m.to());
+        List<Long> versions = from.listVersions();
+        for (ObjectMeta meta : store.listAll(toFolder)) {
+            String key = meta.key();
+            boolean ours;
+            if (key.equals(to.hintKey())) {
+                ours = true; // a hint, written again by every run
+            } else if (key.startsWith(toManifests)) {
+                ours = versions.stream()
+                        .filter(v -> to.versionKey(v).equals(key))
+                        .anyMatch(v ->
+                                Arrays.equals(store.get(key), manifestUnder(m.to(), from.read(v), latest.version())));
+            } else {
+                String fromKey = fromFolder + key.substring(toFolder.length());
+                ours = !store.exists(fromKey) || Arrays.equals(store.get(fromKey), store.get(key));
+            }
+            if (!ours) {
+                throw new FormatException(
+                        location(toFolder),
+                        "Lance's shard of bucket " + m.bucket() + " exists beside shard " + m.from()
+                                + " (another writer opened it; " + location(key) + " is not our copy): the bucket's"
+                                + " keys are in two shards, which a migration cannot merge. Compact the table, then"
+                                + " remove the younger shard by hand",
+                        null);
+            }
         }
     }
 

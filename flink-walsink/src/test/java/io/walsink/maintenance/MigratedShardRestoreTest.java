@@ -3,13 +3,18 @@ package io.walsink.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.format.TableLayout;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.recovery.CommitHook;
 import io.walsink.shard.ShardWriter;
+import io.walsink.storage.ForwardingObjectStore;
+import io.walsink.storage.StorageException;
+import io.walsink.testing.LanceDb;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +31,7 @@ class MigratedShardRestoreTest {
 
     /** Generations merged after the checkpoint, under the old id, are rolled back under the new one. */
     @Test
-    void aCheckpointOlderThanWhatWasMergedBeforeTheMigrationIsReset() {
+    void aCheckpointOlderThanWhatWasMergedBeforeTheMigrationIsReset() throws Exception {
         long seed = System.nanoTime();
         System.out.println("MigratedShardRestoreTest merged seed " + seed);
         try (CompactionFixture f = new CompactionFixture(dir, seed)) {
@@ -41,6 +46,14 @@ class MigratedShardRestoreTest {
 
             f.modelAt(s1);
             f.assertRestoredTo(f.restore(s1.state().withShardId(ShardIds.bucket(BUCKET))), s1.model(), seed);
+            // LanceDB reads the migrated table on its defaults: both ids are marked in the MemWAL index.
+            LanceDb.Result all = LanceDb.read(
+                            f.tablePath, List.of(LanceDb.Query.of("all", null, CompactionFixture.COLUMNS)))
+                    .get("all");
+            assertThat(all.failed()).as("LanceDB read: %s", all.error()).isFalse();
+            assertThat(all.rows().stream().map(r -> Long.parseLong(r.get(0))).sorted())
+                    .as("LanceDB's default read, seed %s", seed)
+                    .containsExactlyElementsOf(s1.model().keySet());
         }
     }
 
@@ -76,6 +89,39 @@ class MigratedShardRestoreTest {
                     .isTrue();
             assertThat(f.merged().get(legacy)).as("generation 2 is not marked").isEqualTo(1);
             assertThat(f.baseRows()).as("its deletes are committed").isEmpty();
+
+            migrate(f);
+
+            f.modelAt(s1);
+            f.assertRestoredTo(f.restore(s1.state().withShardId(ShardIds.bucket(BUCKET))), s1.model(), seed);
+        }
+    }
+
+    /** A run that stopped after copying some of the shard's objects, before its manifests, continues when run again. */
+    @Test
+    void aMigrationInterruptedBeforeItsManifestsContinuesWhenRunAgain() {
+        long seed = System.nanoTime();
+        System.out.println("MigratedShardRestoreTest interrupted seed " + seed);
+        try (CompactionFixture f = new CompactionFixture(dir, seed)) {
+            ShardWriter writer = f.openAs(legacy(f), BUCKET);
+            CompactionFixture.Checkpointed s1 = f.publishedRound(writer, BUCKET, "g1");
+            writer.close();
+            String newManifests = TableLayout.manifestFolder(ShardIds.bucket(BUCKET));
+            AtomicInteger failed = new AtomicInteger();
+            ForwardingObjectStore failing = new ForwardingObjectStore(f.store) {
+                @Override
+                public void putIfAbsent(String key, byte[] data) {
+                    if (key.startsWith(newManifests) && failed.getAndIncrement() == 0) {
+                        throw new StorageException(key, "simulated failure", false);
+                    }
+                    super.putIfAbsent(key, data);
+                }
+            };
+            assertThatThrownBy(() -> new ShardIdMigration(failing, f.uri, Map.of(), f.allocator).run(line -> {}))
+                    .hasMessageContaining("simulated failure");
+            assertThat(f.store.listAll(TableLayout.shardFolder(ShardIds.bucket(BUCKET))))
+                    .as("the interrupted run copied objects of the shard")
+                    .isNotEmpty();
 
             migrate(f);
 

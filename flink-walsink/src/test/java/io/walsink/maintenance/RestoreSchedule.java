@@ -77,6 +77,7 @@ final class RestoreSchedule {
         int collections;
         long collectedObjects;
         int migrations;
+        int interruptedMigrations;
 
         @Override
         public String toString() {
@@ -91,7 +92,8 @@ final class RestoreSchedule {
                     + " key indexes, " + lanceDbReads + " schedules also read by LanceDB, " + tagsAndBranches
                     + " base-table tags and branches, " + cleanups + " base-table cleanups (" + cleanedVersions
                     + " versions removed), " + collections + " garbage collections (" + collectedObjects
-                    + " objects removed), " + migrations + " shard-id migrations";
+                    + " objects removed), " + migrations + " shard-id migrations (" + interruptedMigrations
+                    + " interrupted by a store fault and run again)";
         }
     }
 
@@ -273,8 +275,32 @@ final class RestoreSchedule {
             new Compactor(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
             log("merge everything");
         }
-        List<ShardIdMigration.Move> moves = new ShardIdMigration(f.store, f.uri, Map.of(), f.allocator).run(line -> {});
-        assertThat(moves).as("moves of migrate-shard-ids (seed %s)", seed).hasSize(BUCKETS);
+        ShardIdMigration migration = new ShardIdMigration(store, f.uri, Map.of(), f.allocator);
+        assertThat(migration.plan()).as("shards to migrate (seed %s)", seed).hasSize(BUCKETS);
+        if (random.nextBoolean()) {
+            // A run interrupted at a store call, then run again, as the command's user would.
+            // Not at the lease: a run that dies holding it makes the next wait for its expiry (10
+            // minutes, which the refusal names), a wait the schedule does not simulate.
+            store.arm(1 + random.nextInt(80), random.nextBoolean());
+            store.spare = "_walsink/compaction-lease/";
+            log("migrate-shard-ids with " + store.describeArmed());
+            try {
+                migration.run(line -> {});
+            } catch (RuntimeException e) {
+                if (!store.disarm()) {
+                    throw e;
+                }
+                stats.interruptedMigrations++;
+                log("  failed on the injected fault: " + e.getMessage());
+            }
+            store.disarm();
+            store.spare = null;
+        }
+        // Moves what is left: everything, or what an interrupted run had not removed yet.
+        List<ShardIdMigration.Move> moves = migration.run(line -> {});
+        assertThat(migration.plan())
+                .as("nothing left to migrate (seed %s)", seed)
+                .isEmpty();
         ids = CompactionFixture.SHARDS;
         migrated = true;
         stats.migrations++;
@@ -599,6 +625,9 @@ final class RestoreSchedule {
      */
     private static final class FaultingStore extends ForwardingObjectStore {
         private int countdown;
+        /** Calls on keys under this prefix are not counted (and never fail); null: all are. */
+        String spare;
+
         private boolean loseAcknowledgement;
         private boolean fired;
         boolean firedAfterIntent;
@@ -663,6 +692,9 @@ final class RestoreSchedule {
         }
 
         private void read(String key) {
+            if (spare != null && key.startsWith(spare)) {
+                return;
+            }
             if (countdown > 0 && --countdown == 0) {
                 fired = true;
                 firedAfterIntent = !delegate().listAll(intentFolder()).isEmpty();
@@ -671,6 +703,10 @@ final class RestoreSchedule {
         }
 
         private void write(String key, Runnable write) {
+            if (spare != null && key.startsWith(spare)) {
+                write.run();
+                return;
+            }
             if (countdown > 0 && --countdown == 0) {
                 fired = true;
                 firedAfterIntent = !delegate().listAll(intentFolder()).isEmpty();

@@ -88,6 +88,9 @@ class RestoreSimulationTest {
                     .as("objects removed by garbage collections")
                     .isPositive();
             assertThat(stats.migrations).as("shard-id migrations").isPositive();
+            assertThat(stats.interruptedMigrations)
+                    .as("migrations interrupted and run again")
+                    .isPositive();
         }
     }
 
