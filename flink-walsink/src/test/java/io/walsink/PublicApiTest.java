@@ -19,6 +19,7 @@ class PublicApiTest {
     private static final List<String> API = List.of(
             "io.walsink.flink.WalSink",
             "io.walsink.flink.WalSinkBuilder",
+            "io.walsink.flink.SinkOptions",
             "io.walsink.table.WalSinkTableOptions",
             "io.walsink.read.TableReader",
             "io.walsink.read.TableRows",

@@ -1,9 +1,9 @@
 package io.walsink.bench;
 
+import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.internal.BucketRouting;
 import io.walsink.format.sharding.BucketHash;
-import io.walsink.shard.ShardWriterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -97,7 +97,9 @@ final class Q1Pipelines {
             boolean sqlFromGenerator,
             int walAppendsPerSecond) {
         int walAppendsPerSecondOrDefault() {
-            return walAppendsPerSecond > 0 ? walAppendsPerSecond : ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
+            return walAppendsPerSecond > 0
+                    ? walAppendsPerSecond
+                    : SinkOptions.WAL_MAX_APPENDS_PER_SECOND.defaultValue();
         }
 
         Settings withRows(Q1Rows other) {

@@ -9,9 +9,9 @@ import io.walsink.flink.internal.BucketRouting;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.NoRecordsWriter;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
+import io.walsink.flink.internal.SinkSettings;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.TableContext;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -137,7 +137,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
                 .declareManagedMemoryUseCaseAtOperatorScope(
                         ManagedMemoryUseCase.OPERATOR,
                         managedMemoryWeight(
-                                options.shardWriterConfig(),
+                                options.settings(),
                                 input.getExecutionEnvironment().getConfiguration()));
         return written;
     }
@@ -147,14 +147,14 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
      * MiB as the settings give it (1168 with the defaults), as Flink SQL's batch operators weigh
      * theirs by the MiB they ask for.
      */
-    static int managedMemoryWeight(ShardWriterConfig config, ReadableConfig job) {
+    static int managedMemoryWeight(SinkSettings settings, ReadableConfig job) {
         if (job.get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.STREAMING) {
             // In batch execution Flink sorts the keyed input and gives the operator's managed memory
             // to the sorter, declaring the weight of execution.sorted-inputs.memory; a different
             // weight here would conflict with it. The writer then has no managed memory.
             return Math.max(1, job.get(ExecutionOptions.SORTED_INPUTS_MEMORY).getMebiBytes());
         }
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.offHeapBytesPerSubtask() >> 20));
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, settings.offHeapBytesPerSubtask() >> 20));
     }
 
     BucketKeySelector<IN> keySelector(int maxParallelism) {

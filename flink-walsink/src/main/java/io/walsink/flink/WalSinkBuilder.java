@@ -1,9 +1,9 @@
 package io.walsink.flink;
 
-import io.walsink.annotation.Internal;
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
+import io.walsink.flink.internal.SinkSettings;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
@@ -12,7 +12,6 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
@@ -22,6 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,12 +43,10 @@ public final class WalSinkBuilder<IN> {
     private String path;
     private List<String> primaryKey;
     private Integer createBuckets;
-    private ShardWriterConfig.Builder writer = ShardWriterConfig.builder();
+    private final Configuration settings = new Configuration();
     private S3Options s3 = S3Options.defaults();
     private final Map<String, String> lanceStorageOptions = new HashMap<>();
     private WalSchemaProfile profile = WalSchemaProfile.SPEC;
-    private int ioThreads = 4;
-    private Integer parallelism;
     private WalSinkOptions.StoreWrapper storeWrapper;
     private final Map<String, Integer> vectorColumns = new LinkedHashMap<>();
     private final List<MaintainedIndex> maintainedIndexes = new ArrayList<>();
@@ -112,7 +113,7 @@ public final class WalSinkBuilder<IN> {
 
     /** {@code sink.flush-interval}: how often a shard with pending rows appends them (default 100 ms). */
     public WalSinkBuilder<IN> flushInterval(Duration interval) {
-        writer.flushInterval(interval);
+        settings.set(SinkOptions.FLUSH_INTERVAL, interval);
         return this;
     }
 
@@ -122,31 +123,31 @@ public final class WalSinkBuilder<IN> {
      * the flush interval, each shard's ticks come further apart.
      */
     public WalSinkBuilder<IN> walMaxAppendsPerSecond(int appends) {
-        writer.walMaxAppendsPerSecond(appends);
+        settings.set(SinkOptions.WAL_MAX_APPENDS_PER_SECOND, appends);
         return this;
     }
 
     /** {@code sink.wal.max-buffer-size}: pending bytes that trigger an append before the tick. */
     public WalSinkBuilder<IN> walMaxBufferBytes(long bytes) {
-        writer.walMaxBufferBytes(bytes);
+        settings.set(SinkOptions.WAL_MAX_BUFFER_SIZE, new MemorySize(bytes));
         return this;
     }
 
     /** {@code sink.memtable.max-size}. */
     public WalSinkBuilder<IN> memtableMaxBytes(long bytes) {
-        writer.memtableMaxBytes(bytes);
+        settings.set(SinkOptions.MEMTABLE_MAX_SIZE, new MemorySize(bytes));
         return this;
     }
 
     /** {@code sink.memtable.max-rows}. */
     public WalSinkBuilder<IN> memtableMaxRows(long rows) {
-        writer.memtableMaxRows(rows);
+        settings.set(SinkOptions.MEMTABLE_MAX_ROWS, rows);
         return this;
     }
 
     /** {@code sink.max-unflushed-bytes}: memory per shard above which the writer backpressures. */
     public WalSinkBuilder<IN> maxUnflushedBytes(long bytes) {
-        writer.maxUnflushedBytes(bytes);
+        settings.set(SinkOptions.MAX_UNFLUSHED_BYTES, new MemorySize(bytes));
         return this;
     }
 
@@ -155,7 +156,7 @@ public final class WalSinkBuilder<IN> {
      * above it the writer freezes and flushes its largest shards first (default 1 GiB).
      */
     public WalSinkBuilder<IN> maxUnflushedBytesPerSubtask(long bytes) {
-        writer.maxUnflushedBytesPerSubtask(bytes);
+        settings.set(SinkOptions.MAX_UNFLUSHED_BYTES_PER_SUBTASK, new MemorySize(bytes));
         return this;
     }
 
@@ -168,7 +169,7 @@ public final class WalSinkBuilder<IN> {
      * memtable plus two WAL buffers (1168 MiB).
      */
     public WalSinkBuilder<IN> maxOffHeapBytesPerSubtask(long bytes) {
-        writer.maxOffHeapBytesPerSubtask(bytes);
+        settings.set(SinkOptions.MAX_OFF_HEAP_BYTES_PER_SUBTASK, new MemorySize(bytes));
         return this;
     }
 
@@ -179,7 +180,7 @@ public final class WalSinkBuilder<IN> {
      * compaction merges; a longer age writes fewer SSTables and delays readers by up to that age).
      */
     public WalSinkBuilder<IN> memtableMaxAge(Duration age) {
-        writer.memtableMaxAge(age);
+        settings.set(SinkOptions.MEMTABLE_MAX_AGE, age);
         return this;
     }
 
@@ -189,7 +190,7 @@ public final class WalSinkBuilder<IN> {
      * that know nothing of MemWAL then see the rows, and reads merge fewer SSTables. On by default.
      */
     public WalSinkBuilder<IN> compaction(boolean enabled) {
-        writer.compaction(enabled);
+        settings.set(SinkOptions.COMPACTION_ENABLED, enabled);
         return this;
     }
 
@@ -200,7 +201,7 @@ public final class WalSinkBuilder<IN> {
      * the retention then fails, naming it. On by default, with a retention of 1 h.
      */
     public WalSinkBuilder<IN> garbageCollection(boolean enabled, Duration retention) {
-        writer.garbageCollection(enabled).gcRetention(retention);
+        settings.set(SinkOptions.GC_ENABLED, enabled).set(SinkOptions.GC_RETENTION, retention);
         return this;
     }
 
@@ -210,7 +211,7 @@ public final class WalSinkBuilder<IN> {
      * read last recorded its progress (default 1 day). Older consumer records are removed.
      */
     public WalSinkBuilder<IN> consumerExpiration(Duration expiration) {
-        writer.gcConsumerExpiration(expiration);
+        settings.set(SinkOptions.GC_CONSUMER_EXPIRATION, expiration);
         return this;
     }
 
@@ -219,7 +220,7 @@ public final class WalSinkBuilder<IN> {
      * (default 10 s); a compaction run starts no merge after this long (at least 10 s).
      */
     public WalSinkBuilder<IN> maintenanceInterval(Duration interval) {
-        writer.maintenanceInterval(interval);
+        settings.set(SinkOptions.MAINTENANCE_INTERVAL, interval);
         return this;
     }
 
@@ -230,15 +231,24 @@ public final class WalSinkBuilder<IN> {
      * the next manifest update.
      */
     public WalSinkBuilder<IN> keepMergedFor(Duration keep) {
-        writer.keepMergedFor(keep);
+        settings.set(SinkOptions.COMPACTION_KEEP_MERGED_FOR, keep);
         return this;
     }
 
-    /** Every writer setting at once (the SQL options build one). */
-    @Internal
-    public WalSinkBuilder<IN> writerConfig(ShardWriterConfig config) {
-        writer = config.toBuilder();
+    /**
+     * Every {@link SinkOptions} present in {@code options}, as SQL names them (for example from
+     * {@code Configuration.fromMap(Map.of("sink.memtable.max-age", "1 min"))}); each replaces what
+     * was set before. The other methods set one option each.
+     */
+    public WalSinkBuilder<IN> options(ReadableConfig options) {
+        for (ConfigOption<?> option : SinkOptions.all()) {
+            copy(options, option);
+        }
         return this;
+    }
+
+    private <T> void copy(ReadableConfig options, ConfigOption<T> option) {
+        options.getOptional(option).ifPresent(value -> settings.set(option, value));
     }
 
     public WalSinkBuilder<IN> s3(S3Options options) {
@@ -260,13 +270,13 @@ public final class WalSinkBuilder<IN> {
 
     /** Threads per writer subtask for object-store I/O, and shards it restores at once (default 4). */
     public WalSinkBuilder<IN> ioThreads(int threads) {
-        this.ioThreads = threads;
+        settings.set(SinkOptions.IO_THREADS, threads);
         return this;
     }
 
     /** {@code sink.parallelism} of the writer operator (default: the job's). */
     public WalSinkBuilder<IN> parallelism(int parallelism) {
-        this.parallelism = parallelism;
+        settings.set(SinkOptions.PARALLELISM, parallelism);
         return this;
     }
 
@@ -283,12 +293,10 @@ public final class WalSinkBuilder<IN> {
         if (path == null || path.isBlank()) {
             throw new IllegalArgumentException("path is required: file:///dir, a directory, or s3://bucket/prefix");
         }
-        if (parallelism != null && parallelism < 1) {
-            throw new IllegalArgumentException("sink.parallelism must be positive, was " + parallelism);
-        }
+        SinkSettings checked = SinkSettings.from(settings);
         Map<String, String> lance = new HashMap<>(LanceStorageOptions.of(StorageLocation.parse(path), s3));
         lance.putAll(lanceStorageOptions); // explicit options win over derived ones
-        WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, writer.build(), ioThreads, storeWrapper);
+        WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, checked, storeWrapper);
         TableInfo table = openOrCreate(options);
         VectorColumns.check(vectorColumns, table.schema(), path);
         MaintainedIndexes.checkDeclared(maintainedIndexes, table);
@@ -297,7 +305,12 @@ public final class WalSinkBuilder<IN> {
                     + table.primaryKey() + " of the table at " + path);
         }
         RowType effective = rowType != null ? rowType : WalSink.rowTypeOf(table);
-        return WalSink.create(options, table, effective, conversion, parallelism);
+        return WalSink.create(
+                options,
+                table,
+                effective,
+                conversion,
+                checked.isSet(SinkOptions.PARALLELISM) ? checked.get(SinkOptions.PARALLELISM) : null);
     }
 
     private TableInfo openOrCreate(WalSinkOptions options) {

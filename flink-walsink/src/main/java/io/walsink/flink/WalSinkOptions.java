@@ -1,8 +1,8 @@
 package io.walsink.flink;
 
 import io.walsink.annotation.Internal;
+import io.walsink.flink.internal.SinkSettings;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -23,8 +23,7 @@ public final class WalSinkOptions implements Serializable {
     private final S3Options s3;
     private final Map<String, String> lanceStorageOptions;
     private final String schemaProfile;
-    private final ShardWriterConfig writer;
-    private final int ioThreads;
+    private final SinkSettings settings;
     private final StoreWrapper storeWrapper;
 
     /**
@@ -41,19 +40,14 @@ public final class WalSinkOptions implements Serializable {
             S3Options s3,
             Map<String, String> lanceStorageOptions,
             WalSchemaProfile profile,
-            ShardWriterConfig writer,
-            int ioThreads,
+            SinkSettings settings,
             StoreWrapper storeWrapper) {
         this.path = Objects.requireNonNull(path, "path");
         StorageLocation.parse(path); // a malformed path fails while the job is built
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.lanceStorageOptions = Map.copyOf(lanceStorageOptions);
         this.schemaProfile = profile.profileName();
-        this.writer = Objects.requireNonNull(writer, "writer");
-        if (ioThreads < 1) {
-            throw new IllegalArgumentException("sink.io-threads must be positive, was " + ioThreads);
-        }
-        this.ioThreads = ioThreads;
+        this.settings = Objects.requireNonNull(settings, "settings");
         this.storeWrapper = storeWrapper == null ? store -> store : storeWrapper;
     }
 
@@ -85,16 +79,16 @@ public final class WalSinkOptions implements Serializable {
     }
 
     public int ioThreads() {
-        return ioThreads;
+        return settings.get(SinkOptions.IO_THREADS);
     }
 
-    public ShardWriterConfig shardWriterConfig() {
-        return writer;
+    /** The {@link SinkOptions} the sink runs with. */
+    public SinkSettings settings() {
+        return settings;
     }
 
     @Override
     public String toString() {
-        return "WalSinkOptions{path=" + path + ", profile=" + schemaProfile + ", " + shardWriterConfig()
-                + ", ioThreads=" + ioThreads + ", s3=" + s3 + "}";
+        return "WalSinkOptions{path=" + path + ", profile=" + schemaProfile + ", " + settings + ", s3=" + s3 + "}";
     }
 }

@@ -9,7 +9,6 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.recovery.CompactionLease;
 import io.walsink.recovery.CompactionLeaseException;
 import io.walsink.recovery.LeaseClaimant;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectStore;
 import java.time.Clock;
@@ -69,7 +68,7 @@ public final class GarbageCollector {
     public static final int DEFAULT_KEEP_MANIFEST_VERSIONS = 10;
 
     /** How long a consumer record protects what its read needs after it was last written. */
-    public static final Duration DEFAULT_CONSUMER_EXPIRATION = ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION;
+    public static final Duration DEFAULT_CONSUMER_EXPIRATION = Duration.ofDays(1);
 
     /**
      * @param retention nothing younger is removed; at least the age of the oldest checkpoint or

@@ -13,34 +13,18 @@ import static io.walsink.table.WalSinkTableOptions.SCAN_FULL_TEXT_LIMIT;
 import static io.walsink.table.WalSinkTableOptions.SCAN_FULL_TEXT_QUERY;
 import static io.walsink.table.WalSinkTableOptions.SCAN_MODE;
 import static io.walsink.table.WalSinkTableOptions.SCAN_SPLIT_BASE_ROWS;
-import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_ENABLED;
-import static io.walsink.table.WalSinkTableOptions.SINK_COMPACTION_KEEP_MERGED_FOR;
-import static io.walsink.table.WalSinkTableOptions.SINK_FLUSH_INTERVAL;
-import static io.walsink.table.WalSinkTableOptions.SINK_GC_CONSUMER_EXPIRATION;
-import static io.walsink.table.WalSinkTableOptions.SINK_GC_ENABLED;
-import static io.walsink.table.WalSinkTableOptions.SINK_GC_RETENTION;
-import static io.walsink.table.WalSinkTableOptions.SINK_IO_THREADS;
-import static io.walsink.table.WalSinkTableOptions.SINK_MAINTENANCE_INTERVAL;
-import static io.walsink.table.WalSinkTableOptions.SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK;
-import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES;
-import static io.walsink.table.WalSinkTableOptions.SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK;
-import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_AGE;
-import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_ROWS;
-import static io.walsink.table.WalSinkTableOptions.SINK_MEMTABLE_MAX_SIZE;
-import static io.walsink.table.WalSinkTableOptions.SINK_PARALLELISM;
-import static io.walsink.table.WalSinkTableOptions.SINK_WAL_MAX_APPENDS_PER_SECOND;
-import static io.walsink.table.WalSinkTableOptions.SINK_WAL_MAX_BUFFER_SIZE;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_EF;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_NPROBES;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_REFINE_FACTOR;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_REFRESH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.WAL_SCHEMA_PROFILE;
 
+import io.walsink.flink.SinkOptions;
+import io.walsink.flink.internal.SinkSettings;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import io.walsink.table.lookup.LookupConfig;
@@ -48,7 +32,6 @@ import io.walsink.table.search.FullTextScan;
 import io.walsink.table.search.VectorSearchConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -63,14 +46,12 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
  * {@link ValidationException} naming its option, while the statement is planned.
  *
  * @param buckets null unless set (only needed to create the table)
- * @param sinkParallelism null for the job's default
+ * @param sink the {@link SinkOptions} set, checked
  */
 record WalSinkTableConfig(
         String path,
         Integer buckets,
-        ShardWriterConfig writer,
-        Integer sinkParallelism,
-        int ioThreads,
+        SinkSettings sink,
         S3Options s3,
         WalSchemaProfile schemaProfile,
         ReadMode scanMode,
@@ -93,69 +74,16 @@ record WalSinkTableConfig(
                     "must be in [" + TableSharding.MIN_BUCKETS + ", " + TableSharding.MAX_BUCKETS + "], was "
                             + buckets);
         }
-        Duration flush = options.get(SINK_FLUSH_INTERVAL);
-        if (flush.isZero() || flush.isNegative()) {
-            throw invalid(SINK_FLUSH_INTERVAL, "must be positive for durable writes, was " + flush);
-        }
-        int appendsPerSecond =
-                (int) positive(SINK_WAL_MAX_APPENDS_PER_SECOND, options.get(SINK_WAL_MAX_APPENDS_PER_SECOND));
-        long walBuffer = positive(
-                SINK_WAL_MAX_BUFFER_SIZE, options.get(SINK_WAL_MAX_BUFFER_SIZE).getBytes());
-        long memtableBytes = positive(
-                SINK_MEMTABLE_MAX_SIZE, options.get(SINK_MEMTABLE_MAX_SIZE).getBytes());
-        long memtableRows = positive(SINK_MEMTABLE_MAX_ROWS, options.get(SINK_MEMTABLE_MAX_ROWS));
-        long unflushed = positive(
-                SINK_MAX_UNFLUSHED_BYTES, options.get(SINK_MAX_UNFLUSHED_BYTES).getBytes());
-        long unflushedPerSubtask = positive(
-                SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
-                options.get(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK).getBytes());
-        long offHeapPerSubtask = options.getOptional(SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK)
-                .map(size -> positive(SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK, size.getBytes()))
-                .orElse(0L); // derived
-        Integer parallelism = options.get(SINK_PARALLELISM);
-        if (parallelism != null) {
-            positive(SINK_PARALLELISM, parallelism);
-        }
-        int ioThreads = (int) positive(SINK_IO_THREADS, options.get(SINK_IO_THREADS));
-        ShardWriterConfig writer;
+        SinkSettings sink;
         try {
-            // The budgets as a whole; its messages name the options involved.
-            ShardWriterConfig.Builder builder = ShardWriterConfig.builder()
-                    .flushInterval(flush)
-                    .walMaxAppendsPerSecond(appendsPerSecond)
-                    .memtableMaxRows(memtableRows)
-                    .maxOffHeapBytesPerSubtask(offHeapPerSubtask);
-            // Memory sizes left out of the WITH clause are derived from the slot's memory when the
-            // writer starts (docs/configuration.md#memory): only the ones given count as explicit.
-            if (options.getOptional(SINK_WAL_MAX_BUFFER_SIZE).isPresent()) {
-                builder.walMaxBufferBytes(walBuffer);
-            }
-            if (options.getOptional(SINK_MEMTABLE_MAX_SIZE).isPresent()) {
-                builder.memtableMaxBytes(memtableBytes);
-            }
-            if (options.getOptional(SINK_MAX_UNFLUSHED_BYTES).isPresent()) {
-                builder.maxUnflushedBytes(unflushed);
-            }
-            if (options.getOptional(SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK).isPresent()) {
-                builder.maxUnflushedBytesPerSubtask(unflushedPerSubtask);
-            }
-            writer = builder.memtableMaxAge(options.get(SINK_MEMTABLE_MAX_AGE))
-                    .compaction(options.get(SINK_COMPACTION_ENABLED))
-                    .keepMergedFor(options.get(SINK_COMPACTION_KEEP_MERGED_FOR))
-                    .garbageCollection(options.get(SINK_GC_ENABLED))
-                    .gcRetention(options.get(SINK_GC_RETENTION))
-                    .gcConsumerExpiration(options.get(SINK_GC_CONSUMER_EXPIRATION))
-                    .maintenanceInterval(options.get(SINK_MAINTENANCE_INTERVAL))
-                    .build();
+            sink = SinkSettings.from(options);
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);
         }
         return new WalSinkTableConfig(
                 path,
                 buckets,
-                writer,
-                parallelism,
-                ioThreads,
+                sink,
                 s3(options),
                 schemaProfile(options),
                 scanMode(options),
@@ -194,6 +122,16 @@ record WalSinkTableConfig(
         } catch (IllegalArgumentException e) {
             throw new ValidationException(e.getMessage(), e);
         }
+    }
+
+    /** The sink options set, for the DataStream builder. */
+    ReadableConfig sinkOptions() {
+        return sink.options();
+    }
+
+    /** The writer's parallelism; null for the job's default. */
+    Integer sinkParallelism() {
+        return sink.isSet(SinkOptions.PARALLELISM) ? sink.get(SinkOptions.PARALLELISM) : null;
     }
 
     /** The table location as lance-core expects it. */
@@ -277,8 +215,7 @@ record WalSinkTableConfig(
     @Override
     public String toString() {
         // S3Options hides the secret; the rest holds none.
-        return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", writer=" + writer
-                + ", sinkParallelism=" + sinkParallelism + ", ioThreads=" + ioThreads + ", s3=" + s3
+        return "WalSinkTableConfig[path=" + path + ", buckets=" + buckets + ", sink=" + sink + ", s3=" + s3
                 + ", schemaProfile=" + schemaProfile + ", scanMode=" + scanMode + ", scanSplitBaseRows="
                 + scanSplitBaseRows + ", lookup=" + lookup + ", vectorSearch=" + vectorSearch + ", fullText=" + fullText
                 + "]";

@@ -1,18 +1,20 @@
 package io.walsink.table;
 
 import io.walsink.annotation.PublicEvolving;
-import io.walsink.shard.ShardWriterConfig;
+import io.walsink.flink.SinkOptions;
 import io.walsink.table.scan.TableScan;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.connector.source.lookup.LookupOptions;
 
 /**
- * Every option of the {@code 'connector' = 'walsink'} tables. docs/configuration.md is rendered
- * from these (a test fails when the two drift). Values are checked by {@link WalSinkTableConfig}.
+ * The options of the {@code 'connector' = 'walsink'} tables beyond the writer's own {@code sink.*}
+ * options, which {@link io.walsink.flink.SinkOptions} declares for SQL and DataStream alike.
+ * docs/configuration.md is rendered from both (a test fails when they drift). Values are checked by
+ * {@link WalSinkTableConfig}.
  */
 @PublicEvolving
 public final class WalSinkTableOptions {
@@ -28,134 +30,6 @@ public final class WalSinkTableOptions {
             .noDefaultValue()
             .withDescription("Bucket count, in [1, 1024], used only when the sink creates the table (bucket sharding"
                     + " on the first primary-key column). Required when 'path' holds no table yet.");
-
-    private static final String UNSET_DERIVED = " Unset: derived from the memory the writer's slot gives it"
-            + " (docs/configuration.md#memory); the default applies in local execution.";
-
-    public static final ConfigOption<Duration> SINK_FLUSH_INTERVAL = ConfigOptions.key("sink.flush-interval")
-            .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_FLUSH_INTERVAL)
-            .withDescription("How often a shard with pending rows appends them to its WAL, at most (see"
-                    + " 'sink.wal.max-appends-per-second' for subtasks with many shards); must be positive.");
-
-    public static final ConfigOption<Integer> SINK_WAL_MAX_APPENDS_PER_SECOND = ConfigOptions.key(
-                    "sink.wal.max-appends-per-second")
-            .intType()
-            .defaultValue(ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND)
-            .withDescription("The most WAL appends a second the flush ticks of one writer subtask start, over all"
-                    + " its shards: a subtask holding more shards than this allows at 'sink.flush-interval' appends"
-                    + " each shard every (shards / this) seconds instead, so that its PUTs stay bounded whatever the"
-                    + " bucket count. Appends for a full WAL buffer, a frozen memtable or a checkpoint are not held"
-                    + " back; must be positive.");
-
-    public static final ConfigOption<MemorySize> SINK_WAL_MAX_BUFFER_SIZE = ConfigOptions.key(
-                    "sink.wal.max-buffer-size")
-            .memoryType()
-            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES))
-            .withDescription("Pending bytes of a shard that trigger a WAL append before the next tick; at most"
-                    + " 'sink.memtable.max-size'." + UNSET_DERIVED);
-
-    public static final ConfigOption<MemorySize> SINK_MEMTABLE_MAX_SIZE = ConfigOptions.key("sink.memtable.max-size")
-            .memoryType()
-            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES))
-            .withDescription("Memtable size at which it is frozen and written as an SSTable." + UNSET_DERIVED);
-
-    public static final ConfigOption<Long> SINK_MEMTABLE_MAX_ROWS = ConfigOptions.key("sink.memtable.max-rows")
-            .longType()
-            .defaultValue(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_ROWS)
-            .withDescription("Memtable row count at which it is frozen and written as an SSTable.");
-
-    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES = ConfigOptions.key(
-                    "sink.max-unflushed-bytes")
-            .memoryType()
-            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES))
-            .withDescription("Memory per shard held in memtables not yet in SSTables above which the writer"
-                    + " backpressures; at least 'sink.memtable.max-size'." + UNSET_DERIVED);
-
-    public static final ConfigOption<Duration> SINK_MEMTABLE_MAX_AGE = ConfigOptions.key("sink.memtable.max-age")
-            .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_AGE)
-            .withDescription("At a checkpoint, memtables holding rows older than this are written as SSTables so"
-                    + " the checkpoint publishes them: rows are visible to readers of published data within about"
-                    + " this age plus one checkpoint interval. 0 publishes everything at every checkpoint (one"
-                    + " SSTable per shard per checkpoint).");
-
-    public static final ConfigOption<Boolean> SINK_COMPACTION_ENABLED = ConfigOptions.key("sink.compaction.enabled")
-            .booleanType()
-            .defaultValue(ShardWriterConfig.DEFAULT_COMPACTION)
-            .withDescription("One writer subtask merges published SSTables into the Lance base table after completed"
-                    + " checkpoints, without blocking the writers; readers that know nothing of MemWAL then see the"
-                    + " rows, and reads merge fewer SSTables.");
-
-    public static final ConfigOption<Duration> SINK_COMPACTION_KEEP_MERGED_FOR = ConfigOptions.key(
-                    "sink.compaction.keep-merged-for")
-            .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_KEEP_MERGED_FOR)
-            .withDescription("How long a shard's manifest keeps listing an SSTable after its writer saw it merged"
-                    + " into the base table. Readers that open the base table before they read the shard manifests"
-                    + " (LanceDB's default read, and a LanceDB table handle kept open) see every row as long as"
-                    + " their read, or their handle's age, stays below this; 0 drops merged SSTables at the"
-                    + " writer's next manifest update. Each second adds about one listed SSTable per shard at one"
-                    + " checkpoint a second.");
-
-    public static final ConfigOption<Boolean> SINK_GC_ENABLED = ConfigOptions.key("sink.gc.enabled")
-            .booleanType()
-            .defaultValue(ShardWriterConfig.DEFAULT_GARBAGE_COLLECTION)
-            .withDescription("One writer subtask removes WAL entries, manifest versions, SSTable folders and records"
-                    + " that no live manifest and no checkpoint younger than 'sink.gc.retention' can need.");
-
-    public static final ConfigOption<Duration> SINK_GC_RETENTION = ConfigOptions.key("sink.gc.retention")
-            .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_GC_RETENTION)
-            .withDescription("How long garbage collection keeps history: restoring a checkpoint or savepoint older"
-                    + " than this fails, naming the retention, and so does a bounded scan (SELECT) of the table"
-                    + " that runs longer than this, restarts included.");
-
-    public static final ConfigOption<Duration> SINK_GC_CONSUMER_EXPIRATION = ConfigOptions.key(
-                    "sink.gc.consumer-expiration")
-            .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION)
-            .withDescription("How long garbage collection keeps, even past 'sink.gc.retention', what a continuous"
-                    + " read with a 'scan.consumer-id' still needs, counted from the read's last completed"
-                    + " checkpoint; an older consumer record is ignored and removed, and the read fails once"
-                    + " what it needs is gone. Must be positive.");
-
-    public static final ConfigOption<Duration> SINK_MAINTENANCE_INTERVAL = ConfigOptions.key(
-                    "sink.maintenance.interval")
-            .durationType()
-            .defaultValue(ShardWriterConfig.DEFAULT_MAINTENANCE_INTERVAL)
-            .withDescription("At most one maintenance run (compaction, then garbage collection) starts per this"
-                    + " interval, after a completed checkpoint. A compaction run starts no generation's merge"
-                    + " after this long (at least 10 s); the rest waits for the next run.");
-
-    public static final ConfigOption<MemorySize> SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK = ConfigOptions.key(
-                    "sink.max-unflushed-bytes-per-subtask")
-            .memoryType()
-            .defaultValue(new MemorySize(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK))
-            .withDescription("The same summed over the shards of one writer subtask; above it the writer freezes"
-                    + " and flushes its largest shards first. At least 'sink.memtable.max-size'." + UNSET_DERIVED);
-
-    public static final ConfigOption<MemorySize> SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK = ConfigOptions.key(
-                    "sink.max-off-heap-bytes-per-subtask")
-            .memoryType()
-            .noDefaultValue()
-            .withDescription("Cap of a writer subtask's Arrow memory (memtables, SSTable writes, replay), taken"
-                    + " from the slot's managed memory (and task off-heap memory, if any) and checked at start"
-                    + " against what the slot gives. Unset: what the slot gives less headroom for lance-core's"
-                    + " native memory, or 'sink.max-unflushed-bytes-per-subtask' + 'sink.memtable.max-size' + 2 ×"
-                    + " 'sink.wal.max-buffer-size' when the unflushed budget is set or in local execution (1168"
-                    + " MiB with the defaults). Must exceed 'sink.max-unflushed-bytes-per-subtask'.");
-
-    public static final ConfigOption<Integer> SINK_PARALLELISM = ConfigOptions.key("sink.parallelism")
-            .intType()
-            .noDefaultValue()
-            .withDescription("Parallelism of the shard writer; the job's default when unset.");
-
-    public static final ConfigOption<Integer> SINK_IO_THREADS = ConfigOptions.key("sink.io-threads")
-            .intType()
-            .defaultValue(4)
-            .withDescription(
-                    "Object-store I/O threads per writer subtask; also how many shards a subtask restores at once after a failover.");
 
     public static final ConfigOption<String> S3_ENDPOINT = ConfigOptions.key("s3.endpoint")
             .stringType()
@@ -375,25 +249,10 @@ public final class WalSinkTableOptions {
 
     /** In the order docs/configuration.md lists them. */
     public static List<ConfigOption<?>> optional() {
-        return List.of(
-                BUCKETS,
-                SINK_FLUSH_INTERVAL,
-                SINK_WAL_MAX_APPENDS_PER_SECOND,
-                SINK_WAL_MAX_BUFFER_SIZE,
-                SINK_MEMTABLE_MAX_SIZE,
-                SINK_MEMTABLE_MAX_ROWS,
-                SINK_MEMTABLE_MAX_AGE,
-                SINK_COMPACTION_ENABLED,
-                SINK_COMPACTION_KEEP_MERGED_FOR,
-                SINK_GC_ENABLED,
-                SINK_GC_RETENTION,
-                SINK_GC_CONSUMER_EXPIRATION,
-                SINK_MAINTENANCE_INTERVAL,
-                SINK_MAX_UNFLUSHED_BYTES,
-                SINK_MAX_UNFLUSHED_BYTES_PER_SUBTASK,
-                SINK_MAX_OFF_HEAP_BYTES_PER_SUBTASK,
-                SINK_PARALLELISM,
-                SINK_IO_THREADS,
+        List<ConfigOption<?>> options = new ArrayList<>();
+        options.add(BUCKETS);
+        options.addAll(SinkOptions.all());
+        options.addAll(List.of(
                 S3_ENDPOINT,
                 S3_REGION,
                 S3_PATH_STYLE_ACCESS,
@@ -424,6 +283,7 @@ public final class WalSinkTableOptions {
                 VECTOR_SEARCH_EF,
                 VECTOR_SEARCH_NPROBES,
                 VECTOR_SEARCH_REFINE_FACTOR,
-                VECTOR_SEARCH_REFRESH_INTERVAL);
+                VECTOR_SEARCH_REFRESH_INTERVAL));
+        return options;
     }
 }

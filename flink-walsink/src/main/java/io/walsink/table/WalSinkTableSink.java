@@ -82,13 +82,9 @@ final class WalSinkTableSink implements DynamicTableSink {
         WalSinkBuilder<RowData> builder = WalSink.forRowData(rowType)
                 .path(config.path())
                 .primaryKey(primaryKey.toArray(String[]::new))
-                .writerConfig(config.writer())
+                .options(config.sinkOptions())
                 .s3(config.s3())
-                .schemaProfile(config.schemaProfile())
-                .ioThreads(config.ioThreads());
-        if (config.sinkParallelism() != null) {
-            builder.parallelism(config.sinkParallelism());
-        }
+                .schemaProfile(config.schemaProfile());
         vectorColumns.forEach(builder::vectorColumn);
         indexes.forEach(builder::maintainedIndex);
         if (config.buckets() != null) {

@@ -3,6 +3,7 @@ package io.walsink.flink;
 import static io.walsink.flink.HarnessSupport.ROW;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.flink.internal.SinkSettings;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
@@ -12,7 +13,6 @@ import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.GarbageCollector;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceRows;
@@ -150,7 +150,8 @@ class DefaultOptionsVisibilityTest {
      */
     private static final Duration AGED_AFTER = Duration.ofSeconds(15);
     /** Far enough back to be older than the retention at the next collection, see the class comment. */
-    private static final Duration AGE_BY = ShardWriterConfig.DEFAULT_GC_RETENTION.multipliedBy(2);
+    private static final Duration AGE_BY =
+            SinkOptions.GC_RETENTION.defaultValue().multipliedBy(2);
 
     /**
      * SSTables a shard's manifest lists, at most. A maintenance run starts at most every interval;
@@ -164,8 +165,10 @@ class DefaultOptionsVisibilityTest {
      * more per checkpoint: 61 at the end.)
      */
     private static final int MAX_SSTABLES_PER_SHARD =
-            (int) ((2 * ShardWriterConfig.DEFAULT_MAINTENANCE_INTERVAL.toMillis()
-                                    + ShardWriterConfig.DEFAULT_KEEP_MERGED_FOR.toMillis())
+            (int) ((2 * SinkOptions.MAINTENANCE_INTERVAL.defaultValue().toMillis()
+                                    + SinkOptions.COMPACTION_KEEP_MERGED_FOR
+                                            .defaultValue()
+                                            .toMillis())
                             / CHECKPOINT_MILLIS)
                     + 5;
 
@@ -248,7 +251,7 @@ class DefaultOptionsVisibilityTest {
                     .primaryKey("id")
                     .createTableIfMissing(BUCKETS)
                     .build();
-            assertRunsOnTheDefaults(sink.options().shardWriterConfig());
+            assertRunsOnTheDefaults(sink.options().settings());
             DataGeneratorSource<Long> source =
                     new DataGeneratorSource<>(i -> i, N, RateLimiterStrategy.perSecond(CHANGES_PER_SECOND), Types.LONG);
             env.fromSource(source, WatermarkStrategy.noWatermarks(), "change numbers")
@@ -431,13 +434,16 @@ class DefaultOptionsVisibilityTest {
     }
 
     /** The options this test is about are the defaults; a change of them shows here. */
-    private static void assertRunsOnTheDefaults(ShardWriterConfig config) {
-        assertThat(config.memtableMaxAge()).isEqualTo(Duration.ZERO);
-        assertThat(config.compaction()).isTrue();
-        assertThat(config.garbageCollection()).isTrue();
-        assertThat(config.maintenanceInterval()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.keepMergedFor()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.gcRetention()).isEqualTo(Duration.ofHours(1));
+    private static void assertRunsOnTheDefaults(SinkSettings settings) {
+        for (var option : SinkOptions.all()) {
+            assertThat(settings.isSet(option)).as(option.key()).isFalse();
+        }
+        assertThat(settings.get(SinkOptions.MEMTABLE_MAX_AGE)).isEqualTo(Duration.ZERO);
+        assertThat(settings.get(SinkOptions.COMPACTION_ENABLED)).isTrue();
+        assertThat(settings.get(SinkOptions.GC_ENABLED)).isTrue();
+        assertThat(settings.get(SinkOptions.MAINTENANCE_INTERVAL)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(settings.get(SinkOptions.COMPACTION_KEEP_MERGED_FOR)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(settings.get(SinkOptions.GC_RETENTION)).isEqualTo(Duration.ofHours(1));
     }
 
     private static long removedObjects(String collection) {

@@ -8,7 +8,6 @@ import io.walsink.format.table.MergedGenerations;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
@@ -74,7 +73,7 @@ class WalSinkFailoverTest {
     private int buckets = 4;
 
     /** {@code sink.wal.max-appends-per-second} of each writer subtask. */
-    private int walAppendsPerSecond = ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
+    private int walAppendsPerSecond = SinkOptions.WAL_MAX_APPENDS_PER_SECOND.defaultValue();
 
     private Path table() {
         return dir.resolve("table");

@@ -54,7 +54,7 @@ class BaseVersionRefreshTest {
                     f.table,
                     Map.of(),
                     WalSchemaProfile.SPEC,
-                    ShardWriterConfig.builder().gcRetention(Duration.ofNanos(1)).build(),
+                    ShardWriterConfig.builder().baseVersionMaxAge(Duration.ZERO).build(),
                     f.allocator);
             assertThat(BaseVersionRefresh.refreshStale(refreshEveryTime, List.of(idle, busy)))
                     .isEqualTo(2);

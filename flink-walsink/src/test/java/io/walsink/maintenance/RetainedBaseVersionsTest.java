@@ -12,6 +12,7 @@ import io.walsink.recovery.RetainedBaseVersions;
 import io.walsink.shard.BaseVersionRefresh;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardWriter;
+import io.walsink.shard.ShardWriterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -122,7 +123,9 @@ class RetainedBaseVersionsTest {
         long seed = System.nanoTime();
         System.out.println("RetainedBaseVersionsTest seed " + seed);
         try (CompactionFixture f = new CompactionFixture(dir, seed)) {
-            Duration retention = f.context.config().gcRetention();
+            Duration retention = Duration.ofHours(1); // the sink's default, whose refresh age the fixture runs with
+            assertThat(ShardWriterConfig.baseVersionMaxAge(retention))
+                    .isEqualTo(f.context.config().baseVersionMaxAge());
             ShardWriter idle = f.open(0);
             f.randomOps(idle, 0, 40, 80, "g1");
             CompactionFixture.publishGeneration(List.of(idle));

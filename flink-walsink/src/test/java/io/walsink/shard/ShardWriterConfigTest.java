@@ -13,17 +13,7 @@ class ShardWriterConfigTest {
         ShardWriterConfig config = ShardWriterConfig.defaults();
         assertThat(config.flushInterval()).isEqualTo(Duration.ofMillis(100));
         assertThat(config.maxUnflushedBytes()).isGreaterThanOrEqualTo(config.memtableMaxBytes());
-        assertThat(config.walMaxAppendsPerSecond()).isEqualTo(20);
-    }
-
-    @Test
-    void theAppendRateIsKeptByToBuilderAndMustBePositive() {
-        ShardWriterConfig config =
-                ShardWriterConfig.builder().walMaxAppendsPerSecond(7).build();
-        assertThat(config.toBuilder().build().walMaxAppendsPerSecond()).isEqualTo(7);
-        assertThatThrownBy(() ->
-                        ShardWriterConfig.builder().walMaxAppendsPerSecond(0).build())
-                .hasMessageContaining("sink.wal.max-appends-per-second must be positive, was 0");
+        assertThat(config.baseVersionMaxAge()).isEqualTo(ShardWriterConfig.baseVersionMaxAge(Duration.ofHours(1)));
     }
 
     @Test
@@ -36,6 +26,12 @@ class ShardWriterConfigTest {
                         .keepMergedFor(Duration.ofSeconds(-1))
                         .build())
                 .hasMessageContaining("sink.compaction.keep-merged-for must be zero or positive, was PT-1S");
+    }
+
+    @Test
+    void theBaseVersionMaxAgeIsHalfTheRetentionAtMostFiveMinutes() {
+        assertThat(ShardWriterConfig.baseVersionMaxAge(Duration.ofHours(1))).isEqualTo(Duration.ofMinutes(5));
+        assertThat(ShardWriterConfig.baseVersionMaxAge(Duration.ofMinutes(4))).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test

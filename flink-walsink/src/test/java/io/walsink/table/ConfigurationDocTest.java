@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ConfigurationDocTest {
     private static final Path DOC = Path.of("..", "docs", "configuration.md");
     private static final String BEGIN =
-            "<!-- options:begin (rendered from WalSinkTableOptions; ConfigurationDocTest checks it) -->";
+            "<!-- options:begin (rendered from WalSinkTableOptions and SinkOptions; ConfigurationDocTest checks it) -->";
     private static final String END = "<!-- options:end -->";
 
     @Test

@@ -59,7 +59,7 @@ class WalSinkSqlValidationTest {
                 "lookup.max-retries|-1|'lookup.max-retries': must not be negative",
                 "vector-search.ef|-1|'vector-search.ef' must not be negative, got -1",
                 "vector-search.refresh-interval|-1 s|'vector-search.refresh-interval'",
-                "sink.gc.consumer-expiration|0 ms|sink.gc.consumer-expiration must be positive",
+                "sink.gc.consumer-expiration|0 ms|'sink.gc.consumer-expiration': must be positive",
                 "sink.compaction.keep-merged-for|-1 s|'sink.compaction.keep-merged-for'",
                 "no.such-option|1|no.such-option",
             })

@@ -2,49 +2,44 @@ package io.walsink.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.shard.ShardWriterConfig.MemorySetting;
+import io.walsink.flink.SinkOptions;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
 
-/** Memory options left out of a table's WITH clause stay unset, so the writer derives them from its slot. */
+/** Sink options left out of a table's WITH clause stay unset, so the writer derives memory sizes from its slot. */
 class WalSinkTableConfigMemoryTest {
 
     @Test
     void onlyTheMemoryOptionsGivenCountAsSet() {
         WalSinkTableConfig none = WalSinkTableConfig.from(Configuration.fromMap(Map.of("path", "/tmp/t")));
-        assertThat(none.writer().explicitMemorySettings()).isEmpty();
+        for (var option : SinkOptions.all()) {
+            assertThat(none.sink().isSet(option)).as(option.key()).isFalse();
+        }
 
         WalSinkTableConfig some = WalSinkTableConfig.from(Configuration.fromMap(
                 Map.of("path", "/tmp/t", "sink.memtable.max-size", "16mb", "sink.wal.max-buffer-size", "1mb")));
-        assertThat(some.writer().explicitMemorySettings())
-                .containsExactlyInAnyOrder(MemorySetting.MEMTABLE, MemorySetting.WAL_BUFFER);
-        assertThat(some.writer().memtableMaxBytes()).isEqualTo(16L << 20);
-
-        WalSinkTableConfig all = WalSinkTableConfig.from(Configuration.fromMap(Map.of(
-                "path", "/tmp/t",
-                "sink.max-unflushed-bytes", "256mb",
-                "sink.max-unflushed-bytes-per-subtask", "512mb",
-                "sink.max-off-heap-bytes-per-subtask", "700mb")));
-        assertThat(all.writer().explicitMemorySettings())
-                .containsExactlyInAnyOrder(
-                        MemorySetting.UNFLUSHED, MemorySetting.UNFLUSHED_PER_SUBTASK, MemorySetting.OFF_HEAP);
+        assertThat(some.sink().isSet(SinkOptions.MEMTABLE_MAX_SIZE)).isTrue();
+        assertThat(some.sink().isSet(SinkOptions.WAL_MAX_BUFFER_SIZE)).isTrue();
+        assertThat(some.sink().isSet(SinkOptions.MAX_UNFLUSHED_BYTES)).isFalse();
+        assertThat(some.sink().get(SinkOptions.MEMTABLE_MAX_SIZE)).isEqualTo(MemorySize.ofMebiBytes(16));
     }
 
     @Test
-    void theWalAppendRateReachesTheWriter() {
+    void theWalAppendRateReachesTheSink() {
         WalSinkTableConfig set = WalSinkTableConfig.from(
                 Configuration.fromMap(Map.of("path", "/tmp/t", "sink.wal.max-appends-per-second", "40")));
-        assertThat(set.writer().walMaxAppendsPerSecond()).isEqualTo(40);
+        assertThat(set.sink().get(SinkOptions.WAL_MAX_APPENDS_PER_SECOND)).isEqualTo(40);
     }
 
     @Test
-    void howLongMergedSsTablesStayListedReachesTheWriter() {
+    void howLongMergedSsTablesStayListedReachesTheShardWriter() {
         WalSinkTableConfig set = WalSinkTableConfig.from(
                 Configuration.fromMap(Map.of("path", "/tmp/t", "sink.compaction.keep-merged-for", "45 s")));
-        assertThat(set.writer().keepMergedFor()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(set.sink().shardWriterConfig().keepMergedFor()).isEqualTo(Duration.ofSeconds(45));
         WalSinkTableConfig unset = WalSinkTableConfig.from(Configuration.fromMap(Map.of("path", "/tmp/t")));
-        assertThat(unset.writer().keepMergedFor()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(unset.sink().shardWriterConfig().keepMergedFor()).isEqualTo(Duration.ofSeconds(10));
     }
 }

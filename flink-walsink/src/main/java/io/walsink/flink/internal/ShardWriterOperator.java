@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.convert.ChangeAction;
 import io.walsink.format.table.LanceTables;
@@ -113,7 +114,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 CheckpointingOptions.isCheckpointingEnabled(getRuntimeContext().getJobConfiguration());
         owner = getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
         budget = WriterBudget.open(
-                options.shardWriterConfig(),
+                options.settings(),
                 getContainingTask().getEnvironment(),
                 getOperatorConfig(),
                 getRuntimeContext(),
@@ -151,10 +152,10 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 metrics,
                 this::now,
                 !checkpointing,
-                config.maxUnflushedBytesPerSubtask(),
+                budget.unflushedPerSubtask(),
                 allocator::getAllocatedMemory,
                 budget.pressureBytes(),
-                config.walMaxAppendsPerSecond());
+                options.settings().get(SinkOptions.WAL_MAX_APPENDS_PER_SECOND));
         buckets = new Buckets(
                 tableContext,
                 shardIds,
@@ -178,7 +179,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 descriptors,
                 lineage,
                 tableContext,
-                config.memtableMaxAge().toMillis());
+                options.settings().get(SinkOptions.MEMTABLE_MAX_AGE).toMillis());
         maintenance = SinkMaintenance.forSubtask(
                 options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
         try {

@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
@@ -8,7 +9,6 @@ import io.walsink.maintenance.GarbageCollector;
 import io.walsink.maintenance.GcSummary;
 import io.walsink.recovery.CompactionLeaseException;
 import io.walsink.recovery.LeaseClaimant;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ObjectStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -113,8 +113,10 @@ final class SinkMaintenance implements AutoCloseable {
             ObjectStore store,
             ShardWriterMetrics metrics,
             LeaseClaimant claimant) {
-        ShardWriterConfig config = options.shardWriterConfig();
-        if (subtask != 0 || !(config.compaction() || config.garbageCollection())) {
+        SinkSettings settings = options.settings();
+        boolean compaction = settings.get(SinkOptions.COMPACTION_ENABLED);
+        boolean collection = settings.get(SinkOptions.GC_ENABLED);
+        if (subtask != 0 || !(compaction || collection)) {
             return null;
         }
         return new SinkMaintenance(
@@ -122,10 +124,10 @@ final class SinkMaintenance implements AutoCloseable {
                 store,
                 options.lanceUri(),
                 options.lanceStorageOptions(),
-                config.compaction(),
-                config.garbageCollection() ? config.gcRetention() : null,
-                config.gcConsumerExpiration(),
-                config.maintenanceInterval().toMillis(),
+                compaction,
+                collection ? settings.get(SinkOptions.GC_RETENTION) : null,
+                settings.get(SinkOptions.GC_CONSUMER_EXPIRATION),
+                settings.get(SinkOptions.MAINTENANCE_INTERVAL).toMillis(),
                 metrics,
                 claimant,
                 CLOSE_WAIT);

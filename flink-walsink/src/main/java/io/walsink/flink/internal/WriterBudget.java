@@ -37,7 +37,7 @@ final class WriterBudget {
      *     sized the same way, so the job fails once, before anything is written
      */
     static WriterBudget open(
-            ShardWriterConfig requested,
+            SinkSettings requested,
             Environment environment,
             StreamConfig operatorConfig,
             StreamingRuntimeContext context,
@@ -53,12 +53,17 @@ final class WriterBudget {
             throw new SuppressRestartsException(e);
         }
         managed.reserve(plan.reserve());
-        BufferAllocator allocator = SinkAllocators.open(plan.config().offHeapBytesPerSubtask(), task);
+        BufferAllocator allocator = SinkAllocators.open(plan.cap(), task);
         return new WriterBudget(managed, slot, plan, allocator);
     }
 
     ShardWriterConfig config() {
         return plan.config();
+    }
+
+    /** Bytes the subtask's memtables hold before it freezes and flushes its largest shards. */
+    long unflushedPerSubtask() {
+        return plan.unflushedPerSubtask();
     }
 
     BufferAllocator allocator() {
@@ -74,11 +79,8 @@ final class WriterBudget {
     long pressureBytes() {
         ShardWriterConfig c = config();
         return Math.max(
-                c.maxUnflushedBytesPerSubtask(),
-                c.offHeapBytesPerSubtask()
-                        - c.memtableMaxBytes()
-                        - SsTableWriter.RESERVATION_ALLOWANCE
-                        - c.walMaxBufferBytes());
+                plan.unflushedPerSubtask(),
+                plan.cap() - c.memtableMaxBytes() - SsTableWriter.RESERVATION_ALLOWANCE - c.walMaxBufferBytes());
     }
 
     /** What a failed restore fails the task with: once for good if replaying ran out of the cap, as it would on every restart. */
@@ -98,7 +100,7 @@ final class WriterBudget {
         ShardWriterConfig c = config();
         return "off-heap cap " + WriterMemory.human(allocator.getLimit())
                 + ": memtable " + WriterMemory.human(c.memtableMaxBytes())
-                + ", unflushed per subtask " + WriterMemory.human(c.maxUnflushedBytesPerSubtask())
+                + ", unflushed per subtask " + WriterMemory.human(plan.unflushedPerSubtask())
                 + ", WAL buffer " + WriterMemory.human(c.walMaxBufferBytes())
                 + ", " + (plan.derived() ? "derived from the slot" : "as set or defaulted")
                 + "; managed memory reserved " + WriterMemory.human(managed.reserved())

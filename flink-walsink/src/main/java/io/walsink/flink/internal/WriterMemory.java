@@ -1,8 +1,12 @@
 package io.walsink.flink.internal;
 
+import static io.walsink.flink.SinkOptions.MAX_OFF_HEAP_BYTES_PER_SUBTASK;
+import static io.walsink.flink.SinkOptions.MAX_UNFLUSHED_BYTES;
+import static io.walsink.flink.SinkOptions.MAX_UNFLUSHED_BYTES_PER_SUBTASK;
+import static io.walsink.flink.SinkOptions.MEMTABLE_MAX_SIZE;
+import static io.walsink.flink.SinkOptions.WAL_MAX_BUFFER_SIZE;
+
 import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.ShardWriterConfig.MemorySetting;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import org.apache.flink.configuration.Configuration;
@@ -72,15 +76,13 @@ final class WriterMemory {
     /**
      * The sizes a writer runs with and what it reserves.
      *
-     * @param config the settings with every memory size resolved
+     * @param config a shard's settings with every memory size resolved
+     * @param unflushedPerSubtask bytes the subtask's memtables hold before it flushes its largest
+     * @param cap the subtask's Arrow allocator cap
      * @param reserve bytes to reserve from the slot's managed memory
      * @param derived whether the sizes were derived from the slot (none of them set)
      */
-    record Plan(ShardWriterConfig config, long reserve, boolean derived) {
-        long cap() {
-            return config.offHeapBytesPerSubtask();
-        }
-    }
+    record Plan(ShardWriterConfig config, long unflushedPerSubtask, long cap, long reserve, boolean derived) {}
 
     /** The slot's share of the task off-heap memory; empty when there is no limit to check against. */
     static OptionalLong offHeapPerSlot(Configuration taskManager) {
@@ -118,58 +120,69 @@ final class WriterMemory {
      * @throws IllegalConfigurationException if the sizes do not fit what the slot gives (or each
      *     other), naming the settings and the amounts
      */
-    static Plan plan(ShardWriterConfig config, Slot slot, String owner) {
+    static Plan plan(SinkSettings settings, Slot slot, String owner) {
+        long walSet = settings.bytes(WAL_MAX_BUFFER_SIZE);
+        long memtableSet = settings.bytes(MEMTABLE_MAX_SIZE);
+        long perSubtaskSet = settings.bytes(MAX_UNFLUSHED_BYTES_PER_SUBTASK);
         if (slot.unlimited()) {
-            long cap = config.offHeapBytesPerSubtask();
-            return new Plan(config, Math.min(slot.managed(), cap + headroom(cap)), false);
+            long cap = settings.offHeapBytesPerSubtask();
+            return new Plan(
+                    settings.shardWriterConfig(),
+                    perSubtaskSet,
+                    cap,
+                    Math.min(slot.managed(), cap + headroom(cap)),
+                    false);
         }
         long available = slot.total();
-        boolean capSet = config.isExplicit(MemorySetting.OFF_HEAP);
-        boolean unflushedSet = config.isExplicit(MemorySetting.UNFLUSHED_PER_SUBTASK);
-        long cap;
-        if (capSet) {
-            cap = config.offHeapBytesPerSubtask();
-        } else if (unflushedSet) {
-            cap = config.derivedOffHeapBytesPerSubtask(); // the given budget with the given or default sizes
-        } else {
-            cap = capFor(available);
-        }
+        boolean unflushedSet = settings.isSet(MAX_UNFLUSHED_BYTES_PER_SUBTASK);
+        long cap = settings.isSet(MAX_OFF_HEAP_BYTES_PER_SUBTASK) || unflushedSet
+                ? settings.offHeapBytesPerSubtask() // as set, or the given budget with the given or default sizes
+                : capFor(available);
         boolean derive = !unflushedSet; // sizes follow the cap unless the user sized the budget
-        long memtable = config.isExplicit(MemorySetting.MEMTABLE) || !derive
-                ? config.memtableMaxBytes()
+        long memtable = settings.isSet(MEMTABLE_MAX_SIZE) || !derive
+                ? memtableSet
                 : clamp(cap / 73 * 8, MIN_MEMTABLE, ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES);
-        long wal = config.isExplicit(MemorySetting.WAL_BUFFER) || !derive
-                ? config.walMaxBufferBytes()
+        long wal = settings.isSet(WAL_MAX_BUFFER_SIZE) || !derive
+                ? walSet
                 : Math.min(
                         memtable, clamp(memtable / 16, MIN_WAL_BUFFER, ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES));
-        long perSubtask = unflushedSet ? config.maxUnflushedBytesPerSubtask() : cap - memtable - 2 * wal;
-        long perShard = config.isExplicit(MemorySetting.UNFLUSHED)
-                ? config.maxUnflushedBytes()
+        long perSubtask = unflushedSet ? perSubtaskSet : cap - memtable - 2 * wal;
+        long perShard = settings.isSet(MAX_UNFLUSHED_BYTES)
+                ? settings.bytes(MAX_UNFLUSHED_BYTES)
                 : Math.max(memtable, Math.min(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES, perSubtask));
         long need = cap + headroom(cap);
-        boolean anySet = !config.explicitMemorySettings().isEmpty();
+        List<String> set = settings.memorySettingsSet();
         if (need > available || perSubtask < memtable) {
-            throw new IllegalConfigurationException(doesNotFit(config, slot, owner, cap, memtable, wal, perSubtask));
+            throw new IllegalConfigurationException(
+                    doesNotFit(settings, set, slot, owner, cap, memtable, wal, perSubtask));
+        }
+        if (cap <= perSubtask) {
+            throw new IllegalConfigurationException("walsink writer of task " + owner + ": its slot gives it "
+                    + human(available) + ", but " + MAX_OFF_HEAP_BYTES_PER_SUBTASK.key() + " (" + cap
+                    + ") must exceed " + MAX_UNFLUSHED_BYTES_PER_SUBTASK.key() + " (" + perSubtask + ")");
         }
         ShardWriterConfig resolved;
         try {
-            resolved = config.withMemory(wal, memtable, perShard, perSubtask, cap);
+            resolved = settings.shardWriterConfig(wal, memtable, perShard);
         } catch (IllegalArgumentException e) {
             throw new IllegalConfigurationException(
                     "walsink writer of task " + owner + ": its slot gives it " + human(available) + ", but "
                             + e.getMessage(),
                     e);
         }
-        return new Plan(resolved, Math.min(slot.managed(), need), !anySet);
+        return new Plan(resolved, perSubtask, cap, Math.min(slot.managed(), need), set.isEmpty());
     }
 
     private static String doesNotFit(
-            ShardWriterConfig config, Slot slot, String owner, long cap, long memtable, long wal, long perSubtask) {
+            SinkSettings settings,
+            List<String> set,
+            Slot slot,
+            String owner,
+            long cap,
+            long memtable,
+            long wal,
+            long perSubtask) {
         long available = slot.total();
-        List<String> set = new ArrayList<>();
-        for (MemorySetting s : config.explicitMemorySettings()) {
-            set.add(s.key());
-        }
         String what;
         long need;
         if (set.isEmpty()) {
@@ -179,7 +192,7 @@ final class WriterMemory {
         } else {
             // the smallest Arrow cap these settings run with: an unflushed budget of at least one memtable
             long sum = Math.max(
-                    config.isExplicit(MemorySetting.OFF_HEAP) ? cap : 0,
+                    settings.isSet(MAX_OFF_HEAP_BYTES_PER_SUBTASK) ? cap : 0,
                     Math.max(perSubtask, memtable) + memtable + 2 * wal);
             need = sum + headroom(sum);
             what = "needs " + human(need) + " with " + String.join(", ", set) + " as set (Arrow cap " + human(sum)

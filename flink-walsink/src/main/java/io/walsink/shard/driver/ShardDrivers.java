@@ -47,6 +47,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 @Internal
 public final class ShardDrivers {
     private final ShardIo io;
+    /** WAL appends a second an owner's ticks start by default: two shards still append every 100 ms. */
+    public static final int DEFAULT_TICK_APPENDS_PER_SECOND = 20;
+
     private final ShardTimer timer;
     private final ShardEvents events;
     private final LongSupplier clock;

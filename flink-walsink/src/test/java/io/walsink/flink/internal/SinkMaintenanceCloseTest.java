@@ -2,9 +2,9 @@ package io.walsink.flink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.maintenance.GarbageCollector;
 import io.walsink.recovery.CompactionLeaseHolder;
 import io.walsink.recovery.LeaseClaimant;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.InMemoryObjectStore;
 import java.time.Clock;
@@ -71,7 +71,7 @@ class SinkMaintenanceCloseTest {
                 Map.of(),
                 false,
                 RETENTION,
-                ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION,
+                GarbageCollector.DEFAULT_CONSUMER_EXPIRATION,
                 0,
                 new ShardWriterMetrics(UnregisteredMetricsGroup.createOperatorMetricGroup()),
                 LeaseClaimant.job("job-1", List.of("job-1")),

@@ -9,8 +9,8 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.GarbageCollector;
 import io.walsink.recovery.LeaseClaimant;
-import io.walsink.shard.ShardWriterConfig;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectStore;
@@ -102,7 +102,7 @@ class SinkMaintenanceStopTest {
                 Map.of(),
                 true,
                 null,
-                ShardWriterConfig.DEFAULT_GC_CONSUMER_EXPIRATION,
+                GarbageCollector.DEFAULT_CONSUMER_EXPIRATION,
                 0,
                 new ShardWriterMetrics(new UnregisteredMetricsGroup()),
                 LeaseClaimant.job("job-1", List.of("job-1")),

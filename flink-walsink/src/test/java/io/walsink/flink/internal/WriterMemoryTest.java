@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.shard.ShardWriterConfig;
-import io.walsink.shard.ShardWriterConfig.MemorySetting;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
 import org.apache.flink.configuration.Configuration;
@@ -22,7 +23,7 @@ class WriterMemoryTest {
     void defaultsOnAStockTaskManagerTakeTheSlotsManagedMemory() {
         // Flink's default config.yaml: 1728m process, managed fraction 0.4 of the 1280m of Flink
         // memory = 512m, task off-heap 0, one slot; the writer is the slot's only operator using it.
-        WriterMemory.Plan plan = WriterMemory.plan(ShardWriterConfig.defaults(), slot(512 * MIB, 0, 1), OWNER);
+        WriterMemory.Plan plan = WriterMemory.plan(SinkSettings.defaults(), slot(512 * MIB, 0, 1), OWNER);
         ShardWriterConfig c = plan.config();
         long cap = 512 * MIB / 9 * 8; // 455 MiB; an eighth of it (57 MiB) is left for lance-core
         assertThat(plan.cap()).isEqualTo(cap);
@@ -30,32 +31,29 @@ class WriterMemoryTest {
         assertThat(plan.reserve()).isEqualTo(cap + cap / 8).isLessThanOrEqualTo(512 * MIB);
         assertThat(c.memtableMaxBytes()).isEqualTo(cap / 73 * 8); // 49.9 MiB, the defaults' 128/1168
         assertThat(c.walMaxBufferBytes()).isEqualTo(c.memtableMaxBytes() / 16);
-        assertThat(c.maxUnflushedBytesPerSubtask()).isEqualTo(cap - c.memtableMaxBytes() - 2 * c.walMaxBufferBytes());
-        assertThat(c.maxUnflushedBytes()).isEqualTo(c.maxUnflushedBytesPerSubtask()); // under 512 MiB
-        assertThat(c.offHeapBytesPerSubtask()).isEqualTo(cap);
-        assertThat(c.explicitMemorySettings()).isEmpty();
+        assertThat(plan.unflushedPerSubtask()).isEqualTo(cap - c.memtableMaxBytes() - 2 * c.walMaxBufferBytes());
+        assertThat(c.maxUnflushedBytes()).isEqualTo(plan.unflushedPerSubtask()); // under 512 MiB
     }
 
     @Test
     void aShareOfTheDefaultsSizeGivesExactlyTheDefaults() {
-        WriterMemory.Plan plan = WriterMemory.plan(ShardWriterConfig.defaults(), slot((1168 + 128) * MIB, 0, 1), OWNER);
+        WriterMemory.Plan plan = WriterMemory.plan(SinkSettings.defaults(), slot((1168 + 128) * MIB, 0, 1), OWNER);
         ShardWriterConfig c = plan.config();
         assertThat(c.memtableMaxBytes()).isEqualTo(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES);
         assertThat(c.walMaxBufferBytes()).isEqualTo(ShardWriterConfig.DEFAULT_WAL_MAX_BUFFER_BYTES);
-        assertThat(c.maxUnflushedBytesPerSubtask())
-                .isEqualTo(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES_PER_SUBTASK);
+        assertThat(plan.unflushedPerSubtask()).isEqualTo(1024 * MIB);
         assertThat(c.maxUnflushedBytes()).isEqualTo(ShardWriterConfig.DEFAULT_MAX_UNFLUSHED_BYTES);
-        assertThat(plan.cap()).isEqualTo(ShardWriterConfig.defaults().offHeapBytesPerSubtask());
+        assertThat(plan.cap()).isEqualTo(SinkSettings.defaults().offHeapBytesPerSubtask());
     }
 
     @Test
     void aLargeShareGrowsTheUnflushedBudgetNotTheMemtable() {
-        WriterMemory.Plan plan = WriterMemory.plan(ShardWriterConfig.defaults(), slot(4096 * MIB, 0, 1), OWNER);
+        WriterMemory.Plan plan = WriterMemory.plan(SinkSettings.defaults(), slot(4096 * MIB, 0, 1), OWNER);
         ShardWriterConfig c = plan.config();
         assertThat(plan.cap()).isEqualTo((4096 - 128) * MIB);
         assertThat(c.memtableMaxBytes()).isEqualTo(128 * MIB);
         assertThat(c.walMaxBufferBytes()).isEqualTo(8 * MIB);
-        assertThat(c.maxUnflushedBytesPerSubtask()).isEqualTo((4096 - 128 - 144) * MIB);
+        assertThat(plan.unflushedPerSubtask()).isEqualTo((4096 - 128 - 144) * MIB);
         assertThat(c.maxUnflushedBytes()).isEqualTo(512 * MIB);
         assertThat(plan.reserve()).isEqualTo(4096 * MIB);
     }
@@ -63,7 +61,7 @@ class WriterMemoryTest {
     @Test
     void taskOffHeapMemoryAddsToTheManagedShareAndIsNotReserved() {
         // the cluster test's configuration before managed memory: 2400m of task off-heap over 2 slots
-        WriterMemory.Plan plan = WriterMemory.plan(ShardWriterConfig.defaults(), slot(32 * MIB, 1200 * MIB, 2), OWNER);
+        WriterMemory.Plan plan = WriterMemory.plan(SinkSettings.defaults(), slot(32 * MIB, 1200 * MIB, 2), OWNER);
         assertThat(plan.cap()).isEqualTo((1232 - 128) * MIB);
         assertThat(plan.reserve()).isEqualTo(32 * MIB);
     }
@@ -71,13 +69,13 @@ class WriterMemoryTest {
     @Test
     void theSmallestShareRunsWithAMinimalMemtableAndOneByteLessDoesNot() {
         long minimal = WriterMemory.minimalShare();
-        ShardWriterConfig c = WriterMemory.plan(ShardWriterConfig.defaults(), slot(minimal, 0, 2), OWNER)
-                .config();
+        WriterMemory.Plan plan = WriterMemory.plan(SinkSettings.defaults(), slot(minimal, 0, 2), OWNER);
+        ShardWriterConfig c = plan.config();
         assertThat(c.memtableMaxBytes()).isEqualTo(WriterMemory.MIN_MEMTABLE);
         assertThat(c.walMaxBufferBytes()).isEqualTo(WriterMemory.MIN_WAL_BUFFER);
-        assertThat(c.maxUnflushedBytesPerSubtask()).isEqualTo(WriterMemory.MIN_MEMTABLE);
+        assertThat(plan.unflushedPerSubtask()).isEqualTo(WriterMemory.MIN_MEMTABLE);
 
-        assertThatThrownBy(() -> WriterMemory.plan(ShardWriterConfig.defaults(), slot(minimal - 1, 0, 2), OWNER))
+        assertThatThrownBy(() -> WriterMemory.plan(SinkSettings.defaults(), slot(minimal - 1, 0, 2), OWNER))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("walsink writer of task " + OWNER + " needs at least " + minimal + " bytes")
                 .hasMessageContaining("minimal memtable (4194304 bytes (4m))")
@@ -87,9 +85,7 @@ class WriterMemoryTest {
 
     @Test
     void explicitSizesThatDoNotFitFailNamingThemAndWhatIsNeeded() {
-        ShardWriterConfig budget = ShardWriterConfig.builder()
-                .maxUnflushedBytesPerSubtask(1L << 30)
-                .build();
+        SinkSettings budget = settings("sink.max-unflushed-bytes-per-subtask", "1gb");
         // 1024 + 128 + 16 = 1168 MiB of Arrow cap, + 128 MiB headroom, against 256 MiB per slot
         assertThatThrownBy(() -> WriterMemory.plan(budget, slot(256 * MIB, 0, 2), OWNER))
                 .isInstanceOf(IllegalConfigurationException.class)
@@ -97,54 +93,46 @@ class WriterMemoryTest {
                 .hasMessageContaining("its slot gives it 268435456 bytes (256m)")
                 .hasMessageContaining("(at least 2181038080 bytes (2080m) for 2 slots without more managed memory)");
 
-        ShardWriterConfig memtable =
-                ShardWriterConfig.builder().memtableMaxBytes(128 * MIB).build();
+        SinkSettings memtable = settings("sink.memtable.max-size", "128mb");
         // the memtable fits the cap derived from 256 MiB, but an unflushed budget of one memtable does not
         assertThatThrownBy(() -> WriterMemory.plan(memtable, slot(256 * MIB, 0, 1), OWNER))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("with sink.memtable.max-size as set");
 
-        ShardWriterConfig cap = ShardWriterConfig.builder()
-                .maxUnflushedBytesPerSubtask(8 * MIB)
-                .memtableMaxBytes(4 * MIB)
-                .walMaxBufferBytes(MIB)
-                .maxOffHeapBytesPerSubtask(300 * MIB)
-                .build();
+        SinkSettings cap = settings(
+                "sink.max-unflushed-bytes-per-subtask", "8mb",
+                "sink.memtable.max-size", "4mb",
+                "sink.wal.max-buffer-size", "1mb",
+                "sink.max-off-heap-bytes-per-subtask", "300mb");
         assertThatThrownBy(() -> WriterMemory.plan(cap, slot(256 * MIB, 0, 1), OWNER))
                 .hasMessageContaining("needs " + (300 * MIB + 300 * MIB / 8) + " bytes");
     }
 
     @Test
     void explicitSizesThatFitAreKeptAndTheRestDerivedOrDefaulted() {
-        ShardWriterConfig budget = ShardWriterConfig.builder()
-                .maxUnflushedBytesPerSubtask(256 * MIB)
-                .build();
+        SinkSettings budget = settings("sink.max-unflushed-bytes-per-subtask", "256mb");
         WriterMemory.Plan plan = WriterMemory.plan(budget, slot(512 * MIB, 0, 1), OWNER);
         assertThat(plan.cap()).isEqualTo((256 + 128 + 16) * MIB); // the given budget's cap, as before
         assertThat(plan.reserve()).isEqualTo(450 * MIB);
         assertThat(plan.derived()).isFalse();
-        assertThat(plan.config().isExplicit(MemorySetting.UNFLUSHED_PER_SUBTASK))
-                .isTrue();
-        assertThat(plan.config().isExplicit(MemorySetting.MEMTABLE)).isFalse();
+        assertThat(plan.unflushedPerSubtask()).isEqualTo(256 * MIB);
+        assertThat(plan.config().memtableMaxBytes()).isEqualTo(ShardWriterConfig.DEFAULT_MEMTABLE_MAX_BYTES);
 
-        ShardWriterConfig memtable =
-                ShardWriterConfig.builder().memtableMaxBytes(16 * MIB).build();
-        ShardWriterConfig c =
-                WriterMemory.plan(memtable, slot(512 * MIB, 0, 1), OWNER).config();
-        assertThat(c.memtableMaxBytes()).isEqualTo(16 * MIB);
-        assertThat(c.walMaxBufferBytes()).isEqualTo(1 * MIB);
-        assertThat(c.offHeapBytesPerSubtask()).isEqualTo(512 * MIB / 9 * 8);
+        WriterMemory.Plan memtable =
+                WriterMemory.plan(settings("sink.memtable.max-size", "16mb"), slot(512 * MIB, 0, 1), OWNER);
+        assertThat(memtable.config().memtableMaxBytes()).isEqualTo(16 * MIB);
+        assertThat(memtable.config().walMaxBufferBytes()).isEqualTo(1 * MIB);
+        assertThat(memtable.cap()).isEqualTo(512 * MIB / 9 * 8);
     }
 
     @Test
     void localExecutionKeepsTheSettingsAndReservesWhatManagedMemoryThereIs() {
         WriterMemory.Plan plan = WriterMemory.plan(
-                ShardWriterConfig.defaults(), new WriterMemory.Slot(64 * MIB, OptionalLong.empty(), 2), OWNER);
-        assertThat(plan.config().offHeapBytesPerSubtask()).isEqualTo(1168 * MIB);
+                SinkSettings.defaults(), new WriterMemory.Slot(64 * MIB, OptionalLong.empty(), 2), OWNER);
+        assertThat(plan.cap()).isEqualTo(1168 * MIB);
         assertThat(plan.config().memtableMaxBytes()).isEqualTo(128 * MIB);
         assertThat(plan.reserve()).isEqualTo(64 * MIB);
-        assertThat(WriterMemory.plan(
-                                ShardWriterConfig.defaults(), new WriterMemory.Slot(0, OptionalLong.empty(), 2), OWNER)
+        assertThat(WriterMemory.plan(SinkSettings.defaults(), new WriterMemory.Slot(0, OptionalLong.empty(), 2), OWNER)
                         .reserve())
                 .isZero();
     }
@@ -184,23 +172,26 @@ class WriterMemoryTest {
             if (managed + offHeap == 0) {
                 managed = MIB;
             }
-            ShardWriterConfig.Builder b = ShardWriterConfig.builder();
+            Map<String, String> given = new LinkedHashMap<>();
             long memtable = random.nextInt(3) == 0 ? MIB << random.nextInt(9) : -1;
             if (memtable > 0) {
-                b.memtableMaxBytes(memtable);
+                given.put("sink.memtable.max-size", memtable + "b");
             }
             if (random.nextInt(4) == 0) {
-                b.walMaxBufferBytes(Math.min(memtable > 0 ? memtable : 4 * MIB, (256L << 10) << random.nextInt(6)));
+                long wal = Math.min(memtable > 0 ? memtable : 4 * MIB, (256L << 10) << random.nextInt(6));
+                given.put("sink.wal.max-buffer-size", wal + "b");
             }
             if (random.nextInt(4) == 0) {
-                b.maxUnflushedBytesPerSubtask(Math.max(memtable, 4 * MIB) << random.nextInt(8));
+                given.put(
+                        "sink.max-unflushed-bytes-per-subtask",
+                        (Math.max(memtable, 4 * MIB) << random.nextInt(8)) + "b");
             }
             if (random.nextInt(6) == 0) {
-                b.maxUnflushedBytes(Math.max(memtable, 128 * MIB) << random.nextInt(3));
+                given.put("sink.max-unflushed-bytes", (Math.max(memtable, 128 * MIB) << random.nextInt(3)) + "b");
             }
-            ShardWriterConfig config;
+            SinkSettings config;
             try {
-                config = b.build();
+                config = SinkSettings.from(Configuration.fromMap(given));
             } catch (IllegalArgumentException invalidAlone) {
                 continue; // refused while the job is built, before any slot is known
             }
@@ -210,7 +201,7 @@ class WriterMemoryTest {
             try {
                 plan = WriterMemory.plan(config, slot, OWNER);
             } catch (IllegalConfigurationException refused) {
-                assertThat(config.explicitMemorySettings().isEmpty() && slot.total() >= WriterMemory.minimalShare())
+                assertThat(given.isEmpty() && slot.total() >= WriterMemory.minimalShare())
                         .as("refused although nothing is set and the share is above the minimal: %s", context)
                         .isFalse();
                 assertThat(refused.getMessage()).as(context).contains("its slot gives it " + slot.total());
@@ -218,32 +209,37 @@ class WriterMemoryTest {
             }
             accepted++;
             ShardWriterConfig c = plan.config();
-            long cap = c.offHeapBytesPerSubtask();
+            long cap = plan.cap();
             assertThat(cap + WriterMemory.headroom(cap)).as(context).isLessThanOrEqualTo(slot.total());
             assertThat(plan.reserve()).as(context).isLessThanOrEqualTo(managed);
             assertThat(plan.reserve()).as(context).isEqualTo(Math.min(managed, cap + WriterMemory.headroom(cap)));
-            assertThat(c.maxUnflushedBytesPerSubtask()).as(context).isGreaterThanOrEqualTo(c.memtableMaxBytes());
+            assertThat(plan.unflushedPerSubtask()).as(context).isGreaterThanOrEqualTo(c.memtableMaxBytes());
             assertThat(c.maxUnflushedBytes()).as(context).isGreaterThanOrEqualTo(c.memtableMaxBytes());
             assertThat(c.walMaxBufferBytes()).as(context).isLessThanOrEqualTo(c.memtableMaxBytes());
-            assertThat(c.maxUnflushedBytesPerSubtask() + c.memtableMaxBytes() + 2 * c.walMaxBufferBytes())
+            assertThat(plan.unflushedPerSubtask() + c.memtableMaxBytes() + 2 * c.walMaxBufferBytes())
                     .as(context)
                     .isLessThanOrEqualTo(cap);
-            for (MemorySetting s : config.explicitMemorySettings()) {
-                assertThat(value(c, s)).as(context + ": " + s.key() + " kept").isEqualTo(value(config, s));
-            }
+            assertKept(given, "sink.memtable.max-size", c.memtableMaxBytes(), context);
+            assertKept(given, "sink.wal.max-buffer-size", c.walMaxBufferBytes(), context);
+            assertKept(given, "sink.max-unflushed-bytes-per-subtask", plan.unflushedPerSubtask(), context);
+            assertKept(given, "sink.max-unflushed-bytes", c.maxUnflushedBytes(), context);
         }
         System.out.println(accepted + " of 20000 random cases accepted");
         assertThat(accepted).isGreaterThan(1_000);
     }
 
-    private static long value(ShardWriterConfig c, MemorySetting s) {
-        return switch (s) {
-            case WAL_BUFFER -> c.walMaxBufferBytes();
-            case MEMTABLE -> c.memtableMaxBytes();
-            case UNFLUSHED -> c.maxUnflushedBytes();
-            case UNFLUSHED_PER_SUBTASK -> c.maxUnflushedBytesPerSubtask();
-            case OFF_HEAP -> c.offHeapBytesPerSubtask();
-        };
+    private static void assertKept(Map<String, String> given, String key, long planned, String context) {
+        if (given.containsKey(key)) {
+            assertThat(planned + "b").as(context + ": " + key + " kept").isEqualTo(given.get(key));
+        }
+    }
+
+    private static SinkSettings settings(String... keysAndValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return SinkSettings.from(Configuration.fromMap(map));
     }
 
     private static WriterMemory.Slot slot(long managed, long offHeap, int slots) {

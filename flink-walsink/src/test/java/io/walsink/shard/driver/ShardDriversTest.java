@@ -209,7 +209,7 @@ class ShardDriversTest {
      */
     @Test
     void theDefaultRateKeepsTwoShardsAtTheIntervalAndSpacesSix() throws Exception {
-        int rate = ShardWriterConfig.DEFAULT_WAL_MAX_APPENDS_PER_SECOND;
+        int rate = ShardDrivers.DEFAULT_TICK_APPENDS_PER_SECOND;
         assertThat(tickAppends(2, rate, 3_000))
                 .as("two shards, every 100 ms for 3 s")
                 .isGreaterThanOrEqualTo(2 * 3_000 / (int) INTERVAL);
