@@ -4,9 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.RowData;
@@ -17,23 +15,15 @@ import org.apache.flink.table.data.RowData;
  * merged when the split starts. A restored split opens at the position its checkpoint recorded,
  * within the same pinned snapshot (see {@link TableScanSplit}).
  */
-final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
-    private final SourceReaderContext context;
+final class TableScanReader extends TaskThreadSourceReader<RowData, TableScanSplit> {
     private final TableScan scan;
     private final Deque<TableScanSplit> assigned = new ArrayDeque<>();
-    private CompletableFuture<Void> available = new CompletableFuture<>();
-    private boolean noMoreSplits;
 
     private SplitRows current;
 
     TableScanReader(SourceReaderContext context, TableScan scan) {
-        this.context = context;
+        super(context);
         this.scan = scan;
-    }
-
-    @Override
-    public void start() {
-        context.sendSplitRequest();
     }
 
     @Override
@@ -41,13 +31,7 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
         if (current == null) {
             TableScanSplit split = assigned.poll();
             if (split == null) {
-                if (noMoreSplits) {
-                    return InputStatus.END_OF_INPUT;
-                }
-                if (available.isDone()) {
-                    available = new CompletableFuture<>(); // completed by addSplits or notifyNoMoreSplits
-                }
-                return InputStatus.NOTHING_AVAILABLE;
+                return noMoreSplits() ? InputStatus.END_OF_INPUT : nothingAvailable(0);
             }
             current = scan.openForEmit(split);
         }
@@ -78,20 +62,9 @@ final class TableScanReader implements SourceReader<RowData, TableScanSplit> {
     }
 
     @Override
-    public CompletableFuture<Void> isAvailable() {
-        return available;
-    }
-
-    @Override
     public void addSplits(List<TableScanSplit> splits) {
         assigned.addAll(splits);
-        available.complete(null);
-    }
-
-    @Override
-    public void notifyNoMoreSplits() {
-        noMoreSplits = true;
-        available.complete(null);
+        wake();
     }
 
     @Override

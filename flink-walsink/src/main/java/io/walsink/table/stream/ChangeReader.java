@@ -7,18 +7,16 @@ import io.walsink.read.PinnedShard;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.table.scan.SplitRows;
+import io.walsink.table.scan.TaskThreadSourceReader;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.metrics.MetricGroup;
@@ -35,8 +33,7 @@ import org.apache.flink.table.data.RowData;
  * <p>I/O runs on the task thread inside {@code pollNext}, as the bounded scan's does: snapshot
  * rows are streamed a base batch at a time, a generation is one memtable's worth of rows.
  */
-final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
-    private final SourceReaderContext context;
+final class ChangeReader extends TaskThreadSourceReader<RowData, ChangeSplit> {
     private final ChangeStream stream;
     private final List<Active> splits = new ArrayList<>();
     private final BufferAllocator allocator = new RootAllocator();
@@ -51,8 +48,6 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
 
     private final PendingGenerations pending;
 
-    private CompletableFuture<Void> available = new CompletableFuture<>();
-    private boolean noMoreSplits;
     private boolean discoverNow = true;
     private long nextDiscovery; // System.nanoTime()
     private int turn;
@@ -63,7 +58,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
 
     /** @param clock when consumer records are written (tests pass a settable one) */
     ChangeReader(SourceReaderContext context, ChangeStream stream, Clock clock) {
-        this.context = context;
+        super(context);
         this.stream = stream;
         this.store = ObjectStores.open(stream.scan().path(), stream.scan().s3());
         this.log = stream.log(store, allocator);
@@ -89,11 +84,6 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     }
 
     @Override
-    public void start() {
-        context.sendSplitRequest();
-    }
-
-    @Override
     public InputStatus pollNext(ReaderOutput<RowData> output) {
         try {
             return poll(output);
@@ -108,10 +98,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
 
     private InputStatus poll(ReaderOutput<RowData> output) {
         if (splits.isEmpty()) {
-            if (noMoreSplits) {
-                return InputStatus.END_OF_INPUT;
-            }
-            return waitFor(false);
+            return noMoreSplits() ? InputStatus.END_OF_INPUT : nothingAvailable(0);
         }
         for (Active a : splits) {
             if (a.split.snapshot() != null && emitSnapshotRow(a, output)) {
@@ -129,7 +116,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
                 return InputStatus.MORE_AVAILABLE;
             }
         }
-        return waitFor(true);
+        return nothingAvailable(Math.max(1, nextDiscovery - System.nanoTime())); // or until splits come
     }
 
     /** Whether a snapshot row was emitted; clears the split's snapshot part once all are. */
@@ -264,19 +251,6 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
         return all;
     }
 
-    /** Nothing to emit until splits come, or (when {@code discovery}) until the next look. */
-    private InputStatus waitFor(boolean discovery) {
-        if (available.isDone()) {
-            available = new CompletableFuture<>(); // completed by addSplits, notifyNoMoreSplits or the timer
-        }
-        if (discovery) {
-            CompletableFuture<Void> wake = available;
-            long delay = Math.max(1, nextDiscovery - System.nanoTime());
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> wake.complete(null));
-        }
-        return InputStatus.NOTHING_AVAILABLE;
-    }
-
     @Override
     public List<ChangeSplit> snapshotState(long checkpointId) {
         List<ChangeSplit> state = new ArrayList<>();
@@ -309,11 +283,6 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
     }
 
     @Override
-    public CompletableFuture<Void> isAvailable() {
-        return available;
-    }
-
-    @Override
     public void addSplits(List<ChangeSplit> added) {
         for (ChangeSplit split : added) {
             splits.add(new Active(split));
@@ -325,13 +294,7 @@ final class ChangeReader implements SourceReader<RowData, ChangeSplit> {
         // Unlike a scan's reader, this one never finishes a split: it asks for more until there are none.
         context.sendSplitRequest();
         discoverNow = true;
-        available.complete(null);
-    }
-
-    @Override
-    public void notifyNoMoreSplits() {
-        noMoreSplits = true;
-        available.complete(null);
+        wake();
     }
 
     @Override
