@@ -196,10 +196,10 @@ public final class LocalObjectStore implements ObjectStore {
     /** One directory read; temporary and hidden entries are left out. */
     @Override
     public SortedSet<String> listFolders(String prefix) {
-        if (!prefix.endsWith("/")) {
+        if (!prefix.isEmpty() && !prefix.endsWith("/")) {
             throw new IllegalArgumentException("a folder prefix ends with '/': '" + prefix + "'");
         }
-        Path dir = resolveDirectory(prefix.substring(0, prefix.length() - 1));
+        Path dir = prefix.isEmpty() ? root : resolveDirectory(prefix.substring(0, prefix.length() - 1));
         SortedSet<String> folders = new TreeSet<>();
         try (Stream<Path> entries = Files.list(dir)) {
             entries.filter(Files::isDirectory)

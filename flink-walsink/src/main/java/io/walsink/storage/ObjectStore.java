@@ -69,7 +69,7 @@ public interface ObjectStore extends AutoCloseable {
     }
 
     /**
-     * The folders directly under {@code prefix} (which ends with '/'): the key prefixes {@code
+     * The folders directly under {@code prefix} (which ends with '/', or is empty for the root): the key prefixes {@code
      * prefix + name + "/"} of the keys below it, in key order. The default derives them from a full
      * listing; a store that can list one level (S3's delimiter, a directory read) does so, which is
      * what makes finding a table's shards cheap however much history they hold. A store may also

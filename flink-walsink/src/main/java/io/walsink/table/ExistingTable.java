@@ -1,5 +1,6 @@
 package io.walsink.table;
 
+import io.walsink.annotation.Internal;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableNotFoundException;
 import java.util.ArrayList;
@@ -20,9 +21,10 @@ import org.lance.schema.LanceField;
  *
  * @param primaryKey key columns in key order; empty for an append-only table
  */
-record ExistingTable(Schema schema, List<String> primaryKey) {
+@Internal
+public record ExistingTable(Schema schema, List<String> primaryKey) {
 
-    static Optional<ExistingTable> at(String lanceUri, Map<String, String> storageOptions) {
+    public static Optional<ExistingTable> at(String lanceUri, Map<String, String> storageOptions) {
         try (BufferAllocator allocator = new RootAllocator();
                 Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
             List<LanceField> key = new ArrayList<>();

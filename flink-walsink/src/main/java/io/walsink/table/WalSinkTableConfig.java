@@ -19,6 +19,7 @@ import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_REFINE_FACTOR;
 import static io.walsink.table.WalSinkTableOptions.VECTOR_SEARCH_REFRESH_INTERVAL;
 import static io.walsink.table.WalSinkTableOptions.WAL_SCHEMA_PROFILE;
 
+import io.walsink.annotation.Internal;
 import io.walsink.flink.SinkOptions;
 import io.walsink.flink.internal.SinkSettings;
 import io.walsink.format.table.LanceStorageOptions;
@@ -48,7 +49,8 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
  * @param buckets null unless set (only needed to create the table)
  * @param sink the {@link SinkOptions} set, checked
  */
-record WalSinkTableConfig(
+@Internal
+public record WalSinkTableConfig(
         String path,
         Integer buckets,
         SinkSettings sink,

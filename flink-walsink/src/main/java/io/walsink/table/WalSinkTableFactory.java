@@ -71,6 +71,15 @@ public final class WalSinkTableFactory implements DynamicTableSinkFactory, Dynam
         return new WalSinkTableSource(config, read, physicalRowType(schema), primaryKey(schema));
     }
 
+    /**
+     * Creates the table a catalog's {@code CREATE TABLE} declares, checked as an {@code INSERT}
+     * into it would be (options, types, key, indexes): nothing is written when a check fails.
+     */
+    public static void createTable(Context context) {
+        WalSinkTableSink sink = (WalSinkTableSink) new WalSinkTableFactory().createDynamicTableSink(context);
+        sink.buildSink();
+    }
+
     private WalSinkTableConfig validatedConfig(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
         // unknown options and missing 'path' fail here, named; the per-column vector options and

@@ -17,11 +17,11 @@ import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
 /** Table environments for the SQL tests, and ways to look at a walsink table from outside SQL. */
-final class SqlTables {
+public final class SqlTables {
     private SqlTables() {}
 
     /** Streaming mode, checkpoints every 200 ms (published data follows them), parallelism 2. */
-    static StreamTableEnvironment env() {
+    public static StreamTableEnvironment env() {
         Configuration config = new Configuration();
         config.setString("execution.checkpointing.interval", "200ms");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
@@ -34,7 +34,7 @@ final class SqlTables {
      * in streaming mode a SELECT reads continuously by default, and these tests collect a SELECT
      * to its end.
      */
-    static String walsinkTable(String name, String columns, Path path, String... options) {
+    public static String walsinkTable(String name, String columns, Path path, String... options) {
         StringBuilder with = new StringBuilder("'connector' = 'walsink', 'path' = '" + path + "'");
         if (!List.of(options).contains("scan.startup-mode")) {
             with.append(", 'scan.startup-mode' = 'snapshot'");
@@ -49,7 +49,7 @@ final class SqlTables {
         return "CREATE TABLE " + name + " (" + columns + ") WITH (" + with + ")";
     }
 
-    static List<Row> collect(StreamTableEnvironment tables, String query) throws Exception {
+    public static List<Row> collect(StreamTableEnvironment tables, String query) throws Exception {
         TableResult result = tables.executeSql(query);
         List<Row> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = result.collect()) {
@@ -59,7 +59,7 @@ final class SqlTables {
     }
 
     /** The table as walsink's own reader (outside Flink) sees it. */
-    static List<Map<String, Object>> read(Path path, ReadMode mode) {
+    public static List<Map<String, Object>> read(Path path, ReadMode mode) {
         try (RootAllocator allocator = new RootAllocator()) {
             return new TableReader(
                             path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC, allocator)

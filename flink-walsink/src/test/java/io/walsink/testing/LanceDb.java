@@ -34,7 +34,7 @@ public final class LanceDb {
     private static final String RESOURCES = "/lancedb/";
     private static final Path INSTALL = Path.of("target/lancedb");
     private static final List<String> FILES =
-            List.of("package.json", "queries.mjs", "read.mjs", "serve.mjs", "search.mjs");
+            List.of("package.json", "queries.mjs", "read.mjs", "named.mjs", "serve.mjs", "search.mjs");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static boolean installed;
 
@@ -72,6 +72,27 @@ public final class LanceDb {
             throw new IllegalStateException("node read.mjs failed on " + table + ": " + out);
         }
         return results(table, queries, out.lines().toList());
+    }
+
+    /**
+     * Runs {@code queries} on the table LanceDB opens as {@code connect(root).openTable(name)}; the
+     * answer also holds, as "tableNames", the names LanceDB lists in {@code root} (one column).
+     */
+    public static Map<String, Result> readByName(Path root, String name, List<Query> queries)
+            throws IOException, InterruptedException {
+        Path dir = install();
+        Process node = new ProcessBuilder(
+                        "node", "named.mjs", root.toAbsolutePath().toString(), name, spec(queries))
+                .directory(dir.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!node.waitFor(5, TimeUnit.MINUTES) || node.exitValue() != 0) {
+            throw new IllegalStateException("node named.mjs failed on " + name + " in " + root + ": " + out);
+        }
+        List<Query> answered = new ArrayList<>(queries);
+        answered.add(Query.of("tableNames", null, List.of("name")));
+        return results(root.resolve(name), answered, out.lines().toList());
     }
 
     private static String spec(List<Query> queries) throws IOException {

@@ -1,0 +1,255 @@
+package io.walsink.table.catalog;
+
+import io.walsink.annotation.Internal;
+import io.walsink.flink.convert.FlinkArrowTypes;
+import io.walsink.table.ExistingTable;
+import io.walsink.table.WalSinkTableFactory;
+import io.walsink.table.WalSinkTableOptions;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.CatalogBaseTable;
+import org.apache.flink.table.catalog.CatalogDatabase;
+import org.apache.flink.table.catalog.CatalogDatabaseImpl;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ObjectPath;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
+import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = ...)}: the warehouse folder's
+ * Lance tables as Flink tables. A table's schema and primary key are read from the Lance table
+ * itself, so tables LanceDB created in the same folder are listed and readable; the {@code WITH}
+ * options of a table created here are kept in it, so {@code INSERT} and {@code SELECT} repeat none.
+ * The catalog has one database, the warehouse root, which is where LanceDB's {@code connect(root)}
+ * looks.
+ */
+@Internal
+public final class WalSinkCatalog extends TablesOnlyCatalog {
+    private static final Logger LOG = LoggerFactory.getLogger(WalSinkCatalog.class);
+
+    private final String warehouseRoot;
+    private final Map<String, String> s3Options;
+    private Warehouse warehouse;
+
+    public WalSinkCatalog(String name, String defaultDatabase, String warehouseRoot, Map<String, String> s3Options) {
+        super(name, defaultDatabase);
+        this.warehouseRoot = warehouseRoot;
+        this.s3Options = Map.copyOf(s3Options);
+    }
+
+    @Override
+    public void open() {
+        warehouse = new Warehouse(warehouseRoot, s3Options);
+        LOG.info(
+                "walsink catalog '{}' opened on {}: {} tables",
+                getName(),
+                warehouse,
+                warehouse.tableNames().size());
+    }
+
+    @Override
+    public void close() {
+        if (warehouse != null) {
+            try {
+                warehouse.close();
+            } catch (Exception e) {
+                throw new CatalogException("Closing the walsink catalog '" + getName() + "' failed", e);
+            }
+        }
+    }
+
+    @Override
+    public List<String> listDatabases() {
+        return List.of(getDefaultDatabase());
+    }
+
+    @Override
+    public CatalogDatabase getDatabase(String database) throws DatabaseNotExistException {
+        requireDatabase(database);
+        return new CatalogDatabaseImpl(Map.of(), "the tables of " + warehouse);
+    }
+
+    @Override
+    public boolean databaseExists(String database) {
+        return getDefaultDatabase().equals(database);
+    }
+
+    @Override
+    public void createDatabase(String database, CatalogDatabase definition, boolean ignoreIfExists)
+            throws DatabaseAlreadyExistException {
+        if (databaseExists(database)) {
+            if (ignoreIfExists) {
+                return;
+            }
+            throw new DatabaseAlreadyExistException(getName(), database);
+        }
+        throw new CatalogException("The walsink catalog '" + getName() + "' has one database, '"
+                + getDefaultDatabase() + "': the warehouse " + warehouse
+                + " itself, where LanceDB's connect(root) finds its tables; create another catalog for another"
+                + " warehouse folder");
+    }
+
+    @Override
+    public void dropDatabase(String database, boolean ignoreIfNotExists, boolean cascade) {
+        throw new CatalogException("The database '" + database + "' of the walsink catalog '" + getName()
+                + "' is the warehouse " + warehouse + " and is not dropped; drop its tables one by one");
+    }
+
+    @Override
+    public void alterDatabase(String database, CatalogDatabase definition, boolean ignoreIfNotExists) {
+        throw new CatalogException(
+                "The database of the walsink catalog '" + getName() + "' has no properties to alter");
+    }
+
+    @Override
+    void requireDatabase(String database) throws DatabaseNotExistException {
+        if (!databaseExists(database)) {
+            throw new DatabaseNotExistException(getName(), database);
+        }
+    }
+
+    @Override
+    void requireTable(ObjectPath table) throws TableNotExistException {
+        if (!tableExists(table)) {
+            throw new TableNotExistException(getName(), table);
+        }
+    }
+
+    @Override
+    public List<String> listTables(String database) throws DatabaseNotExistException {
+        requireDatabase(database);
+        return warehouse.tableNames();
+    }
+
+    @Override
+    public boolean tableExists(ObjectPath table) {
+        return databaseExists(table.getDatabaseName()) && warehouse.tableNames().contains(table.getObjectName());
+    }
+
+    @Override
+    public CatalogBaseTable getTable(ObjectPath path) throws TableNotExistException {
+        if (!databaseExists(path.getDatabaseName())) {
+            throw new TableNotExistException(getName(), path);
+        }
+        Optional<ExistingTable> existing = warehouse.open(path.getObjectName());
+        if (existing.isEmpty()) {
+            throw new TableNotExistException(getName(), path);
+        }
+        Map<String, String> options = new LinkedHashMap<>(warehouse.storedOptions(path.getObjectName()));
+        options.putAll(warehouse.locationOptions(path.getObjectName()));
+        options.put(FactoryUtil.CONNECTOR.key(), WalSinkTableFactory.IDENTIFIER);
+        return CatalogTable.newBuilder()
+                .schema(schema(existing.get()))
+                .comment("Lance table " + warehouse.path(path.getObjectName()))
+                .options(options)
+                .build();
+    }
+
+    /** The Lance table's columns as Flink types; key columns are NOT NULL, as Flink requires of a primary key. */
+    private static Schema schema(ExistingTable table) {
+        RowType row = FlinkArrowTypes.toRowType(table.schema());
+        Schema.Builder schema = Schema.newBuilder();
+        for (RowType.RowField field : row.getFields()) {
+            boolean key = table.primaryKey().contains(field.getName());
+            schema.column(
+                    field.getName(),
+                    TypeConversions.fromLogicalToDataType(key ? field.getType().copy(false) : field.getType()));
+        }
+        if (!table.primaryKey().isEmpty()) {
+            schema.primaryKey(table.primaryKey());
+        }
+        return schema.build();
+    }
+
+    @Override
+    public void createTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfExists)
+            throws TableAlreadyExistException, DatabaseNotExistException {
+        requireDatabase(path.getDatabaseName());
+        if (!(table instanceof ResolvedCatalogTable resolved)) {
+            throw new CatalogException("The walsink catalog '" + getName() + "' holds Lance tables only, not "
+                    + table.getTableKind() + "s: create views in Flink's default catalog");
+        }
+        String name = path.getObjectName();
+        String location = warehouse.path(name); // a name no folder can hold fails here
+        if (tableExists(path)) {
+            if (ignoreIfExists) {
+                return;
+            }
+            throw new TableAlreadyExistException(getName(), path);
+        }
+        Map<String, String> own = tableOptions(name, location, resolved.getOptions());
+        Map<String, String> options = new LinkedHashMap<>(own);
+        options.putAll(warehouse.locationOptions(name));
+        options.put(FactoryUtil.CONNECTOR.key(), WalSinkTableFactory.IDENTIFIER);
+        WalSinkTableFactory.createTable(new FactoryUtil.DefaultDynamicTableContext(
+                ObjectIdentifier.of(getName(), path.getDatabaseName(), name),
+                resolved.copy(options),
+                Map.of(),
+                new Configuration(),
+                Thread.currentThread().getContextClassLoader(),
+                false));
+        warehouse.storeOptions(name, own);
+        LOG.info("walsink catalog '{}' created table {} at {} with options {}", getName(), name, location, own);
+    }
+
+    /** The options a table keeps: its own {@code WITH} options, without what the catalog decides. */
+    private Map<String, String> tableOptions(String name, String location, Map<String, String> given) {
+        Map<String, String> own = new LinkedHashMap<>(given);
+        String connector = own.remove(FactoryUtil.CONNECTOR.key());
+        if (connector != null && !connector.equals(WalSinkTableFactory.IDENTIFIER)) {
+            throw new ValidationException("The walsink catalog '" + getName() + "' holds walsink tables; table '" + name
+                    + "' names 'connector' = '" + connector + "': create it in another catalog");
+        }
+        if (own.containsKey(WalSinkTableOptions.PATH.key())) {
+            throw new ValidationException("The walsink catalog '" + getName() + "' places table '" + name + "' at "
+                    + location + ": remove the 'path' option");
+        }
+        for (String key : new HashSet<>(own.keySet())) {
+            if (key.startsWith("s3.")) {
+                throw new ValidationException("Table '" + name + "' sets '" + key + "': the tables of the walsink"
+                        + " catalog '" + getName() + "' use the catalog's S3 options; set it in CREATE CATALOG");
+            }
+        }
+        return own;
+    }
+
+    @Override
+    public void dropTable(ObjectPath path, boolean ignoreIfNotExists) throws TableNotExistException {
+        if (!tableExists(path)) {
+            if (ignoreIfNotExists) {
+                return;
+            }
+            throw new TableNotExistException(getName(), path);
+        }
+        warehouse.drop(path.getObjectName());
+        LOG.info("walsink catalog '{}' dropped table {}", getName(), path.getObjectName());
+    }
+
+    @Override
+    public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists) {
+        throw new CatalogException(
+                "walsink tables are not renamed: running jobs, consumer records and LanceDB" + " address table '"
+                        + path.getObjectName() + "' by its folder " + warehouse.path(path.getObjectName()));
+    }
+
+    @Override
+    public void alterTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfNotExists) {
+        throw new CatalogException("ALTER TABLE is not supported by the walsink catalog '" + getName() + "' yet");
+    }
+}

@@ -1,0 +1,138 @@
+package io.walsink.table.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.walsink.flink.MiniClusters;
+import io.walsink.read.ReadMode;
+import io.walsink.table.SqlTables;
+import io.walsink.testing.LanceDb;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** CREATE CATALOG ... ('type' = 'walsink'): tables created, listed, written, read and dropped by name. */
+class WalSinkCatalogTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
+
+    @TempDir
+    Path dir;
+
+    private StreamTableEnvironment catalog(Path warehouse) {
+        StreamTableEnvironment sql = SqlTables.env();
+        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
+        sql.executeSql("USE CATALOG lake");
+        return sql;
+    }
+
+    @Test
+    void aTableCreatedInTheCatalogIsWrittenAndReadByNameWithoutRepeatingItsOptions() throws Exception {
+        Path warehouse = dir.resolve("lake");
+        StreamTableEnvironment sql = catalog(warehouse);
+        assertThat(SqlTables.collect(sql, "SHOW TABLES")).isEmpty();
+
+        sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, score DOUBLE, PRIMARY KEY (id) NOT ENFORCED)"
+                + " WITH ('buckets' = '4', 'scan.startup-mode' = 'snapshot')");
+        assertThat(SqlTables.collect(sql, "SHOW TABLES")).containsExactly(Row.of("events"));
+        assertThat(warehouse.resolve("events.lance")).isDirectory();
+
+        sql.executeSql("INSERT INTO events VALUES (1, 'a', 1.5), (2, 'b', 2.5), (3, 'c', 3.5)")
+                .await();
+        sql.executeSql("INSERT INTO events VALUES (2, 'b2', 20.5)").await(); // the same key: an update
+        List<Row> expected = List.of(Row.of(1L, "a", 1.5), Row.of(2L, "b2", 20.5), Row.of(3L, "c", 3.5));
+        assertThat(SqlTables.collect(sql, "SELECT id, name, score FROM events"))
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(SqlTables.read(warehouse.resolve("events.lance"), ReadMode.COMMITTED))
+                .hasSize(3);
+
+        ResolvedSchema schema = sql.from("events").getResolvedSchema();
+        assertThat(schema.getColumnNames()).containsExactly("id", "name", "score");
+        assertThat(schema.getPrimaryKey().orElseThrow().getColumns()).containsExactly("id");
+
+        Map<String, LanceDb.Result> lancedb = LanceDb.readByName(
+                warehouse, "events", List.of(LanceDb.Query.of("all", null, List.of("id", "name", "score"))));
+        assertThat(lancedb.get("tableNames").rows()).containsExactly(List.of("events"));
+        assertThat(lancedb.get("all").rows())
+                .as("LanceDB's default read of the table it opens by name")
+                .containsExactlyInAnyOrder(
+                        List.of("1", "a", "1.5"), List.of("2", "b2", "20.5"), List.of("3", "c", "3.5"));
+
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE events (id BIGINT) WITH ('buckets' = '1')"))
+                .hasStackTraceContaining("already exists");
+        sql.executeSql("CREATE TABLE IF NOT EXISTS events (id BIGINT) WITH ('buckets' = '1')");
+        assertThat(SqlTables.collect(sql, "SELECT id, name, score FROM events"))
+                .containsExactlyInAnyOrderElementsOf(expected);
+
+        sql.executeSql("DROP TABLE events");
+        assertThat(SqlTables.collect(sql, "SHOW TABLES")).isEmpty();
+        assertThat(warehouse.resolve("events.lance")).doesNotExist();
+        assertThatThrownBy(() -> sql.executeSql("DROP TABLE events")).hasStackTraceContaining("events");
+        sql.executeSql("DROP TABLE IF EXISTS events");
+    }
+
+    @Test
+    void aWalsinkTableWrittenOutsideTheCatalogIsListedWithItsSchemaAndKey() throws Exception {
+        Path warehouse = dir.resolve("lake");
+        StreamTableEnvironment outside = SqlTables.env();
+        outside.executeSql(SqlTables.walsinkTable(
+                "scores",
+                "id BIGINT, player STRING, PRIMARY KEY (id) NOT ENFORCED",
+                warehouse.resolve("scores.lance"),
+                "buckets",
+                "2"));
+        outside.executeSql("INSERT INTO scores VALUES (7, 'x'), (8, 'y')").await();
+        Files.createDirectories(warehouse.resolve("notes")); // a folder that is not a table
+
+        StreamTableEnvironment sql = catalog(warehouse);
+        assertThat(SqlTables.collect(sql, "SHOW TABLES")).containsExactly(Row.of("scores"));
+        assertThat(sql.from("scores")
+                        .getResolvedSchema()
+                        .getPrimaryKey()
+                        .orElseThrow()
+                        .getColumns())
+                .containsExactly("id");
+        assertThat(SqlTables.collect(
+                        sql, "SELECT id, player FROM scores /*+ OPTIONS('scan.startup-mode' = 'snapshot') */"))
+                .containsExactlyInAnyOrder(Row.of(7L, "x"), Row.of(8L, "y"));
+    }
+
+    @Test
+    void badDefinitionsFailNamingTheProblemBeforeAnythingIsWritten() throws Exception {
+        Path warehouse = dir.resolve("lake");
+        Files.createDirectories(warehouse);
+        StreamTableEnvironment sql = catalog(warehouse);
+        String columns = "(id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)";
+
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE t " + columns + " WITH ('buckets' = '2', 'path' = '"
+                        + dir.resolve("elsewhere") + "')"))
+                .hasStackTraceContaining("remove the 'path' option");
+        assertThatThrownBy(() -> sql.executeSql(
+                        "CREATE TABLE t " + columns + " WITH ('buckets' = '2', 'sink.flush-interval' = '0 ms')"))
+                .hasStackTraceContaining("'sink.flush-interval': must be positive");
+        assertThatThrownBy(
+                        () -> sql.executeSql("CREATE TABLE t " + columns + " WITH ('buckets' = '2', 'no.such' = 'x')"))
+                .hasStackTraceContaining("no.such");
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE t " + columns)).hasStackTraceContaining("'buckets'");
+        assertThatThrownBy(() -> sql.executeSql(
+                        "CREATE TABLE t " + columns + " WITH ('buckets' = '2'," + " 's3.region' = 'eu-west-1')"))
+                .hasStackTraceContaining("set it in CREATE CATALOG");
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE `a/b` " + columns + " WITH ('buckets' = '2')"))
+                .hasStackTraceContaining("cannot name a table");
+        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE other")).hasStackTraceContaining("has one database");
+
+        try (Stream<Path> written = Files.list(warehouse)) {
+            assertThat(written).as("nothing written by refused statements").isEmpty();
+        }
+        assertThat(dir.resolve("elsewhere")).doesNotExist();
+    }
+}
