@@ -2,6 +2,7 @@ package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -32,6 +33,22 @@ public record CompactionResult(
     /** Generations merged in this run, over all shards. */
     public int mergedGenerations() {
         return shards.stream().mapToInt(s -> s.mergedGenerations().size()).sum();
+    }
+
+    /**
+     * What the run did to {@code table} (as the user named it), as the command-line tool and the
+     * catalog's procedure print it: a line per shard, then a summary.
+     */
+    public List<String> describe(String table) {
+        List<String> lines = new ArrayList<>();
+        for (ShardResult s : shards) {
+            lines.add("shard " + s.shardId() + ": merged generations " + s.mergedGenerations() + " (" + s.rowsUpserted()
+                    + " rows upserted, " + s.keysDeleted() + " keys deleted), merged through " + s.mergedThrough()
+                    + s.stoppedBecause().map(r -> "; stopped at " + r).orElse(""));
+        }
+        lines.add("Compacted " + table + ": " + mergedGenerations() + " generations merged over " + shards.size()
+                + " shards in " + duration.toMillis() + " ms, base version " + baseVersion);
+        return lines;
     }
 
     /**

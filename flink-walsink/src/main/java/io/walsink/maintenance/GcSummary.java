@@ -26,6 +26,15 @@ public record GcSummary(
         long objects,
         long bytes) {
 
+    /** What the run removed from {@code table}, as the command-line tool and the catalog's procedure print it. */
+    public String describe(String table, GarbageCollector.Options options) {
+        return (dryRun ? "Dry run, would remove" : "Removed") + " from " + table + " (retention " + options.retention()
+                + ", consumer records expire after " + options.consumerExpiration() + ", " + shards + " shards): "
+                + walEntries + " WAL entries, " + manifestVersions + " manifest versions, " + ssTableFolders
+                + " SSTable folders, " + temporaryFiles + " temporary files, " + jobRecords + " job records; " + objects
+                + " objects, " + bytes + " bytes";
+    }
+
     static final GcSummary EMPTY = new GcSummary(false, 0, 0, 0, 0, 0, 0, 0, 0);
 
     GcSummary plus(GcSummary o) {

@@ -222,15 +222,7 @@ public final class WalsinkCli {
     private int compact(Args args) {
         String path = args.table();
         CompactionResult result = Compactor.compact(path, args.s3(), CompactorOptions.defaults());
-        for (CompactionResult.ShardResult s : result.shards()) {
-            out.println("shard " + s.shardId() + ": merged generations " + s.mergedGenerations() + " ("
-                    + s.rowsUpserted() + " rows upserted, " + s.keysDeleted() + " keys deleted), merged through "
-                    + s.mergedThrough()
-                    + s.stoppedBecause().map(r -> "; stopped at " + r).orElse(""));
-        }
-        out.println("Compacted " + path + ": " + result.mergedGenerations() + " generations merged over "
-                + result.shards().size() + " shards in " + result.duration().toMillis() + " ms, base version "
-                + result.baseVersion());
+        result.describe(path).forEach(out::println);
         return OK;
     }
 
@@ -245,21 +237,14 @@ public final class WalsinkCli {
         // The collector only lists objects; a mistyped path would be an empty, "collected" table.
         StorageLocation location = StorageLocation.parse(path);
         LanceTables.open(location.lanceUri(), LanceStorageOptions.of(location, args.s3()), true);
+        GarbageCollector.Options options = GarbageCollector.Options.retaining(retention)
+                .consumerExpiration(expiration)
+                .dryRun(dryRun);
         GcSummary s;
         try (ObjectStore store = ObjectStores.open(path, args.s3())) {
-            s = new GarbageCollector(
-                            store,
-                            GarbageCollector.Options.retaining(retention)
-                                    .consumerExpiration(expiration)
-                                    .dryRun(dryRun))
-                    .collect();
+            s = new GarbageCollector(store, options).collect();
         }
-        out.println((dryRun ? "Dry run, would remove" : "Removed") + " from " + path + " (retention " + retention
-                + ", consumer records expire after " + expiration + ", " + s.shards() + " shards): " + s.walEntries()
-                + " WAL entries, " + s.manifestVersions()
-                + " manifest versions, " + s.ssTableFolders() + " SSTable folders, " + s.temporaryFiles()
-                + " temporary files, " + s.jobRecords() + " job records; " + s.objects() + " objects, " + s.bytes()
-                + " bytes");
+        out.println(s.describe(path, options));
         return OK;
     }
 

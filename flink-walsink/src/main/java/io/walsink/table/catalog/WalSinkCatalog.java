@@ -23,9 +23,11 @@ import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
+import org.apache.flink.table.catalog.exceptions.ProcedureNotExistException;
 import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.TableNotExistException;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.slf4j.Logger;
@@ -46,6 +48,7 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
     private final String warehouseRoot;
     private final Map<String, String> s3Options;
     private Warehouse warehouse;
+    private Map<String, Procedure> procedures = Map.of();
 
     public WalSinkCatalog(String name, String defaultDatabase, String warehouseRoot, Map<String, String> s3Options) {
         super(name, defaultDatabase);
@@ -56,6 +59,7 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
     @Override
     public void open() {
         warehouse = new Warehouse(warehouseRoot, s3Options);
+        procedures = TableProcedures.of(warehouse);
         LOG.info(
                 "walsink catalog '{}' opened on {}: {} tables",
                 getName(),
@@ -246,6 +250,25 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
         throw new CatalogException(
                 "walsink tables are not renamed: running jobs, consumer records and LanceDB" + " address table '"
                         + path.getObjectName() + "' by its folder " + warehouse.path(path.getObjectName()));
+    }
+
+    @Override
+    public List<String> listProcedures(String database) throws DatabaseNotExistException {
+        if (TableProcedures.DATABASE.equals(database)) {
+            return List.copyOf(procedures.keySet());
+        }
+        requireDatabase(database);
+        return List.of();
+    }
+
+    @Override
+    public Procedure getProcedure(ObjectPath path) throws ProcedureNotExistException {
+        Procedure procedure =
+                TableProcedures.DATABASE.equals(path.getDatabaseName()) ? procedures.get(path.getObjectName()) : null;
+        if (procedure == null) {
+            throw new ProcedureNotExistException(getName(), path);
+        }
+        return procedure;
     }
 
     @Override

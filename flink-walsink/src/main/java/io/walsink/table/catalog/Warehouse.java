@@ -3,6 +3,7 @@ package io.walsink.table.catalog;
 import io.walsink.format.table.LanceTables;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
+import io.walsink.storage.S3Options;
 import io.walsink.table.ExistingTable;
 import io.walsink.table.WalSinkTableConfig;
 import io.walsink.table.WalSinkTableOptions;
@@ -108,11 +109,13 @@ final class Warehouse implements AutoCloseable {
         Dataset.drop(table.lanceUri(), table.lanceStorageOptions());
     }
 
-    boolean isS3Option(String key) {
-        return key.startsWith("s3.");
+    /** The catalog's S3 settings, for the maintenance that opens a table by path. */
+    S3Options s3() {
+        return config(root).s3();
     }
 
-    private Dataset dataset(BufferAllocator allocator, String name) {
+    /** The table's base Lance dataset, at its latest version. */
+    Dataset dataset(BufferAllocator allocator, String name) {
         WalSinkTableConfig table = config(path(name));
         return LanceTables.openDataset(allocator, table.lanceUri(), table.lanceStorageOptions());
     }

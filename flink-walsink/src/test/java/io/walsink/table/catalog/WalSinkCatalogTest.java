@@ -135,4 +135,51 @@ class WalSinkCatalogTest {
         }
         assertThat(dir.resolve("elsewhere")).doesNotExist();
     }
+
+    @Test
+    void proceduresCompactCollectAndTagATableByName() throws Exception {
+        Path warehouse = dir.resolve("lake");
+        StreamTableEnvironment sql = catalog(warehouse);
+        sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false')");
+        sql.executeSql("INSERT INTO events VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+        LanceDb.Query base = new LanceDb.Query("base", null, List.of("id", "name"), false);
+        assertThat(LanceDb.readByName(warehouse, "events", List.of(base))
+                        .get("base")
+                        .rows())
+                .as("the base table before compaction")
+                .isEmpty();
+
+        List<Row> compacted = SqlTables.collect(sql, "CALL lake.sys.compact('events')");
+        assertThat(compacted.get(compacted.size() - 1).getField(0).toString())
+                .startsWith("Compacted events: ")
+                .doesNotContain(": 0 generations");
+        assertThat(LanceDb.readByName(warehouse, "events", List.of(base))
+                        .get("base")
+                        .rows())
+                .as("LanceDB's read of the base table alone after the procedure")
+                .containsExactlyInAnyOrder(List.of("1", "a"), List.of("2", "b"), List.of("3", "c"));
+
+        String tagged = SqlTables.collect(sql, "CALL lake.sys.create_tag('events', 'first')")
+                .get(0)
+                .getField(0)
+                .toString();
+        assertThat(tagged).startsWith("Tagged version ").endsWith(" of events as 'first'");
+        String version = tagged.split(" ")[2];
+        assertThat(SqlTables.collect(sql, "CALL lake.sys.list_tags('events')"))
+                .containsExactly(Row.of("first = version " + version));
+        assertThat(SqlTables.collect(sql, "CALL lake.sys.gc('events', '1 h')")
+                        .get(0)
+                        .getField(0)
+                        .toString())
+                .startsWith("Removed from events (retention PT1H");
+        assertThat(SqlTables.collect(sql, "CALL lake.sys.delete_tag('events', 'first')"))
+                .containsExactly(Row.of("Deleted tag 'first' of events (version " + version + ")"));
+        assertThat(SqlTables.collect(sql, "CALL lake.sys.list_tags('events')")).isEmpty();
+
+        assertThatThrownBy(() -> SqlTables.collect(sql, "CALL lake.sys.compact('missing')"))
+                .hasStackTraceContaining("There is no table 'missing'");
+        assertThatThrownBy(() -> SqlTables.collect(sql, "CALL lake.sys.gc('events', '0 s')"))
+                .hasStackTraceContaining("the retention must be positive");
+    }
 }

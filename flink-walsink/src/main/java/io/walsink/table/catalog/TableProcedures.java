@@ -1,0 +1,158 @@
+package io.walsink.table.catalog;
+
+import io.walsink.annotation.Internal;
+import io.walsink.maintenance.CompactionResult;
+import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.GcSummary;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.procedure.ProcedureContext;
+import org.apache.flink.table.procedures.Procedure;
+import org.apache.flink.util.TimeUtils;
+import org.lance.Dataset;
+import org.lance.Tag;
+
+/**
+ * The catalog's procedures, called as {@code CALL lake.sys.<name>(...)}: the maintenance a user
+ * otherwise runs with the command-line tool, and the base table's tags, which LanceDB reads with
+ * {@code checkout(tag)} and which the cleanup keeps. Each prints what it did, one row a line.
+ */
+@Internal // public, with public procedure classes, only because Flink's planner calls them reflectively
+public final class TableProcedures {
+    /** The database name procedures are called under, as in other lakehouse catalogs. */
+    static final String DATABASE = "sys";
+
+    private TableProcedures() {}
+
+    static Map<String, Procedure> of(Warehouse warehouse) {
+        Map<String, Procedure> procedures = new TreeMap<>();
+        procedures.put("compact", new Compact(warehouse));
+        procedures.put("gc", new CollectGarbage(warehouse));
+        procedures.put("create_tag", new CreateTag(warehouse));
+        procedures.put("delete_tag", new DeleteTag(warehouse));
+        procedures.put("list_tags", new ListTags(warehouse));
+        return procedures;
+    }
+
+    private static String existing(Warehouse warehouse, String table) {
+        if (warehouse.open(table).isEmpty()) {
+            throw new ValidationException("There is no table '" + table + "' in the warehouse " + warehouse);
+        }
+        return warehouse.path(table);
+    }
+
+    /** {@code compact(table)}: merges the published generations into the base table, as {@code walsink compact}. */
+    public static final class Compact implements Procedure {
+        private final Warehouse warehouse;
+
+        Compact(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table) {
+            String path = existing(warehouse, table);
+            CompactionResult result = Compactor.compact(path, warehouse.s3(), CompactorOptions.defaults());
+            return result.describe(table).toArray(String[]::new);
+        }
+    }
+
+    /** {@code gc(table [, retention])}: removes MemWAL history older than the retention (default 1 h), as {@code walsink gc}. */
+    public static final class CollectGarbage implements Procedure {
+        private final Warehouse warehouse;
+
+        CollectGarbage(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table) throws Exception {
+            return call(context, table, "1 h");
+        }
+
+        public String[] call(ProcedureContext context, String table, String retention) throws Exception {
+            String path = existing(warehouse, table);
+            Duration age = TimeUtils.parseDuration(retention);
+            if (age.isZero() || age.isNegative()) {
+                throw new ValidationException("gc: the retention must be positive, was '" + retention + "'");
+            }
+            GarbageCollector.Options options = GarbageCollector.Options.retaining(age);
+            GcSummary summary;
+            try (ObjectStore store = ObjectStores.open(path, warehouse.s3())) {
+                summary = new GarbageCollector(store, options).collect();
+            }
+            return new String[] {summary.describe(table, options)};
+        }
+    }
+
+    /** {@code create_tag(table, tag [, version])}: names a base table version (default: the latest). */
+    public static final class CreateTag implements Procedure {
+        private final Warehouse warehouse;
+
+        CreateTag(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table, String tag) {
+            return call(context, table, tag, null);
+        }
+
+        /** @param version null for the latest */
+        public String[] call(ProcedureContext context, String table, String tag, Long version) {
+            existing(warehouse, table);
+            try (BufferAllocator allocator = new RootAllocator();
+                    Dataset base = warehouse.dataset(allocator, table)) {
+                long tagged = version == null ? base.version() : version;
+                base.tags().create(tag, tagged);
+                return new String[] {"Tagged version " + tagged + " of " + table + " as '" + tag + "'"};
+            }
+        }
+    }
+
+    /** {@code delete_tag(table, tag)}: the version becomes subject to the cleanup's retention again. */
+    public static final class DeleteTag implements Procedure {
+        private final Warehouse warehouse;
+
+        DeleteTag(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table, String tag) {
+            existing(warehouse, table);
+            try (BufferAllocator allocator = new RootAllocator();
+                    Dataset base = warehouse.dataset(allocator, table)) {
+                long version = base.tags().getVersion(tag);
+                base.tags().delete(tag);
+                return new String[] {"Deleted tag '" + tag + "' of " + table + " (version " + version + ")"};
+            }
+        }
+    }
+
+    /** {@code list_tags(table)}: each tag and its version, by name. */
+    public static final class ListTags implements Procedure {
+        private final Warehouse warehouse;
+
+        ListTags(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table) {
+            existing(warehouse, table);
+            try (BufferAllocator allocator = new RootAllocator();
+                    Dataset base = warehouse.dataset(allocator, table)) {
+                List<Tag> tags = base.tags().list();
+                return tags.stream()
+                        .sorted(java.util.Comparator.comparing(Tag::getName))
+                        .map(t -> t.getName() + " = version " + t.getVersion())
+                        .toArray(String[]::new);
+            }
+        }
+    }
+}
