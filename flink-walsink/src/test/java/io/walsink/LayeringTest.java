@@ -4,9 +4,12 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.walsink.read.TableReader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * table       -> flink, read, maintenance, recovery, shard, format, storage, error
  * flink       -> maintenance, recovery, shard, format, storage, error   (not read, not table)
- * read        -> shard, format, storage, error    (no Flink)
+ * read        -> shard, format, storage, error    (no Flink); inside it, TableReader -> read.search -> read.snapshot,
+ *                read.scan and read.lookup -> read.snapshot, and all of them -> the API's values
  * maintenance -> recovery, shard, format, storage, error    (no Flink; not read)
  * recovery    -> shard, format, storage, error    (no Flink)
  * shard   -> format, storage, error; inside it, driver -> shard (the writer) -> shard.io -> shard.memtable
@@ -107,6 +111,46 @@ class LayeringTest {
                 .mayOnlyBeAccessedByLayers("writer", "driver")
                 .whereLayer("memtable")
                 .mayOnlyBeAccessedByLayers("io", "writer", "driver")
+                .check(MAIN);
+    }
+
+    /**
+     * Inside the reader: the user's entry point ({@code TableReader}) on the searches and the
+     * snapshot machinery, the Flink sources' scans and lookups beside the searches, everything on
+     * {@code read.snapshot}; the API's values ({@code ReadMode}, the queries, their answers,
+     * {@code TableRows}) at the bottom, used by all and using none. So the machinery never reaches
+     * back up to {@code TableReader}, and the API package and its sub-packages form no loop of files.
+     */
+    @Test
+    void theReaderIsLayeredByConcern() {
+        DescribedPredicate<JavaClass> entry = JavaClass.Predicates.belongToAnyOf(TableReader.class);
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("entry")
+                .definedBy(entry)
+                .layer("search")
+                .definedBy("io.walsink.read.search..")
+                .layer("scan")
+                .definedBy("io.walsink.read.scan..")
+                .layer("lookup")
+                .definedBy("io.walsink.read.lookup..")
+                .layer("snapshot")
+                .definedBy("io.walsink.read.snapshot..")
+                .layer("values")
+                .definedBy(
+                        JavaClass.Predicates.resideInAPackage("io.walsink.read").and(DescribedPredicate.not(entry)))
+                .whereLayer("entry")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("search")
+                .mayOnlyBeAccessedByLayers("entry")
+                .whereLayer("scan")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("lookup")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("snapshot")
+                .mayOnlyBeAccessedByLayers("entry", "search", "scan", "lookup")
+                .whereLayer("values")
+                .mayNotAccessAnyLayer()
                 .check(MAIN);
     }
 

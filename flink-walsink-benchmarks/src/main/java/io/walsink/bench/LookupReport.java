@@ -1,6 +1,6 @@
 package io.walsink.bench;
 
-import io.walsink.read.KeyLookup;
+import io.walsink.read.lookup.KeyLookup;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

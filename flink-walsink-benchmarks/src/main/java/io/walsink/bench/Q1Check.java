@@ -1,7 +1,9 @@
 package io.walsink.bench;
 
+import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
+import io.walsink.storage.S3Options;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,7 +39,8 @@ final class Q1Check {
      */
     static Outcome verify(Path table, Q1Rows model, ReadMode mode) {
         List<long[]> found;
-        try (TableReader reader = TableReader.open(table.toString())) {
+        try (SnapshotReader reader =
+                SnapshotReader.open(table.toString(), S3Options.defaults(), WalSchemaProfile.SPEC)) {
             found = reader.read(mode, (batch, row) -> {
                 long id = ((BigIntVector) batch.getVector("id")).get(row);
                 String name = new String(((VarCharVector) batch.getVector("name")).get(row), StandardCharsets.UTF_8);

@@ -9,7 +9,8 @@ import org.lance.compaction.CompactionOptions;
 
 /**
  * What one {@link Compactor} run does besides merging SSTables, and how much it merges. Everything
- * optional is off by default: a run merges every published, not yet merged SSTable of every shard
+ * optional is off by default ({@link #defaults()}; {@link #builder()} changes some): a run merges
+ * every published, not yet merged SSTable of every shard
  * and touches nothing else.
  *
  * @param maxGenerationsPerShard at most this many generations are merged per shard in one run (the
@@ -100,160 +101,139 @@ public record CompactorOptions(
         }
     }
 
-    public CompactorOptions(
-            int maxGenerationsPerShard,
-            Optional<CompactionOptions> fileCompaction,
-            Optional<CleanupPolicy> cleanup,
-            Duration leaseDuration,
-            int maxGenerationsPerRun,
-            Optional<Duration> maxRunTime,
-            Optional<Duration> cleanupRetention) {
-        this(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                cleanupRetention,
-                DEFAULT_MAX_GENERATIONS_PER_COMMIT);
-    }
-
-    public CompactorOptions(
-            int maxGenerationsPerShard,
-            Optional<CompactionOptions> fileCompaction,
-            Optional<CleanupPolicy> cleanup,
-            Duration leaseDuration,
-            int maxGenerationsPerRun,
-            Optional<Duration> maxRunTime) {
-        this(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                Optional.empty());
-    }
-
-    public CompactorOptions(
-            int maxGenerationsPerShard, Optional<CompactionOptions> fileCompaction, Optional<CleanupPolicy> cleanup) {
-        this(maxGenerationsPerShard, fileCompaction, cleanup, DEFAULT_LEASE_DURATION);
-    }
-
-    public CompactorOptions(
-            int maxGenerationsPerShard,
-            Optional<CompactionOptions> fileCompaction,
-            Optional<CleanupPolicy> cleanup,
-            Duration leaseDuration) {
-        this(maxGenerationsPerShard, fileCompaction, cleanup, leaseDuration, Integer.MAX_VALUE, Optional.empty());
-    }
-
     /** Merge everything; no file compaction, no cleanup. */
     public static CompactorOptions defaults() {
-        return new CompactorOptions(Integer.MAX_VALUE, Optional.empty(), Optional.empty());
+        return builder().build();
+    }
+
+    /** Options starting from {@link #defaults()}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these options, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder()
+                .maxGenerationsPerShard(maxGenerationsPerShard)
+                .fileCompaction(fileCompaction.orElse(null))
+                .cleanup(cleanup.orElse(null))
+                .leaseDuration(leaseDuration)
+                .maxGenerationsPerRun(maxGenerationsPerRun)
+                .maxRunTime(maxRunTime.orElse(null))
+                .cleanupRetention(cleanupRetention.orElse(null))
+                .maxGenerationsPerCommit(maxGenerationsPerCommit);
     }
 
     public CompactorOptions withMaxGenerationsPerShard(int max) {
-        return new CompactorOptions(
-                max,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                cleanupRetention,
-                maxGenerationsPerCommit);
+        return toBuilder().maxGenerationsPerShard(max).build();
     }
 
     public CompactorOptions withFileCompaction(CompactionOptions options) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                Optional.of(options),
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                cleanupRetention,
-                maxGenerationsPerCommit);
+        return toBuilder().fileCompaction(options).build();
     }
 
     public CompactorOptions withCleanup(CleanupPolicy policy) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                fileCompaction,
-                Optional.of(policy),
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                cleanupRetention,
-                maxGenerationsPerCommit);
+        return toBuilder().cleanup(policy).build();
     }
 
     public CompactorOptions withLeaseDuration(Duration duration) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                duration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                cleanupRetention,
-                maxGenerationsPerCommit);
+        return toBuilder().leaseDuration(duration).build();
     }
 
-    /** At most {@code max} generations per run over all shards, which take turns. */
     public CompactorOptions withMaxGenerationsPerRun(int max) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                max,
-                maxRunTime,
-                cleanupRetention,
-                maxGenerationsPerCommit);
+        return toBuilder().maxGenerationsPerRun(max).build();
+    }
+
+    public CompactorOptions withCleanupRetention(Duration retention) {
+        return toBuilder().cleanupRetention(retention).build();
+    }
+
+    public CompactorOptions withMaxRunTime(Duration time) {
+        return toBuilder().maxRunTime(time).build();
+    }
+
+    public CompactorOptions withMaxGenerationsPerCommit(int max) {
+        return toBuilder().maxGenerationsPerCommit(max).build();
     }
 
     /**
-     * Removes, after the merges, base table versions superseded more than {@code retention} plus
-     * half of it (at most 5 minutes) ago; tagged versions stay.
+     * Collects {@link CompactorOptions} one setting at a time, from the defaults; {@link #build()}
+     * checks them together, as the record does. A null leaves an optional setting unset.
      */
-    public CompactorOptions withCleanupRetention(Duration retention) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                Optional.of(retention),
-                maxGenerationsPerCommit);
-    }
+    @PublicEvolving
+    public static final class Builder {
+        private int maxGenerationsPerShard = Integer.MAX_VALUE;
+        private CompactionOptions fileCompaction;
+        private CleanupPolicy cleanup;
+        private Duration leaseDuration = DEFAULT_LEASE_DURATION;
+        private int maxGenerationsPerRun = Integer.MAX_VALUE;
+        private Duration maxRunTime;
+        private Duration cleanupRetention;
+        private int maxGenerationsPerCommit = DEFAULT_MAX_GENERATIONS_PER_COMMIT;
 
-    /** No generation is started once a run has taken {@code time}. */
-    public CompactorOptions withMaxRunTime(Duration time) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                Optional.of(time),
-                cleanupRetention,
-                maxGenerationsPerCommit);
-    }
+        private Builder() {}
 
-    /** At most {@code max} generations (of different buckets' shards) per base table commit. */
-    public CompactorOptions withMaxGenerationsPerCommit(int max) {
-        return new CompactorOptions(
-                maxGenerationsPerShard,
-                fileCompaction,
-                cleanup,
-                leaseDuration,
-                maxGenerationsPerRun,
-                maxRunTime,
-                cleanupRetention,
-                max);
+        /** At most {@code max} generations per shard in one run, the oldest. */
+        public Builder maxGenerationsPerShard(int max) {
+            this.maxGenerationsPerShard = max;
+            return this;
+        }
+
+        /** lance-core's file compaction after the merges; it must defer index remapping. */
+        public Builder fileCompaction(CompactionOptions options) {
+            this.fileCompaction = options;
+            return this;
+        }
+
+        /** lance-core's cleanup of old base table versions after the merges, with this policy. */
+        public Builder cleanup(CleanupPolicy policy) {
+            this.cleanup = policy;
+            return this;
+        }
+
+        public Builder leaseDuration(Duration duration) {
+            this.leaseDuration = duration;
+            return this;
+        }
+
+        /** At most {@code max} generations per run over all shards, which take turns. */
+        public Builder maxGenerationsPerRun(int max) {
+            this.maxGenerationsPerRun = max;
+            return this;
+        }
+
+        /** No generation is started once a run has taken {@code time}. */
+        public Builder maxRunTime(Duration time) {
+            this.maxRunTime = time;
+            return this;
+        }
+
+        /**
+         * Removes, after the merges, base table versions superseded more than {@code retention}
+         * plus half of it (at most 5 minutes) ago; tagged versions stay.
+         */
+        public Builder cleanupRetention(Duration retention) {
+            this.cleanupRetention = retention;
+            return this;
+        }
+
+        /** At most {@code max} generations (of different buckets' shards) per base table commit. */
+        public Builder maxGenerationsPerCommit(int max) {
+            this.maxGenerationsPerCommit = max;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the first setting out of its range */
+        public CompactorOptions build() {
+            return new CompactorOptions(
+                    maxGenerationsPerShard,
+                    Optional.ofNullable(fileCompaction),
+                    Optional.ofNullable(cleanup),
+                    leaseDuration,
+                    maxGenerationsPerRun,
+                    Optional.ofNullable(maxRunTime),
+                    Optional.ofNullable(cleanupRetention),
+                    maxGenerationsPerCommit);
+        }
     }
 }

@@ -6,7 +6,7 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectMeta;
 import java.nio.file.Path;
@@ -137,7 +137,8 @@ final class HarnessSupport {
     static Map<Long, String> read(Path table, ReadMode mode) {
         Map<Long, String> rows = new TreeMap<>();
         try (RootAllocator allocator = new RootAllocator()) {
-            new TableReader(table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
+            new SnapshotReader(
+                            table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
                     .read(mode)
                     .rows()
                     .forEach(r -> rows.put((Long) r.get("id"), (String) r.get("name")));

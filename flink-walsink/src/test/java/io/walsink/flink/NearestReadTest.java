@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.NearestQuery;
 import io.walsink.read.Neighbour;
 import io.walsink.read.ReadMode;
-import io.walsink.read.RowValues;
 import io.walsink.read.TableReader;
-import io.walsink.read.VectorSearcher;
+import io.walsink.read.search.VectorSearcher;
+import io.walsink.read.snapshot.RowValues;
+import io.walsink.read.snapshot.SnapshotReader;
+import io.walsink.storage.S3Options;
 import io.walsink.testing.Compactions;
 import io.walsink.testing.Vectors;
 import java.nio.file.Path;
@@ -145,7 +148,8 @@ class NearestReadTest {
         }
         VectorTableJob.of(ROW, DIMENSION).write(table, first);
         float[] query = Vectors.gaussian(random, DIMENSION);
-        try (TableReader reader = TableReader.open(table.toString());
+        try (SnapshotReader reader =
+                        SnapshotReader.open(table.toString(), S3Options.defaults(), WalSchemaProfile.SPEC);
                 VectorSearcher<Map<String, Object>> everyQuery =
                         new VectorSearcher<>(reader, "emb", RowValues.extractor(List.of("id")), Duration.ZERO);
                 VectorSearcher<Map<String, Object>> hourly =

@@ -69,7 +69,7 @@ class WalSinkMiniClusterTest {
         env.execute("walsink append-only");
 
         try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
-            var rows = new io.walsink.read.TableReader(
+            var rows = new io.walsink.read.snapshot.SnapshotReader(
                             table.toString(),
                             java.util.Map.of(),
                             new io.walsink.storage.LocalObjectStore(table),

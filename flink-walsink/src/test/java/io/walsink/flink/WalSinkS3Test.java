@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.StorageLocation;
@@ -60,7 +60,7 @@ class WalSinkS3Test {
         Map<String, String> lance = LanceStorageOptions.of(StorageLocation.parse(path), S3.options());
         try (ObjectStore store = ObjectStores.open(path, S3.options());
                 RootAllocator allocator = new RootAllocator()) {
-            new TableReader(path, lance, store, WalSchemaProfile.SPEC, allocator)
+            new SnapshotReader(path, lance, store, WalSchemaProfile.SPEC, allocator)
                     .read(ReadMode.COMMITTED)
                     .rows()
                     .forEach(r -> table.put((Long) r.get("id"), (String) r.get("name")));

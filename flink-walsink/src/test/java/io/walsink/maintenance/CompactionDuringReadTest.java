@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.shard.ShardWriter;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ListPage;
@@ -59,8 +59,8 @@ class CompactionDuringReadTest {
                 }
             };
 
-            List<Map<String, Object>> read =
-                    CompactionFixture.byId(new TableReader(f.uri, Map.of(), racing, WalSchemaProfile.SPEC, f.allocator)
+            List<Map<String, Object>> read = CompactionFixture.byId(
+                    new SnapshotReader(f.uri, Map.of(), racing, WalSchemaProfile.SPEC, f.allocator)
                             .read(ReadMode.COMMITTED)
                             .rows());
 
@@ -117,8 +117,8 @@ class CompactionDuringReadTest {
                 }
             };
 
-            List<Map<String, Object>> read =
-                    CompactionFixture.byId(new TableReader(f.uri, Map.of(), racing, WalSchemaProfile.SPEC, f.allocator)
+            List<Map<String, Object>> read = CompactionFixture.byId(
+                    new SnapshotReader(f.uri, Map.of(), racing, WalSchemaProfile.SPEC, f.allocator)
                             .read(ReadMode.COMMITTED)
                             .rows());
 

@@ -11,7 +11,7 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.recovery.CommitHook;
 import io.walsink.recovery.LeaseClaimant;
 import io.walsink.recovery.ShardRestore;
@@ -240,7 +240,7 @@ final class CompactionFixture implements AutoCloseable {
 
     /** walsink's merge-on-read reader, by id. */
     List<Map<String, Object>> read(ReadMode mode) {
-        return byId(new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator)
+        return byId(new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator)
                 .read(mode)
                 .rows());
     }

@@ -11,8 +11,8 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
@@ -187,7 +187,7 @@ final class GcFixture implements AutoCloseable {
 
     Map<Long, String> read(ReadMode mode) {
         TableRows rows =
-                new TableReader(tablePath.toString(), Map.of(), store, WalSchemaProfile.SPEC, allocator).read(mode);
+                new SnapshotReader(tablePath.toString(), Map.of(), store, WalSchemaProfile.SPEC, allocator).read(mode);
         Map<Long, String> byId = new TreeMap<>();
         for (Map<String, Object> row : rows.rows()) {
             byId.put((Long) row.get("id"), (String) row.get("name"));

@@ -8,6 +8,7 @@ import io.walsink.format.FormatException;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.snapshot.CompactedSsTables;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.ArrowRows;

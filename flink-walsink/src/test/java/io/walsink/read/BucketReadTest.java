@@ -13,6 +13,9 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.snapshot.BucketSelection;
+import io.walsink.read.snapshot.RowValues;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
@@ -102,7 +105,7 @@ class BucketReadTest {
             shard.close();
         }
 
-        TableReader reader = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
         List<BucketSelection> buckets = reader.bucketsReadSeparately().orElseThrow();
         assertThat(buckets).hasSize(BUCKETS);
         for (ReadMode mode : ReadMode.values()) {
@@ -126,7 +129,7 @@ class BucketReadTest {
         LocalObjectStore store = new LocalObjectStore(Path.of(uri));
         MemWalTable.Shard unplaced = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).shard();
         unplaced.walEntry(List.of(RowOp.put(row("id", 1L, "name", "x"))));
-        TableReader reader = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
         assertThat(reader.bucketsReadSeparately()).isEmpty();
     }
 }

@@ -6,6 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.scan.ScanPosition;
+import io.walsink.read.scan.SnapshotPart;
+import io.walsink.read.scan.SnapshotRows;
+import io.walsink.read.scan.SnapshotScan;
+import io.walsink.read.snapshot.RowExtractor;
+import io.walsink.read.snapshot.RowValues;
+import io.walsink.read.snapshot.SnapshotReader;
+import io.walsink.read.snapshot.TableSnapshot;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.MemWalTable;
@@ -92,7 +100,7 @@ class SnapshotRowsMemoryTest {
         shard.publish();
         model.apply(unmerged);
 
-        TableReader reader = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
         TableSnapshot snapshot = reader.pin(ReadMode.COMMITTED);
         long extracted[] = {0};
         RowExtractor<Map<String, Object>> counting = (batch, row) -> {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.read.snapshot.ShardReader;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceOracle;

@@ -13,8 +13,8 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.recovery.ShardRestore;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectMeta;
@@ -98,7 +98,7 @@ public final class ShardFixture implements AutoCloseable {
 
     /** The table as the walsink reader merges it, bypassing injected faults: id -> name. */
     public Map<Long, String> read(ReadMode mode) {
-        TableRows rows = new TableReader(
+        TableRows rows = new SnapshotReader(
                         tablePath.toString(),
                         Map.of(),
                         store.delegate(),

@@ -2,7 +2,7 @@ package io.walsink.table;
 
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ public final class SqlTables {
     /** The table as walsink's own reader (outside Flink) sees it. */
     public static List<Map<String, Object>> read(Path path, ReadMode mode) {
         try (RootAllocator allocator = new RootAllocator()) {
-            return new TableReader(
+            return new SnapshotReader(
                             path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC, allocator)
                     .read(mode)
                     .rows();

@@ -64,7 +64,7 @@ class WalSinkSqlChangelogTest {
 
         assertThat(selectAll(sql)).isEqualTo(changes.model(n));
         try (RootAllocator allocator = new RootAllocator()) {
-            List<UUID> shards = new io.walsink.read.TableReader(
+            List<UUID> shards = new io.walsink.read.snapshot.SnapshotReader(
                             path.toString(),
                             Map.of(),
                             new LocalObjectStore(path),

@@ -1,6 +1,6 @@
 package io.walsink.testing;
 
-import io.walsink.read.RowValues;
+import io.walsink.read.snapshot.RowValues;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

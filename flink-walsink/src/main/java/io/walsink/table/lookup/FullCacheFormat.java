@@ -1,7 +1,7 @@
 package io.walsink.table.lookup;
 
 import io.walsink.annotation.Internal;
-import io.walsink.read.TableSnapshot;
+import io.walsink.read.snapshot.TableSnapshot;
 import io.walsink.table.scan.SplitRows;
 import io.walsink.table.scan.TableScan;
 import io.walsink.table.scan.TableScanSplit;

@@ -2,8 +2,8 @@ package io.walsink.table.lookup;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.RowDataArrowWriter;
-import io.walsink.read.KeyLookup;
-import io.walsink.read.LookupScans;
+import io.walsink.read.lookup.KeyLookup;
+import io.walsink.read.snapshot.LookupScans;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;

@@ -2,7 +2,7 @@ package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.ArrowRowDataReader;
-import io.walsink.read.RowExtractor;
+import io.walsink.read.snapshot.RowExtractor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;

@@ -1,7 +1,7 @@
 package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
-import io.walsink.read.SnapshotRows;
+import io.walsink.read.scan.SnapshotRows;
 import io.walsink.storage.ObjectStore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.table.data.RowData;

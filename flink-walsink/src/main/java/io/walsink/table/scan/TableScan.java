@@ -2,12 +2,12 @@ package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.read.BucketSelection;
 import io.walsink.read.ReadMode;
-import io.walsink.read.SnapshotRows;
-import io.walsink.read.SnapshotScan;
-import io.walsink.read.TableReader;
-import io.walsink.read.TableSnapshot;
+import io.walsink.read.scan.SnapshotRows;
+import io.walsink.read.scan.SnapshotScan;
+import io.walsink.read.snapshot.BucketSelection;
+import io.walsink.read.snapshot.SnapshotReader;
+import io.walsink.read.snapshot.TableSnapshot;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -163,8 +163,9 @@ public record TableScan(
                 SnapshotScan.DEFAULT_BATCH_SIZE);
     }
 
-    private TableReader reader(ObjectStore store, BufferAllocator allocator) {
-        return new TableReader(StorageLocation.parse(path).lanceUri(), lanceStorageOptions, store, profile, allocator);
+    private SnapshotReader reader(ObjectStore store, BufferAllocator allocator) {
+        return new SnapshotReader(
+                StorageLocation.parse(path).lanceUri(), lanceStorageOptions, store, profile, allocator);
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
-import io.walsink.read.BucketSelection;
-import io.walsink.read.ScanPosition;
-import io.walsink.read.SnapshotPart;
-import io.walsink.read.TableSnapshot;
+import io.walsink.read.scan.ScanPosition;
+import io.walsink.read.scan.SnapshotPart;
+import io.walsink.read.snapshot.BucketSelection;
+import io.walsink.read.snapshot.TableSnapshot;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.api.connector.source.SourceSplit;

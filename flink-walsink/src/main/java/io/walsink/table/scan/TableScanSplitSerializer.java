@@ -1,12 +1,12 @@
 package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
-import io.walsink.read.BucketSelection;
-import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
-import io.walsink.read.ScanPosition;
-import io.walsink.read.SnapshotPart;
-import io.walsink.read.TableSnapshot;
+import io.walsink.read.scan.ScanPosition;
+import io.walsink.read.scan.SnapshotPart;
+import io.walsink.read.snapshot.BucketSelection;
+import io.walsink.read.snapshot.PinnedShard;
+import io.walsink.read.snapshot.TableSnapshot;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

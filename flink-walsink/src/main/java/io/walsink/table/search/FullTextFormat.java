@@ -3,8 +3,9 @@ package io.walsink.table.search;
 import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
 import io.walsink.read.TextHit;
+import io.walsink.read.search.SnapshotSearch;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.S3Options;
 import io.walsink.table.scan.ProjectedRowExtractor;
 import java.io.IOException;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The bounded read of a full-text SELECT: one split, which pins the committed table when it is
- * opened and returns its best matches ({@link TableReader#fullText}), best first, projected.
+ * opened and returns its best matches ({@link SnapshotSearch#fullText}), best first, projected.
  */
 @Internal
 public final class FullTextFormat extends GenericInputFormat<RowData> {
@@ -51,9 +52,9 @@ public final class FullTextFormat extends GenericInputFormat<RowData> {
     @Override
     public void open(GenericInputSplit split) throws IOException {
         super.open(split);
-        try (TableReader reader = TableReader.open(path, s3, profile)) {
-            List<TextHit<RowData>> found = reader.fullText(
-                    reader.pin(ReadMode.COMMITTED), scan.textQuery(), new ProjectedRowExtractor(columns));
+        try (SnapshotReader reader = SnapshotReader.open(path, s3, profile)) {
+            List<TextHit<RowData>> found = SnapshotSearch.fullText(
+                    reader, reader.pin(ReadMode.COMMITTED), scan.textQuery(), new ProjectedRowExtractor(columns));
             LOG.info("Full-text SELECT on walsink table {}: {} matches of {}", path, found.size(), scan);
             hits = found.iterator();
         }

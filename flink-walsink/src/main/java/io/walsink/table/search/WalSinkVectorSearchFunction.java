@@ -3,8 +3,8 @@ package io.walsink.table.search;
 import io.walsink.annotation.Internal;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.Neighbour;
-import io.walsink.read.TableReader;
-import io.walsink.read.VectorSearcher;
+import io.walsink.read.search.VectorSearcher;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.S3Options;
 import io.walsink.table.scan.ProjectedRowExtractor;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ public final class WalSinkVectorSearchFunction extends VectorSearchFunction {
     private final List<String> columns;
     private final VectorSearchConfig config;
 
-    private transient TableReader reader;
+    private transient SnapshotReader reader;
     private transient VectorSearcher<RowData> searcher;
 
     /**
@@ -66,7 +66,7 @@ public final class WalSinkVectorSearchFunction extends VectorSearchFunction {
 
     @Override
     public void open(FunctionContext context) {
-        reader = TableReader.open(path, s3, profile);
+        reader = SnapshotReader.open(path, s3, profile);
         searcher = new VectorSearcher<>(reader, column, new ProjectedRowExtractor(columns), config.refreshInterval());
         context.getMetricGroup().addGroup("walsink").gauge("vectorSearchSnapshotsRead", (Gauge<Long>)
                 searcher::snapshotsRead);

@@ -2,8 +2,8 @@ package io.walsink.table.stream;
 
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.read.GenerationLog;
-import io.walsink.read.PinnedShard;
+import io.walsink.read.scan.GenerationLog;
+import io.walsink.read.snapshot.PinnedShard;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.table.scan.SplitRows;

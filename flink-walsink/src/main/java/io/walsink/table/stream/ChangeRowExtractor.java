@@ -1,7 +1,7 @@
 package io.walsink.table.stream;
 
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.read.RowExtractor;
+import io.walsink.read.snapshot.RowExtractor;
 import io.walsink.table.scan.ProjectedRowExtractor;
 import java.util.List;
 import org.apache.arrow.vector.BitVector;

@@ -1,7 +1,7 @@
 package io.walsink.table.stream;
 
 import io.walsink.annotation.Internal;
-import io.walsink.read.PinnedShard;
+import io.walsink.read.snapshot.PinnedShard;
 import io.walsink.table.scan.TableScanSplit;
 import java.util.List;
 import java.util.Objects;

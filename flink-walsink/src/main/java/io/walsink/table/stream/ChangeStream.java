@@ -2,10 +2,10 @@ package io.walsink.table.stream;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.consumer.ConsumerRecord;
-import io.walsink.read.GenerationLog;
-import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableSnapshot;
+import io.walsink.read.scan.GenerationLog;
+import io.walsink.read.snapshot.PinnedShard;
+import io.walsink.read.snapshot.TableSnapshot;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.StorageLocation;

@@ -2,7 +2,7 @@ package io.walsink.table.stream;
 
 import io.walsink.format.consumer.ConsumerRecord;
 import io.walsink.format.consumer.ConsumerRecords;
-import io.walsink.read.PinnedShard;
+import io.walsink.read.snapshot.PinnedShard;
 import io.walsink.storage.ObjectStore;
 import java.time.Clock;
 import java.util.ArrayList;

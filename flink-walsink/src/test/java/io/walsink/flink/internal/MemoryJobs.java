@@ -5,7 +5,7 @@ import io.walsink.flink.WalSink;
 import io.walsink.flink.WalSinkBuilder;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,7 +64,8 @@ final class MemoryJobs {
     static Map<Long, String> read(Path table) {
         Map<Long, String> rows = new TreeMap<>();
         try (RootAllocator allocator = new RootAllocator()) {
-            new TableReader(table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
+            new SnapshotReader(
+                            table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
                     .read(ReadMode.LATEST)
                     .rows()
                     .forEach(r -> rows.put((Long) r.get("id"), (String) r.get("name")));

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.shard.io.SsTableWriteException;
 import io.walsink.shard.io.SsTableWriter;
 import io.walsink.shard.memtable.Memtable;
@@ -141,7 +141,8 @@ class LanceCoreS3FailuresTest {
                 lanceOptions(S3.endpoint().toString()));
         String endpoint = deadEndpoint();
         try (ObjectStore store = ObjectStores.open(uri, S3.options())) {
-            TableReader reader = new TableReader(uri, lanceOptions(endpoint), store, WalSchemaProfile.SPEC, allocator);
+            SnapshotReader reader =
+                    new SnapshotReader(uri, lanceOptions(endpoint), store, WalSchemaProfile.SPEC, allocator);
 
             assertThatThrownBy(() -> reader.read(ReadMode.COMMITTED))
                     .isInstanceOf(StorageException.class)

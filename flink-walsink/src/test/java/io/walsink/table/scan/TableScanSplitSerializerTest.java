@@ -3,11 +3,11 @@ package io.walsink.table.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.walsink.read.BucketSelection;
-import io.walsink.read.PinnedShard;
 import io.walsink.read.ReadMode;
-import io.walsink.read.ScanPosition;
-import io.walsink.read.TableSnapshot;
+import io.walsink.read.scan.ScanPosition;
+import io.walsink.read.snapshot.BucketSelection;
+import io.walsink.read.snapshot.PinnedShard;
+import io.walsink.read.snapshot.TableSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

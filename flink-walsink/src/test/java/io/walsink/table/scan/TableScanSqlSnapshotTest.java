@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.flink.MiniClusters;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
+import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.BucketShardWriters;
 import java.nio.file.Path;
@@ -78,7 +78,7 @@ class TableScanSqlSnapshotTest {
 
     private static List<String> read(Path path) {
         try (RootAllocator allocator = new RootAllocator()) {
-            return new TableReader(
+            return new SnapshotReader(
                             path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC, allocator)
                     .read(ReadMode.COMMITTED).rows().stream()
                             .map(r -> r.get("id") + "=" + r.get("name"))

@@ -1,0 +1,297 @@
+package io.walsink.read.snapshot;
+
+import io.walsink.annotation.Internal;
+import io.walsink.format.TableLayout;
+import io.walsink.format.table.LanceStorageOptions;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.ShardTransform;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.read.ReadMode;
+import io.walsink.read.TableRows;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
+import io.walsink.storage.S3Options;
+import io.walsink.storage.StorageLocation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BiConsumer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.lance.Dataset;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merge-on-read of a whole MemWAL table as of a {@link TableSnapshot}, pinned by {@link #pin}:
+ * the base table (generation 0), then every shard ({@link #shards}, see {@link ShardReader});
+ * newest wins per primary key, keys whose newest row is a tombstone are absent, append-only tables
+ * return every row. What {@code TableReader} offers users, and what walsink's own
+ * readers (scans, searches, lookups) need beyond it: a snapshot kept between calls, rows built by a
+ * {@link RowExtractor}, one bucket at a time.
+ *
+ * <p>SSTables already compacted into the base table are skipped when lance-core reports them
+ * ({@link CompactedSsTables}). Closes the store and the allocator only when it opened them ({@link #open}).
+ */
+@Internal
+public final class SnapshotReader implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotReader.class);
+
+    private final String tableUri;
+    private final Map<String, String> storageOptions;
+    private final ObjectStore store;
+    private final WalSchemaProfile profile;
+    private final BufferAllocator allocator;
+    /** Whether {@link #close()} closes the store and the allocator ({@link #open} made them). */
+    private final boolean owned;
+
+    /**
+     * @param storageOptions lance-core options for the base table and the SSTables
+     * @param store the table's object store, for manifests and WAL entries
+     * @param profile the WAL schema profile the table's writers use
+     * @param allocator holds batches while they are read; nothing stays allocated afterwards
+     */
+    public SnapshotReader(
+            String tableUri,
+            Map<String, String> storageOptions,
+            ObjectStore store,
+            WalSchemaProfile profile,
+            BufferAllocator allocator) {
+        this(tableUri, storageOptions, store, profile, allocator, false);
+    }
+
+    private SnapshotReader(
+            String tableUri,
+            Map<String, String> storageOptions,
+            ObjectStore store,
+            WalSchemaProfile profile,
+            BufferAllocator allocator,
+            boolean owned) {
+        this.owned = owned;
+        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
+        this.storageOptions = Map.copyOf(storageOptions);
+        this.store = Objects.requireNonNull(store, "store");
+        this.profile = Objects.requireNonNull(profile, "profile");
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+    }
+
+    /**
+     * A reader that opens its own object store (the same client and S3 settings as the sink) and
+     * Arrow allocator, and closes both on {@link #close()}.
+     *
+     * @param path the table, local or {@code s3://bucket/prefix}
+     * @param profile the WAL schema profile the table's writers use (for {@link ReadMode#LATEST})
+     */
+    public static SnapshotReader open(String path, S3Options s3, WalSchemaProfile profile) {
+        StorageLocation location = StorageLocation.parse(path);
+        ObjectStore store = ObjectStores.open(path, s3);
+        return new SnapshotReader(
+                location.lanceUri(), LanceStorageOptions.of(location, s3), store, profile, new RootAllocator(), true);
+    }
+
+    /** Closes the store and allocator this reader opened itself; a no-op for one given them. */
+    @Override
+    public void close() {
+        if (owned) {
+            store.close();
+            allocator.close();
+        }
+    }
+
+    public String tableUri() {
+        return tableUri;
+    }
+
+    public Map<String, String> storageOptions() {
+        return storageOptions;
+    }
+
+    /**
+     * @throws io.walsink.format.table.TableNotFoundException if there is no Lance table at the URI
+     * @throws io.walsink.format.FormatException (or a subtype: corrupt manifest, manifest gap,
+     *     corrupt WAL entry, unsafe SSTable path) naming the object at fault
+     * @throws io.walsink.storage.StorageException if storage fails; for lance-core's S3 I/O it
+     *     names the dataset, the operation and the likely cause ({@link
+     *     io.walsink.format.table.LanceFailures})
+     */
+    public TableRows read(ReadMode mode) {
+        TableSnapshot snapshot = pin(mode);
+        try (Dataset base = openBase(snapshot)) {
+            TableColumns layout = TableColumns.of(base);
+            List<Map<String, Object>> rows = merge(base, layout, snapshot, RowValues.extractor(layout.columns()), null);
+            return new TableRows(layout.columns(), layout.primaryKey(), rows);
+        }
+    }
+
+    /**
+     * As {@link #read(ReadMode)}, each live row built by {@code extractor} (which sees the table's
+     * columns and may read only some of them): by primary-key bytes, or in read order for an
+     * append-only table.
+     */
+    public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor) {
+        return read(pin(mode), extractor);
+    }
+
+    /**
+     * As {@link #read(ReadMode, RowExtractor)}, for one bucket only: the base rows of that bucket
+     * and the shard whose field entries name it. Reading every bucket this way gives the whole
+     * table, provided {@link #bucketsReadSeparately()} holds.
+     */
+    public <R> List<R> read(ReadMode mode, RowExtractor<R> extractor, BucketSelection bucket) {
+        return read(pin(mode), extractor, bucket);
+    }
+
+    /**
+     * Fixes what a later {@link #read(TableSnapshot, RowExtractor)} reads: each shard's latest
+     * manifest version (and, in {@link ReadMode#LATEST}, its last WAL position present), then the
+     * base table's latest version, in that order (see {@link #merge} for why).
+     */
+    public TableSnapshot pin(ReadMode mode) {
+        List<PinnedShard> pinned = new ArrayList<>();
+        for (UUID shard : shards()) {
+            pinned.add(shard(shard).pin(mode));
+        }
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            return new TableSnapshot(mode, base.version(), pinned);
+        }
+    }
+
+    /**
+     * The live rows of {@code snapshot}, whenever it is called: the same rows in the same order
+     * for the same snapshot, by primary-key bytes (an append-only table: base rows in Lance's
+     * fragment order, then SSTables by generation, then WAL entries by position).
+     *
+     * @throws io.walsink.format.manifest.GarbageCollectedException if an object the snapshot
+     *     names is gone (garbage collection ran past it), naming the object and the retention
+     *     setting to raise
+     */
+    public <R> List<R> read(TableSnapshot snapshot, RowExtractor<R> extractor) {
+        try (Dataset base = openBase(snapshot)) {
+            return merge(base, TableColumns.of(base), snapshot, extractor, null);
+        }
+    }
+
+    /** As {@link #read(TableSnapshot, RowExtractor)}, for one bucket: its base rows and its shards. */
+    public <R> List<R> read(TableSnapshot snapshot, RowExtractor<R> extractor, BucketSelection bucket) {
+        try (Dataset base = openBase(snapshot)) {
+            return merge(base, TableColumns.of(base), snapshot, extractor, bucket);
+        }
+    }
+
+    /**
+     * The base table at the version {@code snapshot} pinned; the caller closes it.
+     *
+     * @throws io.walsink.format.manifest.GarbageCollectedException if that version was cleaned up
+     */
+    public Dataset openBase(TableSnapshot snapshot) {
+        return PinnedBase.open(allocator, tableUri, storageOptions, snapshot);
+    }
+
+    /**
+     * Applies to {@code rows} every shard's rows above the base table {@code base} holds, as
+     * {@code snapshot} pinned them: the rows a search of the base table cannot see.
+     */
+    public <R> void applyShards(Dataset base, TableColumns layout, TableSnapshot snapshot, MergedRows<R> rows) {
+        WalStorageSchema storage = layout.storage(profile);
+        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+        for (PinnedShard shard : snapshot.shards()) {
+            shard(shard.shardId()).applyTo(rows, storage, snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L));
+        }
+    }
+
+    /**
+     * Each SSTable of {@code snapshot} above the base table {@code base} holds, per shard by
+     * generation, open during the call.
+     */
+    public void forEachSsTableAbove(TableSnapshot snapshot, Dataset base, BiConsumer<String, Dataset> visitor) {
+        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+        for (PinnedShard shard : snapshot.shards()) {
+            shard(shard.shardId())
+                    .forEachSsTable(snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L), visitor);
+        }
+    }
+
+    /**
+     * The bucket selections that together cover the table, when it is bucket-sharded and every
+     * shard in storage names its bucket; empty otherwise (then read the table whole).
+     */
+    public Optional<List<BucketSelection>> bucketsReadSeparately() {
+        return bucketsReadSeparately(pin(ReadMode.COMMITTED));
+    }
+
+    /**
+     * As {@link #bucketsReadSeparately()}, for the shards and the sharding of {@code snapshot}:
+     * the buckets a scan of that snapshot can read in parallel.
+     */
+    public Optional<List<BucketSelection>> bucketsReadSeparately(TableSnapshot snapshot) {
+        TableInfo info;
+        try (Dataset base = openBase(snapshot)) {
+            info = LanceTables.describe(tableUri, base, true);
+        }
+        if (info.sharding().sharding().transform() != ShardTransform.BUCKET || !snapshot.everyShardNamesItsBucket()) {
+            return Optional.empty(); // a shard without a bucket entry could hold any key
+        }
+        String column = info.sharding().sharding().sourceColumn().orElseThrow();
+        int n = info.sharding().sharding().numBuckets().orElseThrow();
+        List<BucketSelection> buckets = new ArrayList<>();
+        for (int b = 0; b < n; b++) {
+            buckets.add(new BucketSelection(column, n, b));
+        }
+        return Optional.of(buckets);
+    }
+
+    /**
+     * Reads one snapshot, pinned by {@link #pin}: each shard's manifest first, then the base
+     * table at its latest version, whose merge progress says which of those manifests' SSTables
+     * it holds already. The order is what makes it consistent however compaction moves
+     * meanwhile: a writer drops an SSTable from its manifest only once it is merged, so an
+     * SSTable missing from a manifest read before the base version was merged by that version,
+     * and one still listed is skipped exactly when that version holds it. (Reading the base first
+     * could miss generations merged after it and dropped before the manifests were read.)
+     * SSTables a manifest lists stay readable for at least the garbage-collection retention.
+     *
+     * <p>Every input is fixed by a version number and read in a fixed order (base fragments, then
+     * per shard SSTables by generation and WAL entries by position), and the live rows come out
+     * sorted by key, so the result is a function of the snapshot alone.
+     */
+    private <R> List<R> merge(
+            Dataset base,
+            TableColumns layout,
+            TableSnapshot snapshot,
+            RowExtractor<R> extractor,
+            BucketSelection bucket) {
+        WalStorageSchema storage = layout.storage(profile);
+        Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
+        MergedRows<R> rows = new MergedRows<>(layout, extractor);
+        DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
+        int read = 0;
+        for (PinnedShard shard : snapshot.shards()) {
+            if (bucket == null || shard.bucket() == bucket.bucket()) {
+                shard(shard.shardId())
+                        .applyTo(rows, storage, snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L));
+                read++;
+            }
+        }
+        List<R> live = rows.live();
+        LOG.debug("Read {} rows of {} ({}, {} shards read)", live.size(), tableUri, snapshot.describe(), read);
+        return live;
+    }
+
+    private ShardReader shard(UUID shardId) {
+        return new ShardReader(store, tableUri, storageOptions, shardId, profile, allocator);
+    }
+
+    /**
+     * The table's shards, by UUID order: the folders under {@code _mem_wal/} holding a manifest
+     * version (a folder without one has nothing to read; see {@link TableLayout}).
+     */
+    public Set<UUID> shards() {
+        return TableLayout.shards(store);
+    }
+}
