@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * maintenance -> recovery, shard, format, storage, error    (no Flink; not read)
  * recovery    -> shard, format, storage, error    (no Flink)
  * shard   -> format, storage, error; inside it, driver -> shard (the writer) -> shard.io -> shard.memtable
+ * inside flink: flink.internal -> .state -> .routing, flink.internal -> .memory; convert.writers -> convert
  * format  -> storage, error
  * storage -> error
  * error   -> nothing but java.*
@@ -151,6 +152,40 @@ class LayeringTest {
                 .mayOnlyBeAccessedByLayers("entry", "search", "scan", "lookup")
                 .whereLayer("values")
                 .mayNotAccessAnyLayer()
+                .check(MAIN);
+    }
+
+    /**
+     * Inside the Flink layer: the operator ({@code flink.internal}) over what it checkpoints
+     * ({@code .state}), its memory ({@code .memory}) and its bucket routing ({@code .routing}),
+     * which the state uses too; the RowData-to-Arrow writers over the conversions they build on.
+     */
+    @Test
+    void theFlinkLayerIsLayeredByConcern() {
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("operator")
+                .definedBy("io.walsink.flink.internal")
+                .layer("state")
+                .definedBy("io.walsink.flink.internal.state..")
+                .layer("memory")
+                .definedBy("io.walsink.flink.internal.memory..")
+                .layer("routing")
+                .definedBy("io.walsink.flink.internal.routing..")
+                .layer("writers")
+                .definedBy("io.walsink.flink.convert.writers..")
+                .layer("convert")
+                .definedBy("io.walsink.flink.convert")
+                .whereLayer("operator")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("state")
+                .mayOnlyBeAccessedByLayers("operator")
+                .whereLayer("memory")
+                .mayOnlyBeAccessedByLayers("operator")
+                .whereLayer("routing")
+                .mayOnlyBeAccessedByLayers("operator", "state")
+                .whereLayer("writers")
+                .mayOnlyBeAccessedByLayers("operator")
                 .check(MAIN);
     }
 

@@ -1,7 +1,7 @@
 package io.walsink.bench;
 
 import io.walsink.flink.convert.FlinkArrowTypes;
-import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;

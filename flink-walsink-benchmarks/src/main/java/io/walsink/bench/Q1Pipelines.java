@@ -2,7 +2,7 @@ package io.walsink.bench;
 
 import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSink;
-import io.walsink.flink.internal.BucketRouting;
+import io.walsink.flink.internal.routing.BucketRouting;
 import io.walsink.format.sharding.BucketHash;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,14 +2,14 @@ package io.walsink.flink;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
-import io.walsink.flink.convert.RowDataArrowWriter;
 import io.walsink.flink.convert.RowDataBucketHasher;
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.flink.internal.BucketKeySelector;
-import io.walsink.flink.internal.BucketRouting;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.NoRecordsWriter;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
-import io.walsink.flink.internal.SinkSettings;
+import io.walsink.flink.internal.memory.SinkSettings;
+import io.walsink.flink.internal.routing.BucketRouting;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.TableContext;

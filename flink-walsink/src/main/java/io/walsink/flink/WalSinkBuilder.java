@@ -3,7 +3,7 @@ package io.walsink.flink;
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
-import io.walsink.flink.internal.SinkSettings;
+import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;

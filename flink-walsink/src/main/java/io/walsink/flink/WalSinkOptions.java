@@ -1,7 +1,7 @@
 package io.walsink.flink;
 
 import io.walsink.annotation.Internal;
-import io.walsink.flink.internal.SinkSettings;
+import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;

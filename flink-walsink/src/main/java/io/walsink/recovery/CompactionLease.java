@@ -1,19 +1,11 @@
 package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
-import io.walsink.format.TableLayout;
-import io.walsink.storage.AmbiguousWriteException;
-import io.walsink.storage.ObjectAlreadyExistsException;
-import io.walsink.storage.ObjectMeta;
-import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
-import io.walsink.storage.OutcomeUnknownException;
-import io.walsink.storage.StorageException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * before every commit, so one whose lease
  * expired and was taken over stops before its next commit (at most the commit it is in when the
  * lease runs out still lands: keep the lease well above a generation's merge time). Releasing
- * writes an entry that has already expired, so the next run need not wait.
+ * writes an entry that has already expired, so the next run need not wait. How an entry lands in
+ * the store is {@link LeaseEntries}'.
  *
  * <p>An entry also names the job its holder ran for, when it is the sink's own maintenance
  * ({@link LeaseClaimant}): a later attempt of that job, or a job restored from its checkpoints,
@@ -52,11 +45,10 @@ public final class CompactionLease implements AutoCloseable {
     public static final Duration DEFAULT_DURATION = Duration.ofMinutes(10);
 
     private static final Logger LOG = LoggerFactory.getLogger(CompactionLease.class);
-    static final String PREFIX = TableLayout.COMPACTION_LEASE_FOLDER;
-    private static final int WRITE_ATTEMPTS = 3;
+    static final String PREFIX = LeaseEntries.PREFIX;
     private static final int READ_ATTEMPTS = 5;
 
-    private final ObjectStore store;
+    private final LeaseEntries entries;
     private final String table;
     private final LeaseClaimant claimant;
     private final String holder;
@@ -68,14 +60,14 @@ public final class CompactionLease implements AutoCloseable {
     private boolean released;
 
     private CompactionLease(
-            ObjectStore store,
+            LeaseEntries entries,
             String table,
             LeaseClaimant claimant,
             Duration duration,
             LongSupplier clock,
             boolean shared,
             long sequence) {
-        this.store = store;
+        this.entries = entries;
         this.table = table;
         this.claimant = claimant;
         this.holder = claimant.name();
@@ -124,14 +116,15 @@ public final class CompactionLease implements AutoCloseable {
         if (claimant.fenced()) {
             throw new CompactionLeaseException(table, holder + " is closing; it takes no compaction lease");
         }
+        LeaseEntries entries = new LeaseEntries(store);
         long now = clock.getAsLong();
         for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
-            List<Long> sequences = sequences(store);
+            List<Long> sequences = entries.sequences();
             long next = 1;
             List<String> holders = shared ? List.of(holder) : List.of();
             if (!sequences.isEmpty()) {
                 long top = sequences.get(sequences.size() - 1);
-                Optional<LeaseEntry> latest = read(store, top);
+                Optional<LeaseEntry> latest = entries.read(top);
                 if (latest.isEmpty()) {
                     continue; // its holder renewed and removed it since the listing: look again
                 }
@@ -154,8 +147,8 @@ public final class CompactionLease implements AutoCloseable {
                 }
                 next = top + 1;
             }
-            if (!write(store, new LeaseEntry(next, holder, now + duration.toMillis(), claimant.job(), holders))) {
-                Optional<LeaseEntry> winner = read(store, next);
+            if (!entries.write(new LeaseEntry(next, holder, now + duration.toMillis(), claimant.job(), holders))) {
+                Optional<LeaseEntry> winner = entries.read(next);
                 if (winner.isPresent() && claimant.continues(winner.get().job())) {
                     // Another subtask of our own job (two restores at once) wrote it first: take it
                     // back as from an earlier attempt.
@@ -165,7 +158,7 @@ public final class CompactionLease implements AutoCloseable {
                         .orElseGet(() -> new CompactionLeaseException(
                                 table, "another compactor took the compaction lease at the same moment"));
             }
-            CompactionLease lease = new CompactionLease(store, table, claimant, duration, clock, shared, next);
+            CompactionLease lease = new CompactionLease(entries, table, claimant, duration, clock, shared, next);
             lease.expiresAtMillis = now + duration.toMillis();
             Optional<LeaseEntry> above = lease.above(next);
             if (above.isPresent()) {
@@ -192,7 +185,7 @@ public final class CompactionLease implements AutoCloseable {
                 return lease;
             }
             LOG.info("Compaction lease of {} taken by {} (entry {}, {} s)", table, holder, next, duration.toSeconds());
-            lease.removeBefore(next);
+            lease.entries.removeBefore(next, table);
             return lease;
         }
         throw new CompactionLeaseException(
@@ -212,12 +205,12 @@ public final class CompactionLease implements AutoCloseable {
 
     /** The highest entry if it is above ours; fails if one is listed there but gone when read. */
     private Optional<LeaseEntry> above(long ours) {
-        List<Long> sequences = sequences(store);
+        List<Long> sequences = entries.sequences();
         long top = sequences.isEmpty() ? ours : sequences.get(sequences.size() - 1);
         if (top <= ours) {
             return Optional.empty();
         }
-        return Optional.of(read(store, top)
+        return Optional.of(entries.read(top)
                 .orElseThrow(() -> new CompactionLeaseException(
                         table, "another compactor took the compaction lease at the same moment")));
     }
@@ -234,8 +227,9 @@ public final class CompactionLease implements AutoCloseable {
         }
         ensureNotFenced();
         long now = clock.getAsLong();
-        if (!write(store, new LeaseEntry(sequence + 1, holder, now + duration.toMillis(), claimant.job(), List.of()))) {
-            Optional<LeaseEntry> taker = read(store, sequence + 1);
+        if (!entries.write(
+                new LeaseEntry(sequence + 1, holder, now + duration.toMillis(), claimant.job(), List.of()))) {
+            Optional<LeaseEntry> taker = entries.read(sequence + 1);
             String name = taker.map(LeaseEntry::holder).orElse("another compactor");
             if (taker.isPresent() && claimant.job().isPresent() && taker.get().job() != null && now < expiresAtMillis) {
                 throw new CompactionLeaseException(
@@ -261,7 +255,7 @@ public final class CompactionLease implements AutoCloseable {
         }
         sequence = written;
         expiresAtMillis = now + duration.toMillis();
-        removeBefore(sequence);
+        entries.removeBefore(sequence, table);
     }
 
     /**
@@ -289,8 +283,8 @@ public final class CompactionLease implements AutoCloseable {
         try {
             if (shared) {
                 releaseShared();
-            } else if (write(store, new LeaseEntry(sequence + 1, holder, 0, claimant.job(), List.of()))) {
-                removeBefore(sequence + 1);
+            } else if (entries.write(new LeaseEntry(sequence + 1, holder, 0, claimant.job(), List.of()))) {
+                entries.removeBefore(sequence + 1, table);
             }
         } catch (RuntimeException e) {
             LOG.warn("Releasing the compaction lease of {} failed; it expires on its own", table, e);
@@ -303,12 +297,12 @@ public final class CompactionLease implements AutoCloseable {
      */
     private void releaseShared() {
         for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
-            List<Long> sequences = sequences(store);
+            List<Long> sequences = entries.sequences();
             if (sequences.isEmpty()) {
                 return;
             }
             long top = sequences.get(sequences.size() - 1);
-            Optional<LeaseEntry> entry = read(store, top);
+            Optional<LeaseEntry> entry = entries.read(top);
             if (entry.isEmpty()) {
                 continue;
             }
@@ -318,7 +312,7 @@ public final class CompactionLease implements AutoCloseable {
             List<String> others = entry.get().without(holder);
             String named = others.isEmpty() ? holder : others.get(0);
             long expires = others.isEmpty() ? 0 : entry.get().expiresAtMillis();
-            if (write(store, new LeaseEntry(top + 1, named, expires, claimant.job(), others))) {
+            if (entries.write(new LeaseEntry(top + 1, named, expires, claimant.job(), others))) {
                 if (!others.isEmpty()) {
                     LOG.info(
                             "{} released its share of the compaction lease of {}; {} still hold it",
@@ -326,88 +320,27 @@ public final class CompactionLease implements AutoCloseable {
                             table,
                             others);
                 }
-                removeBefore(top + 1);
+                entries.removeBefore(top + 1, table);
                 return;
             }
         }
         LOG.warn("The compaction lease of {} changed on every read; {} leaves its share to expire", table, holder);
     }
 
-    private void removeBefore(long keep) {
-        try {
-            for (ObjectMeta meta : store.listAll(PREFIX)) {
-                Long n = sequenceOf(meta.key());
-                if (n != null && n < keep) {
-                    store.delete(meta.key());
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("Removing old compaction lease entries of {} failed; the next run tries again", table, e);
-        }
-    }
-
-    /**
-     * Writes entry {@code sequence}; false if another compactor wrote it first. A transient failure
-     * is tried again a few times beyond the store's own retries: a release or renewal lost to one
-     * throttled request would leave the table's compaction blocked until the lease expires.
-     */
-    private static boolean write(ObjectStore store, LeaseEntry entry) {
-        long sequence = entry.sequence();
-        byte[] body = entry.encode();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                store.putIfAbsent(key(sequence), body);
-                return true;
-            } catch (ObjectAlreadyExistsException e) {
-                // A retry after a failure that wrote nothing finds a peer's entry, never our own.
-                return false;
-            } catch (AmbiguousWriteException | OutcomeUnknownException e) {
-                // Our own write may have landed: the entry says whose it is.
-                Optional<LeaseEntry> landed = read(store, sequence);
-                if (landed.isPresent()) {
-                    return landed.get().equals(entry);
-                }
-                if (attempt >= WRITE_ATTEMPTS) {
-                    throw e;
-                }
-            } catch (StorageException e) {
-                if (!e.isTransient() || attempt >= WRITE_ATTEMPTS) {
-                    throw e;
-                }
-                LOG.debug("Writing compaction lease entry {} failed (attempt {}); trying again", sequence, attempt, e);
-            }
-        }
-    }
-
     /** The highest entry, re-listed while its holder removes entries under a reader. */
     public static Optional<CompactionLeaseHolder> latest(ObjectStore store) {
+        LeaseEntries entries = new LeaseEntries(store);
         for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
-            List<Long> sequences = sequences(store);
+            List<Long> sequences = entries.sequences();
             if (sequences.isEmpty()) {
                 return Optional.empty();
             }
-            Optional<LeaseEntry> top = read(store, sequences.get(sequences.size() - 1));
+            Optional<LeaseEntry> top = entries.read(sequences.get(sequences.size() - 1));
             if (top.isPresent()) {
                 return top.map(e -> new CompactionLeaseHolder(e.holder(), Instant.ofEpochMilli(e.expiresAtMillis())));
             }
         }
         throw new CompactionLeaseException(PREFIX, "the compaction lease changed on every read; try again");
-    }
-
-    private static List<Long> sequences(ObjectStore store) {
-        return store.listAll(PREFIX).stream()
-                .map(m -> sequenceOf(m.key()))
-                .filter(n -> n != null)
-                .sorted()
-                .toList();
-    }
-
-    private static Optional<LeaseEntry> read(ObjectStore store, long sequence) {
-        try {
-            return Optional.of(LeaseEntry.decode(sequence, store.get(key(sequence)), PREFIX + sequence));
-        } catch (ObjectNotFoundException e) {
-            return Optional.empty(); // removed by its holder meanwhile
-        }
     }
 
     private static CompactionLeaseException busy(String table, LeaseEntry holder, long now) {
@@ -421,11 +354,6 @@ public final class CompactionLease implements AutoCloseable {
     }
 
     public static String key(long sequence) {
-        return PREFIX + TableLayout.sequenceName(sequence);
-    }
-
-    private static Long sequenceOf(String key) {
-        OptionalLong n = TableLayout.parseSequenceName(key.substring(key.lastIndexOf('/') + 1));
-        return n.isPresent() ? n.getAsLong() : null;
+        return LeaseEntries.key(sequence);
     }
 }

@@ -27,7 +27,7 @@ public final class BaseVersionRefresh {
         Duration maxAge = ctx.config().baseVersionMaxAge();
         long started = System.nanoTime();
         List<ShardWriter> stale = writers.stream()
-                .filter(w -> started - w.baseVersionReadAtNanos() > maxAge.toNanos())
+                .filter(w -> started - w.checkpoint().baseVersionReadAtNanos() > maxAge.toNanos())
                 .toList();
         if (stale.isEmpty()) {
             return 0;
@@ -36,7 +36,7 @@ public final class BaseVersionRefresh {
         if (version == 0) {
             return 0; // logged; the next snapshot tries again
         }
-        stale.forEach(w -> w.newerBaseVersion(version, started));
+        stale.forEach(w -> w.checkpoint().newerBaseVersion(version, started));
         return stale.size();
     }
 }

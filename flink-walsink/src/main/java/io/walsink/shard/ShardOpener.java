@@ -55,7 +55,7 @@ public final class ShardOpener {
         // replayed merged rows again).
         ShardWriter writer =
                 new ShardWriter(ctx, shardId, bucket, c.manifest, c.manifests, c.wal, c.tip, c.nextGeneration);
-        writer.basedOn(progress);
+        writer.checkpoint().basedOn(progress);
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
                     .replay(c.manifest.replayAfterWalEntryPosition() + 1, c.lastBeforeSentinel, true, true);
@@ -102,7 +102,7 @@ public final class ShardOpener {
 
         ShardWriter writer = new ShardWriter(
                 ctx, asOf.shardId(), asOf.bucket(), c.manifest, c.manifests, c.wal, c.tip, firstGeneration);
-        writer.basedOn(based);
+        writer.checkpoint().basedOn(based);
         try {
             new WalReplay(ctx, c.wal, c.manifests, writer)
                     .replay(asOf.flushedThrough() + 1, asOf.durablePosition(), !rollback);
@@ -110,8 +110,8 @@ public final class ShardOpener {
                 // Rows first, then the manifest: a reader that follows the new replay_after must
                 // find the checkpoint's rows after the sentinel already.
                 writer.appendAllPending();
-                writer.writeManifest(target, c.sentinel);
-                writer.restoredState(writer.durablePosition(), List.of());
+                writer.checkpoint().writeManifest(target, c.sentinel);
+                writer.checkpoint().restored(writer.durablePosition(), List.of());
                 LOG.warn(
                         "Restored shard {} as of epoch {}: rolled back {} (orphan WAL entries {}..{}, "
                                 + "SSTables now {}); "
@@ -124,11 +124,11 @@ public final class ShardOpener {
                         paths(target),
                         c.sentinel);
             } else if (republish) {
-                writer.writeManifest(target, asOf.flushedThrough());
-                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), List.of());
+                writer.checkpoint().writeManifest(target, asOf.flushedThrough());
+                writer.checkpoint().restored(Math.max(asOf.durablePosition(), c.sentinel), List.of());
                 LOG.info("Restored shard {}: republished SSTables {}", asOf.shardId(), paths(target));
             } else {
-                writer.restoredState(Math.max(asOf.durablePosition(), c.sentinel), List.of());
+                writer.checkpoint().restored(Math.max(asOf.durablePosition(), c.sentinel), List.of());
             }
         } catch (RuntimeException e) {
             writer.close();

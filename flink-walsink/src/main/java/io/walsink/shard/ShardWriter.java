@@ -3,10 +3,8 @@ package io.walsink.shard;
 import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
-import io.walsink.format.manifest.SsTable;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.io.ManifestUpdate;
-import io.walsink.shard.io.MergeProgress;
 import io.walsink.shard.io.MergedDrops;
 import io.walsink.shard.io.ShardHealth;
 import io.walsink.shard.io.ShardPoisonedException;
@@ -25,10 +23,7 @@ import io.walsink.shard.memtable.RowWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The writer of one MemWAL shard: rows go into the active memtable; a ticker-driven appender
@@ -46,15 +41,12 @@ import org.slf4j.LoggerFactory;
  * <p>The first terminal failure poisons the writer: every later call throws the same
  * {@link ShardPoisonedException}; the way back is a new open.
  *
- * <p>Open a writer with {@link ShardOpener}.
+ * <p>Rows enter through a {@link RowIntake}; what a checkpoint records and a restore sets back is
+ * a {@link CheckpointState}. Open a writer with {@link ShardOpener}.
  */
 @Internal
 public final class ShardWriter implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(ShardWriter.class);
-
     private final TableContext ctx;
-    private final UUID shardId;
-    private final int bucket;
     private final long epoch;
     private final ShardStats stats = new ShardStats();
     private final ShardHealth health;
@@ -63,7 +55,8 @@ public final class ShardWriter implements AutoCloseable {
     private final SsTableFlusher flusher;
     private final MemtableSet memtables;
     private final FlushTicker ticker;
-    private final long openedNanos;
+    private final RowIntake intake;
+    private final CheckpointState checkpoint;
 
     ShardWriter(
             TableContext ctx,
@@ -75,8 +68,6 @@ public final class ShardWriter implements AutoCloseable {
             long nextPosition,
             long firstGeneration) {
         this.ctx = ctx;
-        this.shardId = shardId;
-        this.bucket = bucket;
         this.epoch = claimed.writerEpoch();
         this.health = new ShardHealth(shardId);
         this.appender = new WalAppender(
@@ -107,7 +98,8 @@ public final class ShardWriter implements AutoCloseable {
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());
-        this.openedNanos = System.nanoTime(); // the shard is claimed by now
+        this.intake = new RowIntake(ctx, shardId, memtables, health, stats);
+        this.checkpoint = new CheckpointState(shardId, bucket, epoch, health, appender, publisher, memtables);
     }
 
     // ---------------------------------------------------------------- identity and state
@@ -178,24 +170,21 @@ public final class ShardWriter implements AutoCloseable {
         return publisher.unpublished();
     }
 
-    // ---------------------------------------------------------------- writing rows
+    // ---------------------------------------------------------------- writing rows (RowIntake)
 
     /** Upserts every row of {@code rows} (or appends, for a table without a key). */
     public void put(VectorSchemaRoot rows) {
-        writeAll(rows, false);
+        intake.writeAll(rows, false);
     }
 
     /** Deletes the keys of every row of {@code rows}; values other than the key are ignored. */
     public void delete(VectorSchemaRoot rows) {
-        writeAll(rows, true);
+        intake.writeAll(rows, true);
     }
 
     /** Upserts or deletes one row of {@code rows}: the per-record path of a streaming owner. */
     public void write(VectorSchemaRoot rows, int row, boolean delete) {
-        health.check();
-        ctx.checkBatch(rows, delete);
-        ctx.validator().checkKeysNotNull(rows, row, row + 1);
-        appendRow(rows, ctx.keyColumns(rows), row, delete);
+        intake.write(rows, row, delete);
     }
 
     /**
@@ -206,69 +195,12 @@ public final class ShardWriter implements AutoCloseable {
      * @return whether the active memtable froze after this row (it was full)
      */
     public boolean write(RowWriter row, boolean delete) {
-        health.check();
-        if (delete) {
-            ctx.checkDeletes();
-        }
-        Memtable active = memtables.active();
-        active.appendRow(row, delete, ctx.validator());
-        rowsTaken(1, delete);
-        return freezeIfFull(active);
-    }
-
-    private void writeAll(VectorSchemaRoot rows, boolean delete) {
-        health.check();
-        ctx.checkBatch(rows, delete);
-        // The whole batch is checked before any row is taken: a batch is accepted or refused whole.
-        int count = rows.getRowCount();
-        ctx.validator().checkKeysNotNull(rows, 0, count);
-        FieldVector[] keyColumns = ctx.keyColumns(rows);
-        for (int from = 0; from < count; ) {
-            Memtable active = memtables.active();
-            int to = from + ctx.bulkRange(active, rows, count - from);
-            active.appendRange(rows, from, to, delete, keyColumns);
-            rowsTaken(to - from, delete);
-            from = to;
-            freezeIfFull(active);
-        }
-    }
-
-    private void appendRow(VectorSchemaRoot rows, FieldVector[] keyColumns, int row, boolean delete) {
-        Memtable active = memtables.active();
-        active.append(rows, row, delete, keyColumns);
-        rowsTaken(1, delete);
-        freezeIfFull(active);
-    }
-
-    /**
-     * Size checks cost a pass over the open batch's vectors, so they run after every 256th row;
-     * rows are counted on every call. Bulk puts look at the same rows ({@link #rangeFor}).
-     */
-    private boolean freezeIfFull(Memtable active) {
-        if (active.rows() >= ctx.config().memtableMaxRows() || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
-            freezeActive();
-            return true;
-        }
-        return false;
-    }
-
-    private void rowsTaken(int count, boolean delete) {
-        if (delete) {
-            stats.deletesWritten += count;
-        } else {
-            stats.rowsWritten += count;
-        }
+        return intake.write(row, delete);
     }
 
     /** Freezes the active memtable (if it has rows) and starts the next generation. */
     public void freezeActive() {
-        health.check();
-        Memtable active = memtables.active();
-        if (active.rows() == 0) {
-            return;
-        }
-        memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
-        LOG.debug("Shard {} froze memtable generation {} ({} rows)", shardId, active.generation(), active.rows());
+        intake.freezeActive();
     }
 
     // ---------------------------------------------------------------- WAL appends
@@ -408,41 +340,9 @@ public final class ShardWriter implements AutoCloseable {
         return memtables;
     }
 
-    /** Replayed entries up to {@code position} count as durable. */
-    void durableAtLeast(long position) {
-        appender.durableAtLeast(position);
-    }
-
-    /** Writes a manifest with exactly {@code sstables} and {@code replayAfter}, inline (restore). */
-    void writeManifest(List<SsTable> sstables, long replayAfter) {
-        health.check();
-        publisher.writeInline(sstables, replayAfter, appender.nextPosition() - 1);
-    }
-
-    /** The merge progress the claimed (or restored) manifest's list was cut by. */
-    void basedOn(MergeProgress progress) {
-        publisher.basedOn(progress);
-    }
-
-    /** When the read of the base version a snapshot would record began (System.nanoTime). */
-    long baseVersionReadAtNanos() {
-        return publisher.basedAtNanos();
-    }
-
-    /**
-     * Takes a newer base table version for the next snapshot, read by {@link BaseVersionRefresh}
-     * starting at {@code readStartedNanos}; ignored if that read began before this writer claimed the
-     * shard (the version could hold merges of a rolled-back attempt).
-     */
-    void newerBaseVersion(long version, long readStartedNanos) {
-        if (readStartedNanos - openedNanos >= 0) {
-            publisher.basedOnNewer(version, readStartedNanos);
-        }
-    }
-
-    void restoredState(long durable, List<WrittenSsTable> stillUnpublished) {
-        appender.restoredDurable(durable);
-        publisher.restored(stillUnpublished);
+    /** The checkpointed state: what a snapshot records and what opening or restoring sets. */
+    CheckpointState checkpoint() {
+        return checkpoint;
     }
 
     ShardPoisonedException poison(Reason reason, String message, Throwable cause) {
@@ -457,25 +357,7 @@ public final class ShardWriter implements AutoCloseable {
      * positions, not rows.
      */
     public ShardDescriptor snapshot() {
-        health.check();
-        if (appender.inFlight() || hasPendingRows()) {
-            throw new IllegalStateException(
-                    "shard " + shardId + " has rows not yet in the WAL; append them before a snapshot");
-        }
-        // The manifest and the published generation change together (SsTablePublisher), so this
-        // version lists exactly the SSTables published as of this descriptor.
-        ShardManifest manifest = publisher.manifest();
-        return new ShardDescriptor(
-                shardId,
-                bucket,
-                epoch,
-                manifest.replayAfterWalEntryPosition(),
-                Math.max(appender.durablePosition(), manifest.replayAfterWalEntryPosition()),
-                memtables.active().generation(),
-                publisher.publishedGeneration(),
-                manifest.version(),
-                publisher.baseVersion(),
-                publisher.unpublished());
+        return checkpoint.snapshot();
     }
 
     /**

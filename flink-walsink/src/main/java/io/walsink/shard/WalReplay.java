@@ -92,7 +92,7 @@ final class WalReplay {
                     }
                     if (markDurable) {
                         target.markDurable(target.sealedBatchCount() - before, position);
-                        writer.durableAtLeast(position);
+                        writer.checkpoint().durableAtLeast(position);
                         if (writeOverBudget) {
                             writeSsTablesOverBudget();
                         }

@@ -21,7 +21,7 @@ import static io.walsink.table.WalSinkTableOptions.WAL_SCHEMA_PROFILE;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.SinkOptions;
-import io.walsink.flink.internal.SinkSettings;
+import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;

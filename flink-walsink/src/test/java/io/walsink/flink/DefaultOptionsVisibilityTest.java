@@ -3,7 +3,7 @@ package io.walsink.flink;
 import static io.walsink.flink.HarnessSupport.ROW;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.flink.internal.SinkSettings;
+import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;

@@ -31,7 +31,7 @@ class BaseVersionReadTimeTest {
             ShardWriter writer = f.open(f.contextOver(writes, f.context.config()));
             try {
                 assertThat(writes.count.get()).as("the claim wrote a manifest").isPositive();
-                assertThat(writer.baseVersionReadAtNanos())
+                assertThat(writer.checkpoint().baseVersionReadAtNanos())
                         .as("the claim's base version was read before its manifest write")
                         .isLessThan(writes.lastNanos.get());
 
@@ -41,7 +41,7 @@ class BaseVersionReadTimeTest {
                 assertThat(writes.count.get())
                         .as("the publication wrote a manifest")
                         .isGreaterThan(claimed);
-                assertThat(writer.baseVersionReadAtNanos())
+                assertThat(writer.checkpoint().baseVersionReadAtNanos())
                         .as("the publication's base version was read before its manifest write")
                         .isLessThan(writes.lastNanos.get());
             } finally {

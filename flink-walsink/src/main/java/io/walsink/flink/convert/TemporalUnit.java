@@ -1,5 +1,6 @@
 package io.walsink.flink.convert;
 
+import io.walsink.annotation.Internal;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.flink.table.data.TimestampData;
 
@@ -12,7 +13,8 @@ import org.apache.flink.table.data.TimestampData;
  * truncation; a value outside the unit's 64-bit range (nanoseconds beyond 1677..2262) throws
  * {@link ArithmeticException} instead of wrapping around.
  */
-enum TemporalUnit {
+@Internal
+public enum TemporalUnit {
     SECOND(0, TimeUnit.SECOND, 1_000_000_000L),
     MILLISECOND(3, TimeUnit.MILLISECOND, 1_000_000L),
     MICROSECOND(6, TimeUnit.MICROSECOND, 1_000L),
@@ -31,7 +33,7 @@ enum TemporalUnit {
     }
 
     /** The coarsest unit that keeps all {@code precision} fractional digits. */
-    static TemporalUnit forPrecision(int precision) {
+    public static TemporalUnit forPrecision(int precision) {
         if (precision == 0) {
             return SECOND;
         }
@@ -41,7 +43,7 @@ enum TemporalUnit {
         return precision <= 6 ? MICROSECOND : NANOSECOND;
     }
 
-    static TemporalUnit of(TimeUnit arrow) {
+    public static TemporalUnit of(TimeUnit arrow) {
         for (TemporalUnit u : values()) {
             if (u.arrow == arrow) {
                 return u;
@@ -50,15 +52,15 @@ enum TemporalUnit {
         throw new IllegalArgumentException("unknown Arrow time unit " + arrow);
     }
 
-    int precision() {
+    public int precision() {
         return precision;
     }
 
-    TimeUnit arrow() {
+    public TimeUnit arrow() {
         return arrow;
     }
 
-    long fromTimestamp(TimestampData t) {
+    public long fromTimestamp(TimestampData t) {
         long millis = t.getMillisecond();
         long nanosOfMilli = t.getNanoOfMillisecond();
         if (nanosPerTick >= NANOS_PER_MILLI) { // second or millisecond: floor the millis
@@ -75,7 +77,7 @@ enum TemporalUnit {
         return Math.addExact(Math.multiplyExact(millis, ticksPerMilli), subMilliTicks);
     }
 
-    TimestampData toTimestamp(long ticks) {
+    public TimestampData toTimestamp(long ticks) {
         if (nanosPerTick >= NANOS_PER_MILLI) {
             return TimestampData.fromEpochMillis(Math.multiplyExact(ticks, nanosPerTick / NANOS_PER_MILLI));
         }
@@ -86,7 +88,7 @@ enum TemporalUnit {
     }
 
     /** Flink TIME values are non-negative millis of the day, so plain division floors. */
-    long fromMillisOfDay(int millisOfDay) {
+    public long fromMillisOfDay(int millisOfDay) {
         if (nanosPerTick >= NANOS_PER_MILLI) {
             return millisOfDay / (nanosPerTick / NANOS_PER_MILLI);
         }
@@ -94,7 +96,7 @@ enum TemporalUnit {
     }
 
     /** Sub-millisecond digits are dropped: Flink's RowData holds TIME as millis. */
-    int toMillisOfDay(long ticks) {
+    public int toMillisOfDay(long ticks) {
         if (nanosPerTick >= NANOS_PER_MILLI) {
             return Math.toIntExact(ticks * (nanosPerTick / NANOS_PER_MILLI));
         }

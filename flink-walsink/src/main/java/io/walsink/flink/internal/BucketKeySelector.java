@@ -2,6 +2,7 @@ package io.walsink.flink.internal;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.RowDataBucketHasher;
+import io.walsink.flink.internal.routing.BucketRouting;
 import java.util.function.Function;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.data.RowData;

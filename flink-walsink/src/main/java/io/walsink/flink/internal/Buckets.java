@@ -1,5 +1,7 @@
 package io.walsink.flink.internal;
 
+import io.walsink.flink.internal.routing.BucketRouting;
+import io.walsink.flink.internal.state.JobStartDescriptors;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;

@@ -1,7 +1,7 @@
 package io.walsink.flink.internal;
 
 import io.walsink.flink.convert.ChangeAction;
-import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.memtable.RowWriter;
 import java.util.function.Function;

@@ -1,6 +1,6 @@
 package io.walsink.flink.internal;
 
-import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.shard.memtable.RowWriter;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.flink.table.data.RowData;

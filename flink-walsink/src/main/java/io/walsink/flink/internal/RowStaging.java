@@ -1,6 +1,6 @@
 package io.walsink.flink.internal;
 
-import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.shard.TableContext;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;

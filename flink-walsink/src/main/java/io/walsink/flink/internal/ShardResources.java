@@ -1,5 +1,7 @@
 package io.walsink.flink.internal;
 
+import io.walsink.flink.internal.memory.SinkAllocators;
+import io.walsink.flink.internal.memory.WriterBudget;
 import io.walsink.shard.driver.ShardDrivers;
 import io.walsink.storage.ObjectStore;
 import org.apache.arrow.memory.BufferAllocator;

@@ -2,6 +2,8 @@ package io.walsink.flink.internal;
 
 import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSinkOptions;
+import io.walsink.flink.internal.memory.SinkAllocators;
+import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;

@@ -1,11 +1,13 @@
 package io.walsink.format.key;
 
+import io.walsink.format.ArrowValueKind;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
-import org.apache.arrow.vector.types.DateUnit;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -17,24 +19,33 @@ import org.apache.arrow.vector.types.pojo.Field;
  * types are refused as well (no key encoding defined in the format).
  */
 enum KeyColumnType {
-    BOOL {
+    BOOL(ArrowValueKind.BOOL) {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
             out.appendBoolean(((BitVector) vector).get(row) != 0);
         }
     },
-    INT8((data, row) -> data.getByte(row) ^ Long.MIN_VALUE),
-    INT16((data, row) -> data.getShort((long) row * 2) ^ Long.MIN_VALUE),
+    INT8((data, row) -> data.getByte(row) ^ Long.MIN_VALUE, ArrowValueKind.INT8),
+    INT16((data, row) -> data.getShort((long) row * 2) ^ Long.MIN_VALUE, ArrowValueKind.INT16),
     /** int32, date32, time32. */
-    INT32((data, row) -> data.getInt((long) row * 4) ^ Long.MIN_VALUE),
+    INT32(
+            (data, row) -> data.getInt((long) row * 4) ^ Long.MIN_VALUE,
+            ArrowValueKind.INT32,
+            ArrowValueKind.DATE_DAY,
+            ArrowValueKind.TIME32),
     /** int64, date64, time64, timestamp (any unit and zone: the stored instant is the key). */
-    INT64((data, row) -> data.getLong((long) row * 8) ^ Long.MIN_VALUE),
-    UINT8((data, row) -> data.getByte(row) & 0xffL),
-    UINT16((data, row) -> data.getShort((long) row * 2) & 0xffffL),
-    UINT32((data, row) -> data.getInt((long) row * 4) & 0xffffffffL),
-    UINT64((data, row) -> data.getLong((long) row * 8)),
+    INT64(
+            (data, row) -> data.getLong((long) row * 8) ^ Long.MIN_VALUE,
+            ArrowValueKind.INT64,
+            ArrowValueKind.DATE_MILLI,
+            ArrowValueKind.TIME64,
+            ArrowValueKind.TIMESTAMP),
+    UINT8((data, row) -> data.getByte(row) & 0xffL, ArrowValueKind.UINT8),
+    UINT16((data, row) -> data.getShort((long) row * 2) & 0xffffL, ArrowValueKind.UINT16),
+    UINT32((data, row) -> data.getInt((long) row * 4) & 0xffffffffL, ArrowValueKind.UINT32),
+    UINT64((data, row) -> data.getLong((long) row * 8), ArrowValueKind.UINT64),
     /** utf8 and binary: 32-bit offsets. UTF-8 byte order is code point order. */
-    BYTES {
+    BYTES(ArrowValueKind.BYTES) {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
             ArrowBuf offsets = vector.getOffsetBuffer();
@@ -44,7 +55,7 @@ enum KeyColumnType {
         }
     },
     /** large utf8 and large binary: 64-bit offsets. */
-    LARGE_BYTES {
+    LARGE_BYTES(ArrowValueKind.LARGE_BYTES) {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
             ArrowBuf offsets = vector.getOffsetBuffer();
@@ -53,7 +64,7 @@ enum KeyColumnType {
             out.appendBytes(vector.getDataBuffer(), start, Math.toIntExact(end - start));
         }
     },
-    FIXED_BYTES {
+    FIXED_BYTES(ArrowValueKind.FIXED_BYTES) {
         @Override
         void append(FieldVector vector, int row, KeyBuffer out) {
             int width = ((FixedSizeBinaryVector) vector).getByteWidth();
@@ -67,15 +78,29 @@ enum KeyColumnType {
         long read(ArrowBuf data, int row);
     }
 
+    /** Which type each kind of Arrow value is read as; a kind missing here cannot be a key. */
+    private static final Map<ArrowValueKind, KeyColumnType> BY_KIND = new EnumMap<>(ArrowValueKind.class);
+
+    static {
+        for (KeyColumnType t : values()) {
+            for (ArrowValueKind kind : t.kinds) {
+                BY_KIND.put(kind, t);
+            }
+        }
+    }
+
     /** Null for the types whose encoding is not eight value bytes. */
     private final LongBitsReader longBits;
 
-    KeyColumnType() {
-        this(null);
+    private final ArrowValueKind[] kinds;
+
+    KeyColumnType(ArrowValueKind... kinds) {
+        this(null, kinds);
     }
 
-    KeyColumnType(LongBitsReader longBits) {
+    KeyColumnType(LongBitsReader longBits, ArrowValueKind... kinds) {
         this.longBits = longBits;
+        this.kinds = kinds;
     }
 
     /** Appends the non-null value at {@code row}; integer-like types as their eight value bytes. */
@@ -104,46 +129,19 @@ enum KeyColumnType {
 
     /** @throws UnsupportedKeyTypeException if {@code field}'s type cannot be a key column */
     public static KeyColumnType of(Field field) {
-        ArrowType type = field.getType();
-        switch (type.getTypeID()) {
-            case Bool:
-                return BOOL;
-            case Int: {
-                ArrowType.Int t = (ArrowType.Int) type;
-                switch (t.getBitWidth()) {
-                    case 8:
-                        return t.getIsSigned() ? INT8 : UINT8;
-                    case 16:
-                        return t.getIsSigned() ? INT16 : UINT16;
-                    case 32:
-                        return t.getIsSigned() ? INT32 : UINT32;
-                    default:
-                        return t.getIsSigned() ? INT64 : UINT64;
-                }
-            }
-            case Date:
-                return ((ArrowType.Date) type).getUnit() == DateUnit.DAY ? INT32 : INT64;
-            case Time:
-                return ((ArrowType.Time) type).getBitWidth() == 32 ? INT32 : INT64;
-            case Timestamp:
-                return INT64;
-            case Utf8:
-            case Binary:
-                return BYTES;
-            case LargeUtf8:
-            case LargeBinary:
-                return LARGE_BYTES;
-            case FixedSizeBinary:
-                return FIXED_BYTES;
-            case FloatingPoint:
-                throw new UnsupportedKeyTypeException(
-                        field, "floating point has two zeros and NaN, so key equality would be ambiguous");
-            default:
-                throw new UnsupportedKeyTypeException(
-                        field,
-                        "supported key types are bool, signed and unsigned integers, date, time,"
-                                + " timestamp, utf8, large utf8, binary, large binary and fixed-size"
-                                + " binary");
+        Optional<ArrowValueKind> kind = ArrowValueKind.of(field.getType());
+        if (kind.isPresent() && kind.get().isFloatingPoint()) {
+            throw new UnsupportedKeyTypeException(
+                    field, "floating point has two zeros and NaN, so key equality would be ambiguous");
         }
+        KeyColumnType type = kind.map(BY_KIND::get).orElse(null);
+        if (type == null) {
+            throw new UnsupportedKeyTypeException(
+                    field,
+                    "supported key types are bool, signed and unsigned integers, date, time,"
+                            + " timestamp, utf8, large utf8, binary, large binary and fixed-size"
+                            + " binary");
+        }
+        return type;
     }
 }

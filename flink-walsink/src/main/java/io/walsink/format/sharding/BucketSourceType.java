@@ -1,10 +1,12 @@
 package io.walsink.format.sharding;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.ArrowValueKind;
+import java.util.EnumMap;
+import java.util.Map;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /**
@@ -17,64 +19,64 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  */
 @Internal
 public enum BucketSourceType {
-    BOOL {
+    BOOL(ArrowValueKind.BOOL) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashInt(((BitVector) vector).get(row));
         }
     },
-    INT8 {
+    INT8(ArrowValueKind.INT8) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashInt(vector.getDataBuffer().getByte(row));
         }
     },
-    UINT8 {
+    UINT8(ArrowValueKind.UINT8) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashInt(vector.getDataBuffer().getByte(row) & 0xff);
         }
     },
-    INT16 {
+    INT16(ArrowValueKind.INT16) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashInt(vector.getDataBuffer().getShort((long) row * 2));
         }
     },
-    UINT16 {
+    UINT16(ArrowValueKind.UINT16) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashInt(vector.getDataBuffer().getShort((long) row * 2) & 0xffff);
         }
     },
     /** int32, uint32 (same bits), date32, time32. */
-    INT32 {
+    INT32(ArrowValueKind.INT32, ArrowValueKind.UINT32, ArrowValueKind.DATE_DAY, ArrowValueKind.TIME32) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashInt(vector.getDataBuffer().getInt((long) row * 4));
         }
     },
     /** int64, uint64 (same bits), timestamp (any unit and zone), time64. */
-    INT64 {
+    INT64(ArrowValueKind.INT64, ArrowValueKind.UINT64, ArrowValueKind.TIME64, ArrowValueKind.TIMESTAMP) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashLong(vector.getDataBuffer().getLong((long) row * 8));
         }
     },
-    FLOAT32 {
+    FLOAT32(ArrowValueKind.FLOAT32) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashFloat(vector.getDataBuffer().getFloat((long) row * 4));
         }
     },
-    FLOAT64 {
+    FLOAT64(ArrowValueKind.FLOAT64) {
         @Override
         int hash(FieldVector vector, int row) {
             return BucketHash.hashDouble(vector.getDataBuffer().getDouble((long) row * 8));
         }
     },
     /** utf8 and binary: 32-bit offsets. */
-    BYTES {
+    BYTES(ArrowValueKind.BYTES) {
         @Override
         int hash(FieldVector vector, int row) {
             ArrowBuf offsets = vector.getOffsetBuffer();
@@ -84,7 +86,7 @@ public enum BucketSourceType {
         }
     },
     /** large utf8 and large binary: 64-bit offsets. */
-    LARGE_BYTES {
+    LARGE_BYTES(ArrowValueKind.LARGE_BYTES) {
         @Override
         int hash(FieldVector vector, int row) {
             ArrowBuf offsets = vector.getOffsetBuffer();
@@ -93,6 +95,23 @@ public enum BucketSourceType {
             return BucketHash.hashBytes(vector.getDataBuffer(), start, Math.toIntExact(end - start));
         }
     };
+
+    /** Which type each kind of Arrow value hashes as; a kind missing here cannot be a bucket source. */
+    private static final Map<ArrowValueKind, BucketSourceType> BY_KIND = new EnumMap<>(ArrowValueKind.class);
+
+    static {
+        for (BucketSourceType t : values()) {
+            for (ArrowValueKind kind : t.kinds) {
+                BY_KIND.put(kind, t);
+            }
+        }
+    }
+
+    private final ArrowValueKind[] kinds;
+
+    BucketSourceType(ArrowValueKind... kinds) {
+        this.kinds = kinds;
+    }
 
     /** Hash of the non-null value at {@code row}. */
     abstract int hash(FieldVector vector, int row);
@@ -107,51 +126,11 @@ public enum BucketSourceType {
      * @throws UnsupportedBucketTypeException for any other type
      */
     public static BucketSourceType of(ArrowType type) {
-        switch (type.getTypeID()) {
-            case Bool:
-                return BOOL;
-            case Int: {
-                ArrowType.Int t = (ArrowType.Int) type;
-                switch (t.getBitWidth()) {
-                    case 8:
-                        return t.getIsSigned() ? INT8 : UINT8;
-                    case 16:
-                        return t.getIsSigned() ? INT16 : UINT16;
-                    case 32:
-                        return INT32;
-                    case 64:
-                        return INT64;
-                    default:
-                        throw new UnsupportedBucketTypeException(type);
-                }
-            }
-            case Date:
-                if (((ArrowType.Date) type).getUnit() == DateUnit.DAY) {
-                    return INT32;
-                }
-                throw new UnsupportedBucketTypeException(type);
-            case Time:
-                return ((ArrowType.Time) type).getBitWidth() == 32 ? INT32 : INT64;
-            case Timestamp:
-                return INT64;
-            case FloatingPoint:
-                switch (((ArrowType.FloatingPoint) type).getPrecision()) {
-                    case SINGLE:
-                        return FLOAT32;
-                    case DOUBLE:
-                        return FLOAT64;
-                    default:
-                        throw new UnsupportedBucketTypeException(type);
-                }
-            case Utf8:
-            case Binary:
-                return BYTES;
-            case LargeUtf8:
-            case LargeBinary:
-                return LARGE_BYTES;
-            default:
-                throw new UnsupportedBucketTypeException(type);
+        BucketSourceType source = ArrowValueKind.of(type).map(BY_KIND::get).orElse(null);
+        if (source == null) {
+            throw new UnsupportedBucketTypeException(type);
         }
+        return source;
     }
 
     /**

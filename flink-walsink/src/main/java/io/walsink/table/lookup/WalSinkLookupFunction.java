@@ -1,7 +1,7 @@
 package io.walsink.table.lookup;
 
 import io.walsink.annotation.Internal;
-import io.walsink.flink.convert.RowDataArrowWriter;
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.read.lookup.KeyLookup;
 import io.walsink.read.snapshot.LookupScans;
 import io.walsink.storage.ObjectStore;

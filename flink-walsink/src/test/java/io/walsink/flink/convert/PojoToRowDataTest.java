@@ -3,6 +3,7 @@ package io.walsink.flink.convert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.walsink.flink.convert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.testing.AllocatorExtension;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

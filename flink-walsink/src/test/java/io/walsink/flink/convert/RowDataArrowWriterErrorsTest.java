@@ -5,6 +5,7 @@ import static io.walsink.flink.convert.RowDataArrowRoundTripTest.ts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.testing.AllocatorExtension;
 import java.util.List;
 import java.util.Map;

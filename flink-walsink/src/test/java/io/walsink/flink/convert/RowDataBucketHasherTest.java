@@ -3,6 +3,7 @@ package io.walsink.flink.convert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.format.sharding.BucketAssigner;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.walsink.flink.internal;
 
+import io.walsink.flink.internal.memory.SinkAllocators;
 import io.walsink.testing.LogCapture;
 import java.util.List;
 import org.apache.logging.log4j.Level;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.MiniClusters;
+import io.walsink.flink.internal.memory.WriterMemory;
 import io.walsink.testing.LogCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;
