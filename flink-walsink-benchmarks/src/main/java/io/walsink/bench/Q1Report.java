@@ -54,9 +54,6 @@ public final class Q1Report {
             "                         one checkpoint interval at its end; walsink tables are read COMMITTED",
             "                         (without it: LATEST, since the last SSTables are not published)",
             "  --no-verify            do not read walsink tables back (they are by default)",
-            "  --floor-repetitions N  after the rounds, measure N times the least work any sink must do per row",
-            "                         (copy into Arrow, WAL bytes, lance-core writing the final rows) and set it",
-            "                         against each goal's CPU budget; 0: skip (default 3)",
             "  --thread-cpu           after each timed run, its CPU seconds and minor page faults by thread group",
             "                         (Linux /proc; the job's span, table read-back excluded)",
             "  -h, --help             this text");
@@ -81,7 +78,6 @@ public final class Q1Report {
         DEFAULTS.put("--final-checkpoint", "false");
         DEFAULTS.put("--thread-cpu", "false");
         DEFAULTS.put("--no-verify", "false");
-        DEFAULTS.put("--floor-repetitions", "3");
     }
 
     /**
@@ -211,15 +207,6 @@ public final class Q1Report {
             }
         }
         out.accept("\n" + table.render() + "\n" + summary(runs, groups));
-        int floorRepetitions = Integer.parseInt(f.get("--floor-repetitions"));
-        if (floorRepetitions > 0) {
-            Path scratch = Files.createTempDirectory("walsink-q1-floor-");
-            try {
-                out.accept(FloorBudgets.render(runs, groups, SinkFloor.measure(rows, floorRepetitions, scratch)));
-            } finally {
-                LocalShardTable.deleteRecursively(scratch);
-            }
-        }
         return runs;
     }
 

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.walsink.bench.Q1Pipelines.Pipeline;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The q1 runner end to end at a tiny size: every pipeline runs on a real local cluster, the
@@ -112,69 +109,6 @@ class Q1ReportTest {
     }
 
     @Test
-    void aGoalIsOutOfReachWhenTheFloorExceedsItsCpuBudget() {
-        // The keyed reference: 1,000 rows with 1 s of CPU, 1,000,000 ns a row. At 0.75x a sink may add
-        // a third of that: 333,333 ns.
-        List<Q1Report.Run> runs = List.of(
-                run(1, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1), run(2, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1));
-        List<List<Pipeline>> groups = List.of(List.of(Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED));
-
-        String above =
-                FloorBudgets.render(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
-        assertThat(row(above, "discarding sink behind the same keyBy"))
-                .contains("1,000,000", "333,333", "350,000", "no: the floor exceeds the budget");
-        assertThat(above).contains("floor (sum)", "500 final rows once (over 1,000 input rows)");
-
-        String below =
-                FloorBudgets.render(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 150_000, 1_000, 500));
-        assertThat(row(below, "discarding sink behind the same keyBy"))
-                .contains("300,000")
-                .endsWith("yes");
-    }
-
-    @Test
-    void aSinkMeasuredAgainstTheUnshuffledReferencePaysTheShuffleOnTopOfTheFloor() {
-        // Keyed reference 1,000,000 ns a row, unshuffled 600,000: the shuffle costs 400,000. At
-        // 0.5x a sink may add 600,000 to the unshuffled reference: the floor alone (350,000) fits,
-        // the floor and the shuffle (750,000) do not.
-        List<Q1Report.Run> runs = List.of(
-                run(1, Pipeline.DATASTREAM_DISCARD_KEYED, 1, 1),
-                run(1, Pipeline.DATASTREAM_DISCARD_UNSHUFFLED, 1, 0.6));
-        List<List<Pipeline>> groups = List.of(List.of(
-                Pipeline.DATASTREAM_WALSINK,
-                Pipeline.DATASTREAM_DISCARD_KEYED,
-                Pipeline.DATASTREAM_DISCARD_UNSHUFFLED));
-
-        String report =
-                FloorBudgets.render(runs, groups, new SinkFloor.PerRow(100_000, 10_000, 40_000, 200_000, 1_000, 500));
-
-        assertThat(row(report, "discarding sink, no shuffle"))
-                .contains("600,000", "750,000 (+ the shuffle)", "no: the floor exceeds the budget");
-        assertThat(row(report, "discarding sink behind the same keyBy"))
-                .contains("350,000")
-                .doesNotContain("shuffle)");
-    }
-
-    @Test
-    void theFloorMeasuresEveryStepOnTheStreamsRows(@TempDir Path scratch) throws Exception {
-        SinkFloor.PerRow floor = SinkFloor.measure(new Q1Rows(20_000, 5_000, 2, 7), 1, scratch);
-
-        // A step of three small batches can take less CPU than the thread clock shows (walBytes
-        // read 0.0 once in a fresh-clone run): each step is timed, the whole is positive.
-        assertThat(floor.copy()).isNotNegative();
-        assertThat(floor.newestPerKey()).isNotNegative(); // it also checks it found every key
-        assertThat(floor.walBytes()).isNotNegative();
-        assertThat(floor.lanceWrite()).isPositive(); // it also checks lance-core wrote every key's row
-        assertThat(floor.total()).isPositive();
-        assertThat(floor.tableRows()).isEqualTo(5_000);
-        assertThat(floor.total())
-                .isEqualTo(floor.copy() + floor.newestPerKey() + floor.walBytes() + floor.lanceWrite());
-        try (var left = Files.list(scratch)) {
-            assertThat(left).isEmpty(); // the WAL file and the table are gone
-        }
-    }
-
-    @Test
     void everyPipelineOfAGroupRunsFirstInSomeRound() {
         List<Pipeline> group = Q1Report.groups("datastream").get(0);
         assertThat(Q1Report.order(group, 1)).containsExactly(group.get(0), group.get(1), group.get(2));
@@ -205,29 +139,12 @@ class Q1ReportTest {
         assertThatThrownBy(() -> Q1Report.flags("--discard-without-keyby")).hasMessageContaining("unknown option");
     }
 
-    /** 20,000 changes over 5,000 keys, one round, no warm-up, no floor. */
+    /** 20,000 changes over 5,000 keys, one round, no warm-up. */
     private static Flags smallRun(String... more) {
-        List<String> args = new ArrayList<>(List.of(
-                "--rows",
-                "20000",
-                "--keys",
-                "5000",
-                "--rounds",
-                "1",
-                "--warmup-rows",
-                "0",
-                "--floor-repetitions",
-                "0"));
+        List<String> args =
+                new ArrayList<>(List.of("--rows", "20000", "--keys", "5000", "--rounds", "1", "--warmup-rows", "0"));
         args.addAll(List.of(more));
         return Q1Report.flags(args.toArray(String[]::new));
-    }
-
-    private static String row(String report, String reference) {
-        return report.lines()
-                .filter(l -> l.contains(reference))
-                .findFirst()
-                .orElseThrow()
-                .strip();
     }
 
     private static Q1Report.Run run(int round, Pipeline p, double seconds, double cpuSeconds) {
