@@ -14,7 +14,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -22,47 +21,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * The shard engine beside lance-core 7.0.0's own MemWAL writer on the same Arrow batches (local
  * disk), then the replay of a shard's WAL by a reopening writer: MB/s of WAL bytes, beside
  * reading and decoding the same entries, and the allocator's peak against the WAL payload.
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.EngineReport [--rows 1000000] [--keys 100000] [--rounds 3]
- * </pre>
  */
 public final class EngineReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -cp benchmarks.jar io.walsink.bench.EngineReport [options]",
-            "  --rows N          rows put per run (default 1000000)",
-            "  --keys N          distinct int64 keys drawn from (default 100000)",
-            "  --batch-rows N    rows per Arrow batch, one put each (default 1024)",
-            "  --rounds N        rounds; each runs every writer once, in alternating order (default 3)",
-            "  --interval-ms N   our flush ticker and lance-core's WAL flush interval (default 100)",
-            "  --entry-rows N    rows per WAL entry of the replayed shard (default 10240)",
-            "  --seed N          seed of the keys and values (default 42)",
-            "  --path ROOT       where the tables go: a folder or s3://bucket/prefix (default: a temporary folder)",
-            "  --s3-endpoint URL S3-protocol endpoint, e.g. http://localhost:9090 for s3mock; lance-core's writer",
-            "                    also needs AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and",
-            "                    AWS_ALLOW_HTTP=true in the environment (it ignores storage options)",
-            "  --s3-region NAME  (default us-east-1)",
-            "  --s3-path-style   path-style addressing (s3mock needs it)",
-            "  -h, --help        this text");
-
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--rows", "1000000");
-        DEFAULTS.put("--keys", "100000");
-        DEFAULTS.put("--batch-rows", "1024");
-        DEFAULTS.put("--rounds", "3");
-        DEFAULTS.put("--interval-ms", "100");
-        DEFAULTS.put("--entry-rows", "10240");
-        DEFAULTS.put("--seed", "42");
-        DEFAULTS.put("--path", "");
-        DEFAULTS.put("--s3-endpoint", "");
-        DEFAULTS.put("--s3-region", "us-east-1");
-        DEFAULTS.put("--s3-path-style", "false");
-    }
-
     private static final String LANCE_FAST = "lance-core non-durable";
     /** The production path: the Flink operator hands each row to the memtable (RowWriter). */
     private static final String WALSINK_ROWS = "walsink row by row, durable every tick";
@@ -84,21 +44,7 @@ public final class EngineReport {
 
     private EngineReport() {}
 
-    /** Parses {@code args} against this runner's options and defaults. */
-    static Flags flags(String... args) {
-        return Flags.parse(args, DEFAULTS, USAGE);
-    }
-
-    public static void main(String[] argv) {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags flags = parsed.get();
-        System.out.print(report(flags));
-    }
-
-    static String report(Flags f) {
+    public static String report(Flags f) {
         long rows = f.positive("--rows");
         long keys = f.positive("--keys");
         int batchRows = f.positiveInt("--batch-rows");

@@ -1,6 +1,5 @@
 package io.walsink.bench.engine;
 
-import io.walsink.bench.support.Flags;
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -12,7 +11,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -32,11 +30,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * requests in turn on each (HTTP/1.1 keep-alive); bodies are relayed as they are framed
  * ({@code Content-Length} or chunked); {@code Expect: 100-continue} is answered here, so the
  * body is read before a request is forwarded or refused.
- *
- * <pre>
- * java -cp flink-walsink-benchmarks/target/benchmarks.jar io.walsink.bench.LatencyProxy \
- *     --upstream http://localhost:9090 [--port 9191] [--min-ms 20] [--max-ms 60] [--slowdown 0.01]
- * </pre>
  */
 public final class LatencyProxy implements AutoCloseable {
     /** Request kinds as S3 prices them: PUT, COPY, POST and LIST in one tier, GET and HEAD in another. */
@@ -50,15 +43,22 @@ public final class LatencyProxy implements AutoCloseable {
         OTHER
     }
 
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: LatencyProxy --upstream URL [options]",
-            "  --upstream URL    the S3-protocol server, e.g. http://localhost:9090",
-            "  --port N          port to listen on, 0 for any free one (default 0)",
-            "  --min-ms N        least latency added to a request (default 20)",
-            "  --max-ms N        most latency added to a request (default 60)",
-            "  --slowdown P      share of requests answered 503 SlowDown instead (default 0.01)",
-            "  --seed N          seed of the latencies and refusals (default 7)");
+    /** The latency added to each request, drawn uniformly from {@code [minMillis, maxMillis]}. */
+    public record Delay(int minMillis, int maxMillis) {
+        /** {@code "20-60"}, or one number for a fixed latency. */
+        public static Delay parse(String range) {
+            String[] ends = range.split("-");
+            try {
+                return new Delay(Integer.parseInt(ends[0].trim()), Integer.parseInt(ends[ends.length - 1].trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("a latency is A-B in milliseconds, e.g. 20-60, got '" + range + "'");
+            }
+        }
+
+        public String text() {
+            return minMillis + "-" + maxMillis;
+        }
+    }
 
     private static final byte[] SLOW_DOWN_BODY = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
                     + "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
@@ -106,35 +106,6 @@ public final class LatencyProxy implements AutoCloseable {
         connections.submit(this::accept);
     }
 
-    public static void main(String[] argv) throws Exception {
-        Map<String, String> defaults = new LinkedHashMap<>();
-        defaults.put("--upstream", "");
-        defaults.put("--port", "0");
-        defaults.put("--min-ms", "20");
-        defaults.put("--max-ms", "60");
-        defaults.put("--slowdown", "0.01");
-        defaults.put("--seed", "7");
-        Optional<Flags> parsed = Flags.forMain(argv, defaults, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        if (f.get("--upstream").isEmpty()) {
-            System.err.println("--upstream is required\n" + USAGE);
-            System.exit(2);
-        }
-        LatencyProxy proxy = new LatencyProxy(
-                URI.create(f.get("--upstream")),
-                Integer.parseInt(f.get("--port")),
-                Integer.parseInt(f.get("--min-ms")),
-                Integer.parseInt(f.get("--max-ms")),
-                Double.parseDouble(f.get("--slowdown")),
-                Long.parseLong(f.get("--seed")));
-        System.out.println("LatencyProxy at " + proxy.endpoint() + " -> " + f.get("--upstream"));
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println(proxy.describeCounts())));
-        Thread.currentThread().join();
-    }
-
     /** Forwards every later request at once and refuses none (e.g. for a clean-up not measured). */
     void passThrough() {
         passThrough = true;
@@ -164,11 +135,6 @@ public final class LatencyProxy implements AutoCloseable {
 
     long bytesDown() {
         return bytesDown.get();
-    }
-
-    String describeCounts() {
-        return "requests " + requests() + ", answered 503 SlowDown " + slowDowns() + ", body bytes up " + bytesUp()
-                + ", down " + bytesDown();
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.walsink.bench.engine;
 
 import io.walsink.bench.support.Figures;
-import io.walsink.bench.support.Flags;
 import io.walsink.bench.support.TextTable;
 import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardWriter;
@@ -16,10 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
@@ -33,52 +29,22 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * start, so that the resident set grows by native memory only: it is sampled every 2 ms from
  * before the writes start until they end, after the memtables are filled and frozen. Linux only
  * ({@code /proc/self/status}).
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.NativeMemoryReport [--rows 1000000] [--parallel 1,2,4]
- * </pre>
  */
 public final class NativeMemoryReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: NativeMemoryReport [options]",
-            "  --rows N          rows of each memtable written as an SSTable, all keys distinct (default 1000000)",
-            "  --parallel LIST   numbers of SSTable writes at once, each in a fresh JVM (default 1,2,4)",
-            "  --child N         internal: run N writes in this JVM and print one result line");
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
     private static final String RESULT = "RESULT ";
 
-    static {
-        DEFAULTS.put("--rows", "1000000");
-        DEFAULTS.put("--parallel", "1,2,4");
-        DEFAULTS.put("--child", "0");
-    }
-
     /** One setting's outcome: bytes of Arrow payload per memtable, resident set before, peak above it. */
-    record Result(int parallel, long payloadBytes, long rssBefore, long peakAbove) {}
+    public record Result(int parallel, long payloadBytes, long rssBefore, long peakAbove) {}
 
     private NativeMemoryReport() {}
 
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags flags = parsed.get();
-        long rows = flags.positive("--rows");
-        int child = Integer.parseInt(flags.get("--child"));
-        if (child > 0) {
-            Result r = measure(rows, child);
-            System.out.println(
-                    RESULT + r.parallel() + " " + r.payloadBytes() + " " + r.rssBefore() + " " + r.peakAbove());
-            return;
-        }
-        System.out.print(report(rows, flags.get("--parallel")));
-    }
-
-    /** Runs each setting of {@code parallelList} in a child JVM and prints the table. */
-    static String report(long rows, String parallelList) throws IOException, InterruptedException {
+    /**
+     * Runs each setting of {@code parallelList} in a child JVM and returns the table; the child runs
+     * {@code childCommand} (a main class and its first arguments) with {@code --rows N --child P}
+     * and prints {@link #resultLine}.
+     */
+    public static String report(long rows, String parallelList, List<String> childCommand)
+            throws IOException, InterruptedException {
         TextTable table = new TextTable(
                 ">SSTable writes at once",
                 ">memtable payload MB each",
@@ -86,7 +52,7 @@ public final class NativeMemoryReport {
                 ">peak MB above it",
                 ">MB per write");
         for (String item : parallelList.split(",")) {
-            Result r = inChildJvm(rows, Integer.parseInt(item.trim()));
+            Result r = inChildJvm(rows, Integer.parseInt(item.trim()), childCommand);
             table.row(
                     r.parallel(),
                     Figures.number(r.payloadBytes() / 1e6),
@@ -99,21 +65,20 @@ public final class NativeMemoryReport {
                 rows, table.render());
     }
 
-    private static Result inChildJvm(long rows, int parallel) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                        // A heap resident from the start, so that what the resident set gains is native memory.
-                        "-Xms1g",
-                        "-Xmx1g",
-                        "-XX:+AlwaysPreTouch",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        NativeMemoryReport.class.getName(),
-                        "--rows",
-                        String.valueOf(rows),
-                        "--child",
-                        String.valueOf(parallel))
+    private static Result inChildJvm(long rows, int parallel, List<String> childCommand)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                // A heap resident from the start, so that what the resident set gains is native memory.
+                "-Xms1g",
+                "-Xmx1g",
+                "-XX:+AlwaysPreTouch",
+                "-cp",
+                System.getProperty("java.class.path")));
+        command.addAll(childCommand);
+        command.addAll(List.of("--rows", String.valueOf(rows), "--child", String.valueOf(parallel)));
+        Process p = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         String result = null;
@@ -134,8 +99,13 @@ public final class NativeMemoryReport {
         return new Result(Integer.parseInt(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
     }
 
+    /** The line a child JVM prints for {@link #report} to read. */
+    public static String resultLine(Result r) {
+        return RESULT + r.parallel() + " " + r.payloadBytes() + " " + r.rssBefore() + " " + r.peakAbove();
+    }
+
     /** In this JVM: fills {@code parallel} shards of their own tables, freezes them, then writes all at once. */
-    static Result measure(long rows, int parallel) throws Exception {
+    public static Result measure(long rows, int parallel) throws Exception {
         try (BufferAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             List<VectorSchemaRoot> batches = EngineBatches.generate(allocator, rows, 1024, rows, 42);
             List<BenchTable> tables = new ArrayList<>();

@@ -1,7 +1,6 @@
 package io.walsink.bench.engine;
 
 import io.walsink.bench.support.Figures;
-import io.walsink.bench.support.Flags;
 import io.walsink.bench.support.Spread;
 import io.walsink.bench.support.TextTable;
 import io.walsink.flink.internal.ConcurrentOpens;
@@ -16,9 +15,7 @@ import io.walsink.shard.io.WalAppend;
 import io.walsink.storage.S3Options;
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -35,76 +32,51 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * times what a job's first start does instead: open new shards (claim, no WAL to replay), one at a
  * time (a bucket's first row written as it comes) and side by side (the new buckets of a block of
  * rows).
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.RestoreReport [--s3-endpoint http://localhost:9090] [--shards 32]
- * </pre>
  */
 public final class RestoreReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: RestoreReport [options]",
-            "  --s3-endpoint URL    S3-protocol server (path-style, any credentials); without it, local disk only",
-            "  --bucket NAME        its bucket (default bench)",
-            "  --shards N           shards one subtask restores (default 32)",
-            "  --rows-per-shard N   rows in each shard's WAL tail (default 5000)",
-            "  --rows-per-entry N   rows in each WAL entry of the tail (default 1024)",
-            "  --parallelism N      restores side by side (default 4, the sink's default I/O threads)",
-            "  --latency-ms A-B     latency the proxy adds per request (default 20-60)",
-            "  --rounds N           timed restores of each kind, alternating (default 3)",
-            "  --seed N             seed of the rows and of the proxy (default 42)");
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--s3-endpoint", "");
-        DEFAULTS.put("--bucket", "bench");
-        DEFAULTS.put("--shards", "32");
-        DEFAULTS.put("--rows-per-shard", "5000");
-        DEFAULTS.put("--rows-per-entry", "1024");
-        DEFAULTS.put("--parallelism", "4");
-        DEFAULTS.put("--latency-ms", "20-60");
-        DEFAULTS.put("--rounds", "3");
-        DEFAULTS.put("--seed", "42");
-    }
-
     /** One timed restore of every shard: how many ran at once, the wall time, requests made and rows replayed. */
     record Turn(String store, int parallelism, long nanos, long requests, long replayedRows) {}
 
     private RestoreReport() {}
 
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        int shards = f.positiveInt("--shards");
-        int parallelism = f.positiveInt("--parallelism");
-        int rounds = f.positiveInt("--rounds");
-        long seed = Long.parseLong(f.get("--seed"));
-        String[] latency = f.get("--latency-ms").split("-");
+    /**
+     * What to restore and where: {@code s3Endpoint} empty for local disk only, else the shards are
+     * restored a second time on that server through a proxy adding {@code latency}.
+     */
+    public record Settings(
+            String s3Endpoint,
+            String bucket,
+            int shards,
+            long rowsPerShard,
+            int rowsPerEntry,
+            int parallelism,
+            LatencyProxy.Delay latency,
+            int rounds,
+            long seed) {}
+
+    /** Restores on local disk, then on the server when there is one; returns the table. */
+    public static String report(Settings s) throws Exception {
+        int shards = s.shards();
+        int parallelism = s.parallelism();
+        int rounds = s.rounds();
+        long seed = s.seed();
         List<Turn> turns = new ArrayList<>();
         try (BufferAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
-            List<VectorSchemaRoot> rows = EngineBatches.generate(
-                    allocator,
-                    f.positive("--rows-per-shard"),
-                    f.positiveInt("--rows-per-entry"),
-                    f.positive("--rows-per-shard"),
-                    seed);
+            List<VectorSchemaRoot> rows =
+                    EngineBatches.generate(allocator, s.rowsPerShard(), s.rowsPerEntry(), s.rowsPerShard(), seed);
             try {
                 turns.addAll(measure("local disk", null, null, allocator, rows, shards, parallelism, rounds));
-                if (!f.get("--s3-endpoint").isEmpty()) {
+                if (!s.s3Endpoint().isEmpty()) {
                     try (LatencyProxy proxy = new LatencyProxy(
-                            URI.create(f.get("--s3-endpoint")),
+                            URI.create(s.s3Endpoint()),
                             0,
-                            Integer.parseInt(latency[0]),
-                            Integer.parseInt(latency[latency.length - 1]),
+                            s.latency().minMillis(),
+                            s.latency().maxMillis(),
                             0,
                             seed)) {
                         turns.addAll(measure(
-                                "S3 server + " + f.get("--latency-ms") + " ms",
-                                "s3://" + f.get("--bucket") + "/restore-report",
+                                "S3 server + " + s.latency().text() + " ms",
+                                "s3://" + s.bucket() + "/restore-report",
                                 proxy,
                                 allocator,
                                 rows,
@@ -117,8 +89,7 @@ public final class RestoreReport {
                 rows.forEach(VectorSchemaRoot::close);
             }
         }
-        System.out.print(
-                render(shards, f.positive("--rows-per-shard"), f.positiveInt("--rows-per-entry"), seed, turns));
+        return render(shards, s.rowsPerShard(), s.rowsPerEntry(), seed, turns);
     }
 
     /** Writes the shards, restores them once untimed, then alternates timed restores of both kinds. */

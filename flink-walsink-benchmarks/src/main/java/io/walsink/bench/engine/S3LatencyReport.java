@@ -1,7 +1,6 @@
 package io.walsink.bench.engine;
 
 import io.walsink.bench.support.Figures;
-import io.walsink.bench.support.Flags;
 import io.walsink.bench.support.PolledTimer;
 import io.walsink.bench.support.TextTable;
 import io.walsink.shard.OffHeapAllocators;
@@ -15,10 +14,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.arrow.memory.BufferAllocator;
@@ -40,42 +37,10 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
  *
  * <p>Needs a running S3-protocol server with the bucket created, e.g. s3mock (the jar the library's
  * tests fetch into {@code flink-walsink/target/s3mock/}):
- *
- * <pre>
- * java -jar flink-walsink/target/s3mock/s3mock-exec.jar --server.port=0 \
- *     --com.adobe.testing.s3mock.httpPort=9090 --com.adobe.testing.s3mock.store.initialBuckets=bench &amp;
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.S3LatencyReport --s3-endpoint http://localhost:9090
- * </pre>
  */
 public final class S3LatencyReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: S3LatencyReport --s3-endpoint URL [options]",
-            "  --s3-endpoint URL  S3-protocol server (path-style, any credentials), e.g. http://localhost:9090",
-            "  --bucket NAME      its bucket (default bench)",
-            "  --rows N           rows written (default 1000000)",
-            "  --keys N           distinct keys (default 250000)",
-            "  --shards N         shards on the one owner thread (default 4)",
-            "  --flush-ms N       WAL flush interval (default 100)",
-            "  --latency-ms A-B   latency the proxy adds per request (default 20-60)",
-            "  --slowdown P       share of requests the proxy answers 503 SlowDown (default 0.01)",
-            "  --seed N           seed of the rows and of the proxy (default 42)");
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
     private static final int BATCH_ROWS = 1024;
     private static final int IO_THREADS = 4;
-
-    static {
-        DEFAULTS.put("--s3-endpoint", "");
-        DEFAULTS.put("--bucket", "bench");
-        DEFAULTS.put("--rows", "1000000");
-        DEFAULTS.put("--keys", "250000");
-        DEFAULTS.put("--shards", "4");
-        DEFAULTS.put("--flush-ms", "100");
-        DEFAULTS.put("--latency-ms", "20-60");
-        DEFAULTS.put("--slowdown", "0.01");
-        DEFAULTS.put("--seed", "42");
-    }
 
     /** Where a run writes: local disk (no proxy), or the server through a proxy with these settings. */
     record Store(String name, boolean s3, int minMillis, int maxMillis, double slowDown) {}
@@ -110,40 +75,42 @@ public final class S3LatencyReport {
 
     private S3LatencyReport() {}
 
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        if (f.get("--s3-endpoint").isEmpty()) {
-            System.err.println("--s3-endpoint is required\n" + USAGE);
-            System.exit(2);
-        }
-        String[] latency = f.get("--latency-ms").split("-");
+    /** The server to measure against, the rows, and what the proxy adds in the third run. */
+    public record Settings(
+            String s3Endpoint,
+            String bucket,
+            long rows,
+            long keys,
+            int shards,
+            long flushMs,
+            LatencyProxy.Delay latency,
+            double slowDown,
+            long seed) {}
+
+    /** One run per store (local disk, the server, the server through the proxy); returns the table. */
+    public static String report(Settings s) throws Exception {
         List<Store> stores = List.of(
                 new Store("local disk", false, 0, 0, 0),
                 new Store("S3 server, no added latency", true, 0, 0, 0),
                 new Store(
-                        "S3 server + " + f.get("--latency-ms") + " ms, " + f.get("--slowdown") + " 503",
+                        "S3 server + " + s.latency().text() + " ms, " + s.slowDown() + " 503",
                         true,
-                        Integer.parseInt(latency[0]),
-                        Integer.parseInt(latency[latency.length - 1]),
-                        Double.parseDouble(f.get("--slowdown"))));
-        long rows = f.positive("--rows");
-        int shards = f.positiveInt("--shards");
-        long flushMs = f.positive("--flush-ms");
-        long seed = Long.parseLong(f.get("--seed"));
+                        s.latency().minMillis(),
+                        s.latency().maxMillis(),
+                        s.slowDown()));
+        long rows = s.rows();
+        int shards = s.shards();
+        long flushMs = s.flushMs();
+        long seed = s.seed();
         List<Outcome> outcomes = new ArrayList<>();
         try (BufferAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
-            List<VectorSchemaRoot> batches =
-                    EngineBatches.generate(allocator, rows, BATCH_ROWS, f.positive("--keys"), seed);
+            List<VectorSchemaRoot> batches = EngineBatches.generate(allocator, rows, BATCH_ROWS, s.keys(), seed);
             try {
                 for (Store store : stores) {
                     outcomes.add(run(
                             store,
-                            URI.create(f.get("--s3-endpoint")),
-                            "s3://" + f.get("--bucket") + "/latency-report",
+                            URI.create(s.s3Endpoint()),
+                            "s3://" + s.bucket() + "/latency-report",
                             allocator,
                             batches,
                             shards,
@@ -155,7 +122,7 @@ public final class S3LatencyReport {
                 batches.forEach(VectorSchemaRoot::close);
             }
         }
-        System.out.print(render(rows, shards, flushMs, seed, outcomes));
+        return render(rows, shards, flushMs, seed, outcomes);
     }
 
     static Outcome run(

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,12 +41,6 @@ import org.apache.flink.table.types.logical.VarCharType;
  * {@code sink.memtable.max-age}, compaction and garbage collection on, while a reader of published
  * data polls the table. Reports how long each change took to become visible to that reader, how
  * many SSTables a shard lists, and how many bytes the table folder holds per byte of live rows.
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.MaintenanceRun [--seconds 60] [--rate 200] [--keys 5000] [--buckets 4]
- *     [--value-bytes 1000] [--checkpoint-ms 1000] [--max-age-ms 0] [--retention-s 10] [--maintenance-s 5]
- * </pre>
  */
 public final class MaintenanceRun {
     private static final RowType ROW =
@@ -61,20 +54,29 @@ public final class MaintenanceRun {
 
     private MaintenanceRun() {}
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> a = new HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            a.put(args[i], args[i + 1]);
-        }
-        int seconds = Integer.parseInt(a.getOrDefault("--seconds", "60"));
-        int rate = Integer.parseInt(a.getOrDefault("--rate", "200"));
-        keys = Integer.parseInt(a.getOrDefault("--keys", "5000"));
-        padding = "x".repeat(Integer.parseInt(a.getOrDefault("--value-bytes", "1000")));
-        int buckets = Integer.parseInt(a.getOrDefault("--buckets", "4"));
-        long checkpointMillis = Long.parseLong(a.getOrDefault("--checkpoint-ms", "1000"));
-        long maxAgeMillis = Long.parseLong(a.getOrDefault("--max-age-ms", "0"));
-        long retentionSeconds = Long.parseLong(a.getOrDefault("--retention-s", "10"));
-        long maintenanceSeconds = Long.parseLong(a.getOrDefault("--maintenance-s", "5"));
+    /** The run's shape: how long, how fast, how wide, and the sink's maintenance settings. */
+    public record Settings(
+            int seconds,
+            int rate,
+            int keys,
+            int valueBytes,
+            int buckets,
+            long checkpointMillis,
+            long maxAgeMillis,
+            long retentionSeconds,
+            long maintenanceSeconds) {}
+
+    /** Runs the job to its end while the reader polls; returns the table of what the reader saw. */
+    public static String run(Settings settings) throws Exception {
+        int seconds = settings.seconds();
+        int rate = settings.rate();
+        keys = settings.keys();
+        padding = "x".repeat(settings.valueBytes());
+        int buckets = settings.buckets();
+        long checkpointMillis = settings.checkpointMillis();
+        long maxAgeMillis = settings.maxAgeMillis();
+        long retentionSeconds = settings.retentionSeconds();
+        long maintenanceSeconds = settings.maintenanceSeconds();
         long rows = (long) seconds * rate;
         emittedAt = new long[(int) rows];
         Path table = Files.createTempDirectory("walsink-maintenance-").resolve("table");
@@ -126,7 +128,7 @@ public final class MaintenanceRun {
         long stored = folderBytes(table);
         long live = liveRowBytes(table);
         long[] sorted = lags.stream().mapToLong(Long::longValue).sorted().toArray();
-        System.out.printf(
+        String header = String.format(
                 "maintenance run: %d s at %d changes/s over %d keys (%d-byte values), %d buckets, %d ms checkpoints,"
                         + " max age %d ms, compaction + garbage collection every %d s (retention %d s)%n",
                 seconds,
@@ -154,7 +156,7 @@ public final class MaintenanceRun {
         out.row("table folder bytes", String.format("%,d", stored));
         out.row("live row bytes (8 B key + 4 B offset + value)", String.format("%,d", live));
         out.row("storage amplification", String.format("%.2f", (double) stored / live));
-        System.out.print(out.render());
+        return header + out.render();
     }
 
     private static RowData change(long seq) {

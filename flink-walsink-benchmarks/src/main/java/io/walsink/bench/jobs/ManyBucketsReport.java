@@ -9,10 +9,8 @@ import io.walsink.bench.support.ThreadCpu;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -25,61 +23,13 @@ import java.util.function.Consumer;
  * so what a run pays once (claiming every shard, the SSTables of a checkpoint taken right after the
  * start, the last SSTables at the end of input) cancels, and what every checkpoint costs stays in.
  * The per-round ratio of the steady rates, many over few, is set against the goal.
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.ManyBucketsReport [--few 4] [--many 256] [--rounds 3]
- * </pre>
  */
 public final class ManyBucketsReport {
     /** The goal: many buckets within 20% of the throughput of few. */
     static final double GOAL = 0.8;
 
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp benchmarks.jar io.walsink.bench.ManyBucketsReport [options]",
-            "  --few N                buckets of the reference table (default 4)",
-            "  --many N               buckets of the measured table (default 256)",
-            "  --short-rows N         upserts of the short run, a multiple of the parallelism (default 12000000)",
-            "  --long-rows N          upserts of the long run, more than the short one (default 36000000)",
-            "  --keys N               distinct keys, a multiple of the parallelism (default 500000)",
-            "  --rounds N             rounds; each runs both bucket counts short and long, which count",
-            "                         goes first alternating (default 3)",
-            "  --warmup-rows N        rows of one unreported run of each bucket count first; 0: none (default 6000000)",
-            "  --parallelism N        source and sink parallelism (default 2)",
-            "  --checkpoint-ms N      checkpoint interval (default 10000)",
-            "  --flush-ms N           walsink flush interval (default 100)",
-            "  --memtable-max-age-ms N  walsink sink.memtable.max-age (default 0, the sink's default)",
-            "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
-            "  --wal-appends-per-second N  walsink sink.wal.max-appends-per-second; 0: the sink's default (default 0)",
-            "  --seed N               seed of the key order and values (default 42)",
-            "  --no-verify            do not read the tables back (they are by default)",
-            "  --thread-cpu           also CPU ns per row by thread group, steady state, both bucket counts (Linux /proc)",
-            "  -h, --help             this text");
-
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--few", "4");
-        DEFAULTS.put("--many", "256");
-        DEFAULTS.put("--short-rows", "12000000");
-        DEFAULTS.put("--long-rows", "36000000");
-        DEFAULTS.put("--keys", "500000");
-        DEFAULTS.put("--rounds", "3");
-        DEFAULTS.put("--warmup-rows", "6000000");
-        DEFAULTS.put("--parallelism", "2");
-        DEFAULTS.put("--checkpoint-ms", "10000");
-        DEFAULTS.put("--flush-ms", "100");
-        DEFAULTS.put("--memtable-max-age-ms", "0");
-        DEFAULTS.put("--no-compaction", "false");
-        DEFAULTS.put("--wal-appends-per-second", "0");
-        DEFAULTS.put("--seed", "42");
-        DEFAULTS.put("--no-verify", "false");
-        DEFAULTS.put("--thread-cpu", "false");
-    }
-
     /** A bucket count's short and long run of one round, and the steady state between them. */
-    record Steady(int round, int buckets, Q1Report.Run shortRun, Q1Report.Run longRun) {
+    public record Steady(int round, int buckets, Q1Report.Run shortRun, Q1Report.Run longRun) {
         double rowsPerSecond() {
             return (longRun.rows() - shortRun.rows())
                     / ((longRun.timing().nanos() - shortRun.timing().nanos()) / 1e9);
@@ -105,24 +55,8 @@ public final class ManyBucketsReport {
 
     private ManyBucketsReport() {}
 
-    static Flags flags(String... args) {
-        return Flags.parse(args, DEFAULTS, USAGE);
-    }
-
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        List<Steady> steady = run(parsed.get(), System.out::print);
-        boolean allMatch = steady.stream()
-                .flatMap(s -> List.of(s.shortRun(), s.longRun()).stream())
-                .allMatch(r -> r.check() == null || r.check().matches());
-        System.exit(allMatch ? 0 : 1);
-    }
-
     /** Runs every round, printing as it goes; returns each round's steady state per bucket count. */
-    static List<Steady> run(Flags f, Consumer<String> out) throws Exception {
+    public static List<Steady> run(Flags f, Consumer<String> out) throws Exception {
         int few = Math.toIntExact(f.positive("--few"));
         int many = Math.toIntExact(f.positive("--many"));
         long shortRows = f.positive("--short-rows");

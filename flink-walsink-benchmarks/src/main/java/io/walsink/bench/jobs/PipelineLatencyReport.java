@@ -1,15 +1,9 @@
 package io.walsink.bench.jobs;
 
-import io.walsink.bench.support.Flags;
-import io.walsink.bench.support.LocalShardTable;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -24,43 +18,9 @@ import org.apache.flink.table.api.TableResult;
  * times everything. Per C: percentiles of generated -> src, src -> dst and generated -> dst over
  * the rows generated after the warm-up, p99 against the goal of 2 C, and whether every row reached
  * dst exactly once with its value (if not, the run says so and the exit code is 1).
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx2g -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.PipelineLatencyReport [--checkpoint-ms 1000,5000 --rate 5000 --seconds 60]
- * </pre>
  */
 public final class PipelineLatencyReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: PipelineLatencyReport [options]",
-            "  --checkpoint-ms LIST         checkpoint intervals C of writer and pipeline, one run each, repeats allowed",
-            "                               (default 1000,5000)",
-            "  --rate N                     rows generated per second (default 5000)",
-            "  --seconds N                  seconds of generation per run (default 60)",
-            "  --warmup-seconds N           rows generated in the first N seconds are left out of the percentiles (default 10)",
-            "  --buckets N                  buckets of src and dst (default 2)",
-            "  --parallelism N              parallelism of the writer and the pipeline job (default 1)",
-            "  --discovery-ms N             scan.discovery-interval of the pipeline's read of src (default 100)",
-            "  --observer-discovery-ms N    scan.discovery-interval of the observer's reads (default 100)",
-            "  --drain-seconds N            after the writer ends, how long to wait for the last rows in dst (default 120)",
-            "  --pipeline-checkpoint-ms N   checkpoint interval of the pipeline job alone; 0: the same C as the writer (default 0)");
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--checkpoint-ms", "1000,5000");
-        DEFAULTS.put("--rate", "5000");
-        DEFAULTS.put("--seconds", "60");
-        DEFAULTS.put("--warmup-seconds", "10");
-        DEFAULTS.put("--buckets", "2");
-        DEFAULTS.put("--parallelism", "1");
-        DEFAULTS.put("--discovery-ms", "100");
-        DEFAULTS.put("--observer-discovery-ms", "100");
-        DEFAULTS.put("--drain-seconds", "120");
-        DEFAULTS.put("--pipeline-checkpoint-ms", "0");
-    }
-
-    record Settings(
+    public record Settings(
             List<Long> checkpointMs,
             int rate,
             int seconds,
@@ -82,7 +42,7 @@ public final class PipelineLatencyReport {
     }
 
     /** One run at checkpoint interval {@code checkpointMs}: what arrived where, and the latencies. */
-    record Outcome(
+    public record Outcome(
             long checkpointMs,
             int generated,
             long seenInSrc,
@@ -94,7 +54,7 @@ public final class PipelineLatencyReport {
             CheckpointFigures writerCheckpoints,
             CheckpointFigures pipelineCheckpoints) {
         /** Every generated row in src and in dst, once each, with the value it was generated with. */
-        boolean complete() {
+        public boolean complete() {
             return seenInSrc == generated
                     && seenInDst == generated
                     && repeated == 0
@@ -117,36 +77,7 @@ public final class PipelineLatencyReport {
 
     private PipelineLatencyReport() {}
 
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        Settings s = new Settings(
-                f.positives("--checkpoint-ms"),
-                f.positiveInt("--rate"),
-                f.positiveInt("--seconds"),
-                Integer.parseInt(f.get("--warmup-seconds")),
-                f.positiveInt("--buckets"),
-                f.positiveInt("--parallelism"),
-                f.positive("--discovery-ms"),
-                f.positive("--observer-discovery-ms"),
-                f.positiveInt("--drain-seconds"),
-                Long.parseLong(f.get("--pipeline-checkpoint-ms")));
-        Path dir = Files.createTempDirectory("walsink-pipeline-latency-");
-        List<Outcome> outcomes;
-        try {
-            outcomes = run(dir, s);
-        } finally {
-            LocalShardTable.deleteRecursively(dir);
-        }
-        System.out.println(PipelineLatencyTables.render(s, outcomes));
-        // the cluster's and lance-core's threads would keep the JVM alive; the exit code says whether rows were lost
-        System.exit(outcomes.stream().allMatch(Outcome::complete) ? 0 : 1);
-    }
-
-    static List<Outcome> run(Path dir, Settings s) throws Exception {
+    public static List<Outcome> run(Path dir, Settings s) throws Exception {
         if (s.warmupSeconds() < 0 || s.warmupSeconds() >= s.seconds()) {
             throw new IllegalArgumentException("--warmup-seconds must be at least 0 and less than --seconds");
         }

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /** The three tables {@link PipelineLatencyReport} prints: latencies per span, rows, checkpoints. */
-final class PipelineLatencyTables {
+public final class PipelineLatencyTables {
     private PipelineLatencyTables() {}
 
-    static String render(PipelineLatencyReport.Settings s, List<PipelineLatencyReport.Outcome> outcomes) {
+    public static String render(PipelineLatencyReport.Settings s, List<PipelineLatencyReport.Outcome> outcomes) {
         TextTable latency = new TextTable(
                 ">C ms", "span", ">rows", ">p50 ms", ">p90 ms", ">p99 ms", ">max ms", ">p99 / C", "goal p99 <= 2 C");
         TextTable rows = new TextTable(

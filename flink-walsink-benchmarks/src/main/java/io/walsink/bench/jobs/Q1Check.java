@@ -16,8 +16,8 @@ import org.apache.arrow.vector.VarCharVector;
  */
 final class Q1Check {
     /** What a table held against the model; {@link #matches()} when nothing differs. */
-    record Outcome(long rows, long expectedRows, long missing, long stale, long inconsistent, String example) {
-        boolean matches() {
+    public record Outcome(long rows, long expectedRows, long missing, long stale, long inconsistent, String example) {
+        public boolean matches() {
             return rows == expectedRows && missing == 0 && stale == 0 && inconsistent == 0;
         }
 

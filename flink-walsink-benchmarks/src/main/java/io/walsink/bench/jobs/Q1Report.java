@@ -12,10 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -28,69 +26,13 @@ import java.util.function.Consumer;
  * per (walsink pipeline, reference) the per-round ratios, their median and range, the goal, and
  * the sink's extra CPU per row. Every walsink run's table is read back and compared with the
  * model.
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.Q1Report [--rows 3000000] [--keys 1000000] [--rounds 3]
- * </pre>
  */
 public final class Q1Report {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp benchmarks.jar io.walsink.bench.Q1Report [options]",
-            "  --rows N               upserts per run, a multiple of the parallelism (default 3000000)",
-            "  --keys N               distinct keys, a multiple of the parallelism (default 1000000)",
-            "  --rounds N             rounds per group; each round runs walsink and every reference once,",
-            "                         rotating which runs first (default 3)",
-            "  --warmup-rows N        rows of one unreported run of each pipeline first; 0: none (default 300000)",
-            "  --pipelines LIST       datastream, sql or both (default datastream,sql); datastream runs walsink,",
-            "                         the discarding sink behind the same keyBy and the one with no shuffle",
-            "  --parallelism N        source and sink parallelism (default 2)",
-            "  --buckets N            buckets of the walsink table (default 4)",
-            "  --checkpoint-ms N      checkpoint interval (default 10000)",
-            "  --flush-ms N           walsink flush interval (default 100)",
-            "  --memtable-max-age-ms N  walsink sink.memtable.max-age (default 0, the sink's default: one SSTable",
-            "                         per shard per checkpoint)",
-            "  --no-compaction        walsink with sink.compaction.enabled off (on by default, as the sink's default)",
-            "  --wal-appends-per-second N  walsink sink.wal.max-appends-per-second; 0: the sink's default (default 0)",
-            "  --sql-source S         datagen (default: SQL's datagen sequence, the goals' reference) or generator",
-            "                         (the DataStream jobs' FLIP-27 generator as a view: cheaper per row, no per-value state)",
-            "  --seed N               seed of the key order and values (default 42)",
-            "  --final-checkpoint     keep Flink's checkpoint after tasks finish: every job then idles up to",
-            "                         one checkpoint interval at its end; walsink tables are read COMMITTED",
-            "                         (without it: LATEST, since the last SSTables are not published)",
-            "  --no-verify            do not read walsink tables back (they are by default)",
-            "  --thread-cpu           after each timed run, its CPU seconds and minor page faults by thread group",
-            "                         (Linux /proc; the job's span, table read-back excluded)",
-            "  -h, --help             this text");
-
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--rows", "3000000");
-        DEFAULTS.put("--keys", "1000000");
-        DEFAULTS.put("--rounds", "3");
-        DEFAULTS.put("--warmup-rows", "300000");
-        DEFAULTS.put("--pipelines", "datastream,sql");
-        DEFAULTS.put("--parallelism", "2");
-        DEFAULTS.put("--buckets", "4");
-        DEFAULTS.put("--checkpoint-ms", "10000");
-        DEFAULTS.put("--flush-ms", "100");
-        DEFAULTS.put("--memtable-max-age-ms", "0");
-        DEFAULTS.put("--no-compaction", "false");
-        DEFAULTS.put("--wal-appends-per-second", "0");
-        DEFAULTS.put("--sql-source", "datagen");
-        DEFAULTS.put("--seed", "42");
-        DEFAULTS.put("--final-checkpoint", "false");
-        DEFAULTS.put("--thread-cpu", "false");
-        DEFAULTS.put("--no-verify", "false");
-    }
-
     /**
      * One timed run; {@code check} is null for reference runs and for walsink runs not verified;
      * {@code threads} is empty unless its threads were sampled ({@link ThreadCpu}).
      */
-    record Run(
+    public record Run(
             int round,
             Pipeline pipeline,
             long rows,
@@ -113,25 +55,8 @@ public final class Q1Report {
 
     private Q1Report() {}
 
-    /** Parses {@code args} against this runner's options and defaults. */
-    static Flags flags(String... args) {
-        return Flags.parse(args, DEFAULTS, USAGE);
-    }
-
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags flags = parsed.get();
-        List<Run> runs = run(flags, System.out::print);
-        boolean allMatch =
-                runs.stream().allMatch(r -> r.check() == null || r.check().matches());
-        System.exit(allMatch ? 0 : 1);
-    }
-
     /** Runs every round of every selected group, printing as it goes; returns the timed runs. */
-    static List<Run> run(Flags f, Consumer<String> out) throws Exception {
+    public static List<Run> run(Flags f, Consumer<String> out) throws Exception {
         int parallelism = f.positiveInt("--parallelism");
         Q1Rows rows =
                 new Q1Rows(f.positive("--rows"), f.positive("--keys"), parallelism, Long.parseLong(f.get("--seed")));

@@ -1,6 +1,5 @@
 package io.walsink.bench.read;
 
-import io.walsink.bench.support.Flags;
 import io.walsink.bench.support.TextTable;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.WalSinkBuilder;
@@ -8,13 +7,12 @@ import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.MaintainedIndex;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -57,20 +55,7 @@ import org.lance.WriteParams;
  * the declared IVF_PQ on the same rows.
  */
 public final class IndexReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -cp benchmarks.jar io.walsink.bench.IndexReport [options]",
-            "  --rows N            rows each sink job writes (default 100000)",
-            "  --dimension N       vector dimension (default 768)",
-            "  --buckets N         table buckets (default 2)",
-            "  --sstable-rows N    rows of the SSTable the index builds are timed on (default 10000)",
-            "  --partitions N      IVF partitions of the declared IVF_PQ (default 16)",
-            "  --sub-vectors N     PQ sub-vectors of the declared IVF_PQ (default 16; must divide the dimension)",
-            "  --rounds N          rounds of the index builds (default 3)",
-            "  --seed N            vectors' seed (default 21)",
-            "  --dir PATH          where the tables go (default: a new temporary folder)");
-
-    record Settings(
+    public record Settings(
             int rows,
             int dimension,
             int buckets,
@@ -104,44 +89,20 @@ public final class IndexReport {
     /** The build times of one SSTable's index, walsink's way and lance-core's declared type. */
     record BuildRun(long sstableRows, List<Long> walsinkNanos, List<Long> lanceCoreNanos) {}
 
-    public static void main(String[] args) throws Exception {
-        var parsed = Flags.forMain(
-                args,
-                Map.of(
-                        "--rows", "100000",
-                        "--dimension", "768",
-                        "--buckets", "2",
-                        "--sstable-rows", "10000",
-                        "--partitions", "16",
-                        "--sub-vectors", "16",
-                        "--rounds", "3",
-                        "--seed", "21",
-                        "--dir", ""),
-                USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        Settings s = new Settings(
-                (int) f.positive("--rows"),
-                (int) f.positive("--dimension"),
-                (int) f.positive("--buckets"),
-                (int) f.positive("--sstable-rows"),
-                (int) f.positive("--partitions"),
-                (int) f.positive("--sub-vectors"),
-                (int) f.positive("--rounds"),
-                f.positive("--seed"));
-        Path dir =
-                f.get("--dir").isEmpty() ? Files.createTempDirectory("walsink-index-report") : Path.of(f.get("--dir"));
-        System.out.println("IndexReport: " + s + ", tables in " + dir);
+    /**
+     * One sink job per index set, then the index builds, each in a folder under {@code dir};
+     * {@code progress} hears each job's rate as it ends, since the whole takes minutes.
+     */
+    public static String report(Settings s, Path dir, Consumer<String> progress) throws Exception {
         List<SinkRun> sinks = new ArrayList<>();
         for (List<MaintainedIndex> indexes : s.indexSets()) {
             SinkRun run = sink(s, indexes, dir.resolve("sink-" + indexes.size()));
-            System.out.printf("  sink with %d maintained indexes: %.0f rows/s%n", indexes.size(), run.rowsPerSecond());
+            progress.accept(String.format(
+                    "  sink with %d maintained indexes: %.0f rows/s%n", indexes.size(), run.rowsPerSecond()));
             sinks.add(run);
         }
         BuildRun builds = builds(s, dir.resolve("builds"));
-        System.out.println(render(s, sinks, builds));
+        return render(s, sinks, builds);
     }
 
     /** Writes {@code s.rows()} rows into a new table at {@code table} with {@code indexes} maintained. */

@@ -1,18 +1,13 @@
 package io.walsink.bench.read;
 
-import io.walsink.bench.support.Flags;
-import io.walsink.bench.support.LocalShardTable;
 import io.walsink.bench.support.TextTable;
 import io.walsink.read.KeyLookup;
 import io.walsink.storage.LocalObjectStore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -31,38 +26,9 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * A join's rate is net of a baseline job sending the same probes to the same sink without the
  * join (job start, source, sink); FULL's includes its one load of the table. The direct path
  * checks every row it finds against the value the key was written with.
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.LookupReport
- * </pre>
  */
 public final class LookupReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: LookupReport [options]",
-            "  --rows N             keys in the table (default 1000000)",
-            "  --buckets N          buckets (default 4)",
-            "  --updates N          keys rewritten into unmerged SSTables (default 100000)",
-            "  --sstables N         unmerged SSTables per shard (default 4)",
-            "  --probes-uncached N  probes of KeyLookup and of the join without cache (default 2000)",
-            "  --probes-cached N    probes of the joins with PARTIAL and FULL cache (default 200000)",
-            "  --hot-keys N         distinct keys probed (default 10000)",
-            "  --seed N             seed of the probe keys (default 42)");
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--rows", "1000000");
-        DEFAULTS.put("--buckets", "4");
-        DEFAULTS.put("--updates", "100000");
-        DEFAULTS.put("--sstables", "4");
-        DEFAULTS.put("--probes-uncached", "2000");
-        DEFAULTS.put("--probes-cached", "200000");
-        DEFAULTS.put("--hot-keys", "10000");
-        DEFAULTS.put("--seed", "42");
-    }
-
-    record Settings(
+    public record Settings(
             long rows, int buckets, long updates, int sstables, long uncached, long cached, long hot, long seed) {}
 
     /** One way of looking keys up; {@code baselineNanos} is 0 for the direct path. */
@@ -75,30 +41,7 @@ public final class LookupReport {
 
     private LookupReport() {}
 
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        Settings s = new Settings(
-                f.positive("--rows"),
-                f.positiveInt("--buckets"),
-                f.positive("--updates"),
-                f.positiveInt("--sstables"),
-                f.positive("--probes-uncached"),
-                f.positive("--probes-cached"),
-                f.positive("--hot-keys"),
-                Long.parseLong(f.get("--seed")));
-        Path dir = Files.createTempDirectory("walsink-lookup-");
-        try {
-            System.out.println(render(s, run(dir.resolve("table"), s)));
-        } finally {
-            LocalShardTable.deleteRecursively(dir);
-        }
-    }
-
-    static List<Outcome> run(Path path, Settings s) throws Exception {
+    public static List<Outcome> run(Path path, Settings s) throws Exception {
         System.err.println("LookupReport seed " + s.seed());
         int merged = LookupTable.build(path, s.rows(), s.buckets(), s.updates(), s.sstables());
         System.err.println("table built: " + merged + " generations merged into the base, then the updates");
@@ -175,7 +118,7 @@ public final class LookupReport {
         return System.nanoTime() - start;
     }
 
-    static String render(Settings s, List<Outcome> outcomes) {
+    public static String render(Settings s, List<Outcome> outcomes) {
         TextTable table = new TextTable("path", "probes", "job s", "baseline s", "lookups/s");
         for (Outcome o : outcomes) {
             table.row(

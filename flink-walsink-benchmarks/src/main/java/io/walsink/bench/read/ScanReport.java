@@ -1,8 +1,6 @@
 package io.walsink.bench.read;
 
 import io.walsink.bench.support.Figures;
-import io.walsink.bench.support.Flags;
-import io.walsink.bench.support.LocalShardTable;
 import io.walsink.bench.support.ProcessCpu;
 import io.walsink.bench.support.TextTable;
 import io.walsink.format.table.LanceTables;
@@ -14,10 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -44,32 +40,9 @@ import org.lance.ipc.ScanOptions;
  * reference, the Flink ceiling, runs the same job over {@link InMemoryRows} (as many rows of
  * prebuilt {@code RowData}, names as long as the table's, net of the same baseline): what that job
  * costs when reading costs next to nothing, so the best any Flink source could do in it.
- *
- * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx3g -cp flink-walsink-benchmarks/target/benchmarks.jar \
- *     io.walsink.bench.ScanReport [--rows 1000000,10000000]
- * </pre>
  */
 public final class ScanReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: ScanReport [options]",
-            "  --rows LIST        table sizes in keys, comma-separated (default 1000000,10000000)",
-            "  --buckets N        buckets (default 4)",
-            "  --updated-share F  share of keys rewritten into unmerged SSTables (default 0.01)",
-            "  --sstables N       unmerged SSTables per shard (default 4)",
-            "  --parallelism N    scan parallelism of the SQL job (default 2)");
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-
-    static {
-        DEFAULTS.put("--rows", "1000000,10000000");
-        DEFAULTS.put("--buckets", "4");
-        DEFAULTS.put("--updated-share", "0.01");
-        DEFAULTS.put("--sstables", "4");
-        DEFAULTS.put("--parallelism", "2");
-    }
-
-    record Settings(List<Long> rows, int buckets, double updatedShare, int sstables, int parallelism) {}
+    public record Settings(List<Long> rows, int buckets, double updatedShare, int sstables, int parallelism) {}
 
     /** What a scan is: the one measured, or one of the two references it is compared with. */
     enum Kind {
@@ -115,27 +88,7 @@ public final class ScanReport {
 
     private ScanReport() {}
 
-    public static void main(String[] argv) throws Exception {
-        Optional<Flags> parsed = Flags.forMain(argv, DEFAULTS, USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        Settings s = new Settings(
-                f.positives("--rows"),
-                f.positiveInt("--buckets"),
-                Double.parseDouble(f.get("--updated-share")),
-                f.positiveInt("--sstables"),
-                f.positiveInt("--parallelism"));
-        Path dir = Files.createTempDirectory("walsink-scan-");
-        try {
-            System.out.println(render(s, run(dir, s)));
-        } finally {
-            LocalShardTable.deleteRecursively(dir);
-        }
-    }
-
-    static List<Outcome> run(Path dir, Settings s) throws Exception {
+    public static List<Outcome> run(Path dir, Settings s) throws Exception {
         List<Outcome> outcomes = new ArrayList<>();
         for (long rows : s.rows()) {
             Path table = dir.resolve("table-" + rows);
@@ -234,7 +187,7 @@ public final class ScanReport {
         }
     }
 
-    static String render(Settings s, List<Outcome> outcomes) {
+    public static String render(Settings s, List<Outcome> outcomes) {
         TextTable table = new TextTable(
                 "keys",
                 "path",

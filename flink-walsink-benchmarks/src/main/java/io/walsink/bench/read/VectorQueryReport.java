@@ -1,6 +1,5 @@
 package io.walsink.bench.read;
 
-import io.walsink.bench.support.Flags;
 import io.walsink.bench.support.Percentiles;
 import io.walsink.bench.support.TextTable;
 import io.walsink.flink.WalSink;
@@ -47,24 +46,9 @@ import org.apache.flink.table.types.logical.RowType;
  * first few (table open, caches) left out of the percentiles.
  */
 public final class VectorQueryReport {
-    static final String USAGE = String.join(
-            "\n",
-            "Usage: java --add-opens=java.base/java.nio=ALL-UNNAMED -cp benchmarks.jar io.walsink.bench.VectorQueryReport"
-                    + " [options]",
-            "  --base-rows N     rows merged into the base table first (default 100000)",
-            "  --sstable-rows N  rows of each SSTable: new keys and rewrites of base keys, half each (default 1000)",
-            "  --sstables LIST   SSTable counts measured, ascending (default 1,10,50)",
-            "  --dimension N     vector dimension (default 128)",
-            "  --partitions N    IVF partitions of the maintained vector index (default 8)",
-            "  --type T          its type: IVF_HNSW_SQ (default), IVF_FLAT or IVF_PQ (16 sub-vectors)",
-            "  --queries N       timed searches per point, k = 10 (default 200)",
-            "  --warmup N        searches run first and not counted (default 10)",
-            "  --seed N          vectors' and queries' seed (default 21)",
-            "  --dir PATH        where the table goes (default: a new temporary folder)");
-
     private static final int K = 10;
 
-    record Settings(
+    public record Settings(
             int baseRows,
             int sstableRows,
             List<Long> sstables,
@@ -82,44 +66,8 @@ public final class VectorQueryReport {
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        var parsed = Flags.forMain(
-                args,
-                Map.of(
-                        "--base-rows", "100000",
-                        "--sstable-rows", "1000",
-                        "--sstables", "1,10,50",
-                        "--dimension", "128",
-                        "--partitions", "8",
-                        "--type", "IVF_HNSW_SQ",
-                        "--queries", "200",
-                        "--warmup", "10",
-                        "--seed", "21",
-                        "--dir", ""),
-                USAGE);
-        if (parsed.isEmpty()) {
-            return;
-        }
-        Flags f = parsed.get();
-        Settings s = new Settings(
-                (int) f.positive("--base-rows"),
-                (int) f.positive("--sstable-rows"),
-                f.positives("--sstables"),
-                (int) f.positive("--dimension"),
-                (int) f.positive("--partitions"),
-                MaintainedIndex.Type.valueOf(f.get("--type").toUpperCase(java.util.Locale.ROOT)),
-                (int) f.positive("--queries"),
-                (int) f.positive("--warmup"),
-                f.positive("--seed"));
-        Path dir = f.get("--dir").isEmpty()
-                ? Files.createTempDirectory("walsink-vector-query-report")
-                : Path.of(f.get("--dir"));
-        System.out.println("VectorQueryReport: " + s + ", table in " + dir);
-        System.out.println(render(s, run(s, dir.resolve("table"))));
-    }
-
     /** Builds the table step by step and measures each point. */
-    static List<Point> run(Settings s, Path table) throws Exception {
+    public static List<Point> run(Settings s, Path table) throws Exception {
         List<Point> points = new ArrayList<>();
         write(s, table, key -> key, s.baseRows(), 0);
         Compactor.compact(table.toString(), null, CompactorOptions.defaults());
@@ -248,7 +196,7 @@ public final class VectorQueryReport {
                 s.type() == MaintainedIndex.Type.IVF_PQ ? 16 : 0);
     }
 
-    static String render(Settings s, List<Point> points) {
+    public static String render(Settings s, List<Point> points) {
         TextTable t = new TextTable("table", "SSTables", "p50 ms", "p99 ms", "searches");
         for (Point p : points) {
             t.row(

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code --name value} options of the job and engine runs, each with a default; an unknown name
@@ -40,31 +39,11 @@ public final class Flags {
         return new Flags(values, help);
     }
 
-    /**
-     * For a runner's {@code main}: the parsed options, or empty once the usage was printed for
-     * {@code --help}. Bad options print the reason and the usage, and exit with 2.
-     */
-    public static Optional<Flags> forMain(String[] args, Map<String, String> defaults, String usage) {
-        Flags flags;
-        try {
-            flags = parse(args, defaults, usage);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return Optional.empty();
-        }
-        if (flags.help()) {
-            System.out.println(usage);
-            return Optional.empty();
-        }
-        return Optional.of(flags);
-    }
-
     private static boolean isSwitch(String value) {
         return value.equals("true") || value.equals("false");
     }
 
-    boolean help() {
+    public boolean help() {
         return help;
     }
 

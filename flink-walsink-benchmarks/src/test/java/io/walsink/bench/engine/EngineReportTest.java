@@ -2,6 +2,7 @@ package io.walsink.bench.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.bench.runner.Definitions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class EngineReportTest {
     @Test
     void printsEveryWriterAndTheReplaySection() {
-        String text = EngineReport.report(
-                EngineReport.flags("--rows", "20480", "--keys", "1000", "--rounds", "2", "--entry-rows", "2048"));
+        String text = EngineReport.report(Definitions.get("engine")
+                .parse("--rows", "20480", "--keys", "1000", "--rounds", "2", "--entry-rows", "2048"));
 
         assertThat(text)
                 .contains(

@@ -2,8 +2,14 @@ package io.walsink.bench.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.bench.runner.BenchmarkRunner;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/**
+ * lance-core's native memory during SSTable writes at a tiny size: one measurement in this JVM, and
+ * the table from a child JVM started as the runner's native-memory definition. No figure is asserted.
+ */
 class NativeMemoryReportTest {
     @Test
     void measuresInThisJvmWhatAWriteTakes() throws Exception {
@@ -17,7 +23,7 @@ class NativeMemoryReportTest {
 
     @Test
     void printsOneRowPerSettingFromChildJvms() throws Exception {
-        String text = NativeMemoryReport.report(20_000, "1");
+        String text = NativeMemoryReport.report(20_000, "1", List.of(BenchmarkRunner.class.getName(), "native-memory"));
 
         assertThat(text).contains("lance-core's process memory while writing SSTables of 20,000 rows");
         assertThat(text.lines().filter(l -> l.matches("\\s+1\\s+.*"))).hasSize(1);

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
+/** How the JMH report groups benchmarks: one group per parameter value, each led by its baseline. */
 class BenchmarkGroupTest {
     @Test
     void oneGroupPerParameterValueWithTheBaselineFirst() {

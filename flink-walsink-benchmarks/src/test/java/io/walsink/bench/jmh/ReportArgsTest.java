@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.runner.options.TimeValue;
 
+/** The JMH report's command line: short defaults, JMH's own flags, and refusals of what it cannot read. */
 class ReportArgsTest {
     @Test
     void defaultsAreShort() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
+/** The SSTable-flush benchmark's key sequence: its updated share decides how many keys are distinct. */
 class UpdatedKeysTest {
     @Test
     void theUpdatedShareDecidesHowManyKeysAreDistinct() {

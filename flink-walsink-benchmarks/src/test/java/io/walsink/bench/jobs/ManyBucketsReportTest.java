@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.bench.jobs.Q1Pipelines.Pipeline;
+import io.walsink.bench.runner.Definitions;
 import io.walsink.bench.support.ThreadCpu;
 import java.util.List;
 import java.util.Map;
@@ -20,24 +21,25 @@ class ManyBucketsReportTest {
     void runsBothBucketCountsShortAndLongAndTheirTablesEqualTheModel() throws Exception {
         StringBuilder out = new StringBuilder();
         List<ManyBucketsReport.Steady> steady = ManyBucketsReport.run(
-                ManyBucketsReport.flags(
-                        "--few",
-                        "2",
-                        "--many",
-                        "16",
-                        "--short-rows",
-                        "10000",
-                        "--long-rows",
-                        "30000",
-                        "--keys",
-                        "4000",
-                        "--rounds",
-                        "1",
-                        "--warmup-rows",
-                        "0",
-                        "--checkpoint-ms",
-                        "1000",
-                        "--thread-cpu"),
+                Definitions.get("many-buckets")
+                        .parse(
+                                "--few",
+                                "2",
+                                "--many",
+                                "16",
+                                "--short-rows",
+                                "10000",
+                                "--long-rows",
+                                "30000",
+                                "--keys",
+                                "4000",
+                                "--rounds",
+                                "1",
+                                "--warmup-rows",
+                                "0",
+                                "--checkpoint-ms",
+                                "1000",
+                                "--thread-cpu"),
                 out::append);
 
         assertThat(steady).extracting(ManyBucketsReport.Steady::buckets).containsExactly(2, 16);
@@ -101,10 +103,11 @@ class ManyBucketsReportTest {
 
     @Test
     void refusesBucketCountsAndSizesThatCannotCompare() {
-        assertThatThrownBy(() -> ManyBucketsReport.run(ManyBucketsReport.flags("--few", "8", "--many", "8"), s -> {}))
+        assertThatThrownBy(() -> ManyBucketsReport.run(
+                        Definitions.get("many-buckets").parse("--few", "8", "--many", "8"), s -> {}))
                 .hasMessageContaining("--few (8) must be below --many (8)");
         assertThatThrownBy(() -> ManyBucketsReport.run(
-                        ManyBucketsReport.flags("--short-rows", "1000", "--long-rows", "1000"), s -> {}))
+                        Definitions.get("many-buckets").parse("--short-rows", "1000", "--long-rows", "1000"), s -> {}))
                 .hasMessageContaining("--long-rows (1000) must exceed --short-rows (1000)");
     }
 

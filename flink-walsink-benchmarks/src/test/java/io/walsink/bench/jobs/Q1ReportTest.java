@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.walsink.bench.jobs.Q1Pipelines.Pipeline;
+import io.walsink.bench.runner.Definitions;
 import io.walsink.bench.support.Flags;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,7 +83,7 @@ class Q1ReportTest {
         // may end between two reads), so neither is checked here; ThreadCpuTest checks the figures.
         assertThat(out.toString().split("thread group", -1)).hasSize(runs.size() + 1);
         assertThat(out.toString()).contains("minor page faults");
-        assertThatThrownBy(() -> Q1Report.run(Q1Report.flags("--sql-source", "kafka"), s -> {}))
+        assertThatThrownBy(() -> Q1Report.run(Definitions.get("q1").parse("--sql-source", "kafka"), s -> {}))
                 .hasMessageContaining("--sql-source takes datagen or generator");
     }
 
@@ -133,11 +134,12 @@ class Q1ReportTest {
 
     @Test
     void refusesSizesTheKeyOwnershipCannotSplit() {
-        assertThatThrownBy(() -> Q1Report.run(Q1Report.flags("--rows", "20001"), s -> {}))
+        assertThatThrownBy(() -> Q1Report.run(Definitions.get("q1").parse("--rows", "20001"), s -> {}))
                 .hasMessageContaining("multiples of the parallelism");
-        assertThatThrownBy(() -> Q1Report.flags("--pipelines")).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> Definitions.get("q1").parse("--pipelines")).hasMessageContaining("needs a value");
         // Both DataStream references always run now; the old switch is gone.
-        assertThatThrownBy(() -> Q1Report.flags("--discard-without-keyby")).hasMessageContaining("unknown option");
+        assertThatThrownBy(() -> Definitions.get("q1").parse("--discard-without-keyby"))
+                .hasMessageContaining("unknown option");
     }
 
     /** 20,000 changes over 5,000 keys, one round, no warm-up. */
@@ -145,7 +147,7 @@ class Q1ReportTest {
         List<String> args =
                 new ArrayList<>(List.of("--rows", "20000", "--keys", "5000", "--rounds", "1", "--warmup-rows", "0"));
         args.addAll(List.of(more));
-        return Q1Report.flags(args.toArray(String[]::new));
+        return Definitions.get("q1").parse(args.toArray(String[]::new));
     }
 
     private static Q1Report.Run run(int round, Pipeline p, double seconds, double cpuSeconds) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
+/** The tables every report prints: aligned columns, and figures without false precision. */
 class TextTableTest {
     @Test
     void alignsColumnsAndRightAlignsMarkedOnes() {
