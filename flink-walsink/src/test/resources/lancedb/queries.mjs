@@ -1,11 +1,13 @@
 // The queries the LanceDB readers (read.mjs, serve.mjs) run, as a LanceDB user writes them: each on
 // LanceDB's defaults unless it sets "lsm" (useLsm), "where" or "columns".
-//   queries: [{"name": "...", "where": "id > 5" | null, "columns": ["id", ...], "lsm": true | false | null}]
+//   queries: [{"name": "...", "where": "id > 5" | null, "columns": ["id", ...], "lsm": true | false | null,
+//              "version": a version number or tag name to check out for this query | null}]
 // Returns one JSON line per query: {"name", "rows": [[...], ...]} or {"name", "error"}.
 export async function runQueries(table, queries) {
   const lines = [];
   for (const q of queries) {
     try {
+      if (q.version !== null && q.version !== undefined) await table.checkout(q.version);
       let query = table.query();
       if (q.where) query = query.where(q.where);
       if (q.lsm !== null && q.lsm !== undefined) query = query.useLsm(q.lsm);
@@ -14,6 +16,8 @@ export async function runQueries(table, queries) {
       lines.push(JSON.stringify({ name: q.name, rows }, (k, v) => (typeof v === "bigint" ? v.toString() : v)));
     } catch (e) {
       lines.push(JSON.stringify({ name: q.name, error: String(e.message ?? e) }));
+    } finally {
+      if (q.version !== null && q.version !== undefined) await table.checkoutLatest();
     }
   }
   return lines;

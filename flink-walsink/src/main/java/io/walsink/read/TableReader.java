@@ -87,6 +87,22 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
+     * Time travel: the table as base table version {@code version} holds it, the rows compaction
+     * had merged by then (what LanceDB's {@code checkout(version)} reads with {@code useLsm(false)}).
+     *
+     * @throws IllegalArgumentException if the version is gone (cleaned up after {@code
+     *     sink.gc.retention}) or never was, naming the versions the table holds
+     */
+    public TableRows readVersion(long version) {
+        return snapshots.read(snapshots.pinVersion(version));
+    }
+
+    /** {@link #readVersion} of the version the base table's tag {@code tag} names. */
+    public TableRows readTag(String tag) {
+        return snapshots.read(snapshots.pinTag(tag));
+    }
+
+    /**
      * The {@code query.k()} live rows nearest the query vector, as a {@link #read(ReadMode)} of the
      * same moment would hold them (newest row per key, deleted keys absent), each with its distance,
      * nearest first. The base table is searched by lance-core through its vector index on the column

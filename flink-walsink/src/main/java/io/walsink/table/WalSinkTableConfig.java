@@ -60,7 +60,8 @@ public record WalSinkTableConfig(
         long scanSplitBaseRows,
         LookupConfig lookup,
         VectorSearchConfig vectorSearch,
-        Optional<FullTextScan> fullText) {
+        Optional<FullTextScan> fullText,
+        Optional<TimeTravel> timeTravel) {
 
     public static WalSinkTableConfig from(ReadableConfig options) {
         String path = options.get(PATH);
@@ -92,7 +93,8 @@ public record WalSinkTableConfig(
                 positive(SCAN_SPLIT_BASE_ROWS, options.get(SCAN_SPLIT_BASE_ROWS)),
                 LookupOptionsCheck.lookup(options),
                 vectorSearch(options),
-                fullText(options));
+                fullText(options),
+                TimeTravel.from(options));
     }
 
     private static Optional<FullTextScan> fullText(ReadableConfig options) {

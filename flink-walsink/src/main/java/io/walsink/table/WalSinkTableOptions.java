@@ -108,6 +108,19 @@ public final class WalSinkTableOptions {
                     + " of every shard's uncompacted rows, so much smaller splits repeat that work. Must be"
                     + " positive.");
 
+    public static final ConfigOption<Long> SCAN_VERSION = ConfigOptions.key("scan.version")
+            .longType()
+            .noDefaultValue()
+            .withDescription("Time travel: a bounded SELECT reads this base table version, the rows compaction had"
+                    + " merged by then, as LanceDB's checkout(version) reads it without its LSM read. Versions"
+                    + " superseded longer ago than 'sink.gc.retention' are removed unless a tag names them.");
+
+    public static final ConfigOption<String> SCAN_TAG = ConfigOptions.key("scan.tag")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Time travel: as 'scan.version', the base table version this tag names"
+                    + " (CALL <catalog>.sys.create_tag, or LanceDB's tags). Not with 'scan.version'.");
+
     public static final ConfigOption<String> SCAN_FULL_TEXT_COLUMN = ConfigOptions.key("scan.full-text.column")
             .stringType()
             .noDefaultValue()
@@ -265,6 +278,8 @@ public final class WalSinkTableOptions {
                 SCAN_DISCOVERY_INTERVAL,
                 SCAN_CONSUMER_ID,
                 SCAN_SPLIT_BASE_ROWS,
+                SCAN_VERSION,
+                SCAN_TAG,
                 SCAN_FULL_TEXT_COLUMN,
                 SCAN_FULL_TEXT_QUERY,
                 SCAN_FULL_TEXT_LIMIT,

@@ -85,6 +85,18 @@ final class WalSinkTableSource
     }
 
     /** Whether a SELECT follows the table; a full-text SELECT never does. */
+    /** The version a time-travel read pins, checked now; null for a read of the current table. */
+    private Long timeTravelVersion() {
+        if (config.timeTravel().isEmpty()) {
+            return null;
+        }
+        if (continuous() || config.fullText().isPresent()) {
+            throw new ValidationException("'scan.version' and 'scan.tag' read one base table version: a bounded"
+                    + " SELECT ('scan.startup-mode' = 'snapshot' in streaming mode), without 'scan.full-text.*'");
+        }
+        return config.timeTravel().get().resolve(config);
+    }
+
     private boolean continuous() {
         return read.continuous() && config.fullText().isEmpty();
     }
@@ -114,7 +126,8 @@ final class WalSinkTableSource
                 produced.getFieldNames(),
                 limit,
                 config.scanSplitBaseRows(),
-                continuous() ? null : baseFilter);
+                continuous() ? null : baseFilter,
+                timeTravelVersion());
         if (continuous()) {
             if (declaredKey.isEmpty() && !table.primaryKey().isEmpty()) {
                 // Without the key the planner takes the changes for inserts and keeps every version.

@@ -45,10 +45,20 @@ public final class LanceDb {
      *
      * @param where a filter in Lance's SQL, or null for all rows
      * @param lsm null for LanceDB's default read; false for the base table only
+     * @param version null, or a version number or tag name the table is checked out at for this query
      */
-    public record Query(String name, String where, List<String> columns, Boolean lsm) {
+    public record Query(String name, String where, List<String> columns, Boolean lsm, Object version) {
+        public Query(String name, String where, List<String> columns, Boolean lsm) {
+            this(name, where, columns, lsm, null);
+        }
+
         public static Query of(String name, String where, List<String> columns) {
             return new Query(name, where, columns, null);
+        }
+
+        /** The base table alone at {@code version} (a number or a tag name), as {@code checkout(version)} reads it. */
+        public static Query checkout(String name, List<String> columns, Object version) {
+            return new Query(name, null, columns, false, version);
         }
     }
 
@@ -102,6 +112,11 @@ public final class LanceDb {
             q.columns().forEach(node.putArray("columns")::add);
             if (q.lsm() != null) {
                 node.put("lsm", q.lsm());
+            }
+            if (q.version() instanceof Number n) {
+                node.put("version", n.longValue());
+            } else if (q.version() != null) {
+                node.put("version", q.version().toString());
             }
         }
         return JSON.writeValueAsString(spec);

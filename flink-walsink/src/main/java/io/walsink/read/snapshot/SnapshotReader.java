@@ -121,7 +121,11 @@ public final class SnapshotReader implements AutoCloseable {
      *     io.walsink.format.table.LanceFailures})
      */
     public TableRows read(ReadMode mode) {
-        TableSnapshot snapshot = pin(mode);
+        return read(pin(mode));
+    }
+
+    /** All columns of the live rows of {@code snapshot}, with the table's columns and key. */
+    public TableRows read(TableSnapshot snapshot) {
         try (Dataset base = openBase(snapshot)) {
             TableColumns layout = TableColumns.of(base);
             List<Map<String, Object>> rows = merge(base, layout, snapshot, RowValues.extractor(layout.columns()), null);
@@ -160,6 +164,47 @@ public final class SnapshotReader implements AutoCloseable {
         try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
             return new TableSnapshot(mode, base.version(), pinned);
         }
+    }
+
+    /**
+     * A snapshot of base table version {@code version} alone: the rows compaction had merged by
+     * then, as LanceDB's {@code checkout(version)} reads them without its LSM read. Rows that were
+     * still in SSTables or WAL entries at that time are not part of a version.
+     *
+     * @throws IllegalArgumentException if the table holds no such version, naming the versions it
+     *     holds and why older ones are gone
+     */
+    public TableSnapshot pinVersion(long version) {
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            List<Long> held =
+                    base.listVersions().stream().map(v -> v.getId()).sorted().toList();
+            if (!held.contains(version)) {
+                throw new IllegalArgumentException("Table " + tableUri + " has no base table version " + version
+                        + " (it holds " + held.size() + " versions, " + held.get(0) + " to " + held.get(held.size() - 1)
+                        + "): a version superseded longer ago than " + ExpiredSnapshot.RETENTION_OPTION
+                        + " is removed by the cleanup unless a tag names it");
+            }
+        }
+        return new TableSnapshot(ReadMode.COMMITTED, version, List.of());
+    }
+
+    /**
+     * {@link #pinVersion} of the version tag {@code tag} names.
+     *
+     * @throws IllegalArgumentException if no tag has that name, naming the tags there are
+     */
+    public TableSnapshot pinTag(String tag) {
+        long version;
+        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+            List<String> tags =
+                    base.tags().list().stream().map(t -> t.getName()).sorted().toList();
+            if (!tags.contains(tag)) {
+                throw new IllegalArgumentException("Table " + tableUri + " has no tag '" + tag + "'; its tags: "
+                        + (tags.isEmpty() ? "none" : tags));
+            }
+            version = base.tags().getVersion(tag);
+        }
+        return pinVersion(version);
     }
 
     /**

@@ -34,6 +34,8 @@ import org.apache.flink.table.data.RowData;
  * @param splitBaseRows base rows per bounded-scan split (whole fragments are grouped up to it)
  * @param baseFilter a Lance predicate the base rows are scanned with, or null: only ever a
  *     superset of what Flink keeps after the scan, and never applied to the unmerged rows
+ * @param version the base table version to read alone (time travel), or null for the table as of
+ *     when the scan starts
  */
 @Internal
 public record TableScan(
@@ -45,7 +47,8 @@ public record TableScan(
         List<String> columns,
         long limit,
         long splitBaseRows,
-        String baseFilter)
+        String baseFilter,
+        Long version)
         implements Serializable {
     /** About one Lance data file's worth (lance-core writes up to 1 M rows per file). */
     public static final long DEFAULT_SPLIT_BASE_ROWS = 1_000_000;
@@ -68,7 +71,7 @@ public record TableScan(
             ReadMode mode,
             List<String> columns,
             long limit) {
-        this(path, s3, lanceStorageOptions, profile, mode, columns, limit, DEFAULT_SPLIT_BASE_ROWS, null);
+        this(path, s3, lanceStorageOptions, profile, mode, columns, limit, DEFAULT_SPLIT_BASE_ROWS, null, null);
     }
 
     /**
@@ -107,7 +110,8 @@ public record TableScan(
     public TableSnapshot pin() {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore store = ObjectStores.open(path, s3)) {
-            return reader(store, allocator).pin(mode);
+            SnapshotReader reader = reader(store, allocator);
+            return version == null ? reader.pin(mode) : reader.pinVersion(version);
         }
     }
 

@@ -115,6 +115,7 @@ class TableScanFragmentSplitsTest {
                 List.of("id", "name"),
                 -1,
                 2 * PER_FRAGMENT,
+                null,
                 null);
         ScanHarness harness = new ScanHarness(scan);
         List<TableScanSplit> splits = harness.allSplits();
