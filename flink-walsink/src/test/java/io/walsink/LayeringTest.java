@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.walsink.maintenance.Compactor;
 import io.walsink.read.TableReader;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,9 @@ import org.junit.jupiter.api.Test;
  * flink       -> maintenance, recovery, shard, format, storage, error   (not read, not table)
  * read        -> shard, format, storage, error    (no Flink); inside it, TableReader -> read.search -> read.snapshot,
  *                read.scan and read.lookup -> read.snapshot, and all of them -> the API's values
- * maintenance -> recovery, shard, format, storage, error    (no Flink; not read)
+ * maintenance -> recovery, shard, format, storage, error    (no Flink; not read); inside it, Compactor ->
+ *                maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart,
+ *                and all of them -> the API's values
  * recovery    -> shard, format, storage, error    (no Flink)
  * shard   -> format, storage, error; inside it, driver -> shard (the writer) -> shard.io -> shard.memtable
  * inside flink: flink.internal -> .state -> .routing, flink.internal -> .memory; convert.writers -> convert
@@ -186,6 +189,46 @@ class LayeringTest {
                 .mayOnlyBeAccessedByLayers("operator", "state")
                 .whereLayer("writers")
                 .mayOnlyBeAccessedByLayers("operator")
+                .check(MAIN);
+    }
+
+    /**
+     * Inside maintenance: the user's entry point ({@code Compactor}) on the compaction engine, which
+     * uses the base table's index upkeep and what garbage collection knows of live consumers; the
+     * shard id migration apart; the API's values ({@code CompactorOptions}, {@code CompactionResult})
+     * at the bottom, used by all and using none. So the engine never reaches back up to the API type
+     * users run, and collection, indexes and migration stay usable on their own.
+     */
+    @Test
+    void maintenanceIsLayeredByConcern() {
+        DescribedPredicate<JavaClass> entry = JavaClass.Predicates.belongToAnyOf(Compactor.class);
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("entry")
+                .definedBy(entry)
+                .layer("compaction")
+                .definedBy("io.walsink.maintenance.compaction..")
+                .layer("index")
+                .definedBy("io.walsink.maintenance.index..")
+                .layer("gc")
+                .definedBy("io.walsink.maintenance.gc..")
+                .layer("migration")
+                .definedBy("io.walsink.maintenance.migration..")
+                .layer("values")
+                .definedBy(JavaClass.Predicates.resideInAPackage("io.walsink.maintenance")
+                        .and(DescribedPredicate.not(entry)))
+                .whereLayer("entry")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("compaction")
+                .mayOnlyBeAccessedByLayers("entry")
+                .whereLayer("index")
+                .mayOnlyBeAccessedByLayers("compaction")
+                .whereLayer("gc")
+                .mayOnlyBeAccessedByLayers("compaction")
+                .whereLayer("migration")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("values")
+                .mayNotAccessAnyLayer()
                 .check(MAIN);
     }
 

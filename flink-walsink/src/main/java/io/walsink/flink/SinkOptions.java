@@ -1,7 +1,7 @@
 package io.walsink.flink;
 
 import io.walsink.annotation.PublicEvolving;
-import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.driver.ShardDrivers;
 import java.time.Duration;

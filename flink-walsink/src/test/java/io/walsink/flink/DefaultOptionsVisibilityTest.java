@@ -11,7 +11,7 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceDb;

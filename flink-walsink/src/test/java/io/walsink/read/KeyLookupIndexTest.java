@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.read.lookup.KeyLookup;
 import io.walsink.read.snapshot.LookupScans;
 import io.walsink.read.snapshot.RowValues;
@@ -111,7 +111,7 @@ class KeyLookupIndexTest {
                 // keys beyond the base too: the compaction appends rows the index does not cover
                 writers.writeRandomAndPublish(random, 200, BASE_ROWS + 500, "g" + g, model);
             }
-            int merged = new Compactor(store, uri, Map.of(), allocator, CompactorOptions.defaults())
+            int merged = new TableCompaction(store, uri, Map.of(), allocator, CompactorOptions.defaults())
                     .run()
                     .mergedGenerations();
             assertThat(merged).as("seed %s", seed).isPositive();

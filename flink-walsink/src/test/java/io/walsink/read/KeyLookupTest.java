@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.read.lookup.KeyLookup;
 import io.walsink.read.snapshot.RowValues;
 import io.walsink.storage.LocalObjectStore;
@@ -92,7 +92,7 @@ class KeyLookupTest {
                 writers.writeRandomAndPublish(random, 80, KEYS, "g" + g, model);
                 checkEveryKey(open, "after g" + g, seed);
             }
-            int merged = new Compactor(store, uri, Map.of(), allocator, CompactorOptions.defaults())
+            int merged = new TableCompaction(store, uri, Map.of(), allocator, CompactorOptions.defaults())
                     .run()
                     .mergedGenerations();
             assertThat(merged).as("seed %s", seed).isPositive();

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.flink.MiniClusters;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.table.lookup.WalSinkLookupFunction;
 import io.walsink.testing.BucketShardWriters;
@@ -75,7 +75,7 @@ class WalSinkSqlLookupJoinTest {
             for (int g = 1; g <= 4; g++) {
                 writers.writeRandomAndPublish(random, 50, KEYS, "g" + g, model);
                 if (g == 2) { // base rows, and SSTables above them
-                    new Compactor(
+                    new TableCompaction(
                                     new LocalObjectStore(path),
                                     path.toString(),
                                     Map.of(),

@@ -1,7 +1,7 @@
 package io.walsink.testing;
 
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Path;
 import java.util.Map;
@@ -13,7 +13,7 @@ public final class Compactions {
 
     public static void once(Path table) {
         try (RootAllocator allocator = new RootAllocator()) {
-            new Compactor(
+            new TableCompaction(
                             new LocalObjectStore(table),
                             table.toString(),
                             Map.of(),

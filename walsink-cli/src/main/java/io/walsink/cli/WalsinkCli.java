@@ -6,9 +6,9 @@ import io.walsink.format.table.LanceTables;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.maintenance.GarbageCollector;
-import io.walsink.maintenance.GcSummary;
-import io.walsink.maintenance.ShardIdMigration;
+import io.walsink.maintenance.gc.GarbageCollector;
+import io.walsink.maintenance.gc.GcSummary;
+import io.walsink.maintenance.migration.ShardIdMigration;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -244,7 +244,7 @@ public final class WalsinkCli {
         try (ObjectStore store = ObjectStores.open(path, args.s3())) {
             s = new GarbageCollector(store, options).collect();
         }
-        out.println(s.describe(path, options));
+        out.println(s.describe(path, options.retention(), options.consumerExpiration()));
         return OK;
     }
 

@@ -5,10 +5,10 @@ import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.internal.memory.SinkAllocators;
 import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.maintenance.CompactionResult;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.maintenance.GarbageCollector;
-import io.walsink.maintenance.GcSummary;
+import io.walsink.maintenance.compaction.TableCompaction;
+import io.walsink.maintenance.gc.GarbageCollector;
+import io.walsink.maintenance.gc.GcSummary;
 import io.walsink.recovery.CompactionLeaseException;
 import io.walsink.recovery.LeaseClaimant;
 import io.walsink.storage.ObjectStore;
@@ -70,7 +70,7 @@ final class SinkMaintenance implements AutoCloseable {
     /** Set by close() when it stops waiting: a run merges no further generation and collects nothing. */
     private volatile boolean stopping;
     /** The compactor of the run under way, so that close() can stop it between generations. */
-    private volatile Compactor compacting;
+    private volatile TableCompaction compacting;
 
     private Future<?> running;
     private long lastStart = Long.MIN_VALUE / 2;
@@ -147,7 +147,7 @@ final class SinkMaintenance implements AutoCloseable {
     private void runOnce() {
         if (compaction) {
             try {
-                Compactor compactor = new Compactor(
+                TableCompaction compactor = new TableCompaction(
                                 store, lanceUri, lanceStorageOptions, allocator, options(), claimant)
                         .consumerExpiration(consumerExpiration);
                 compacting = compactor;
@@ -221,7 +221,7 @@ final class SinkMaintenance implements AutoCloseable {
     /** No generation, collection or commit starts any more; a commit or removal under way still lands. */
     private void stop() {
         stopping = true;
-        Compactor current = compacting;
+        TableCompaction current = compacting;
         if (current != null) {
             current.requestStop();
         }

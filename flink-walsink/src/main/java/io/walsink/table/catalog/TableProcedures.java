@@ -4,8 +4,8 @@ import io.walsink.annotation.Internal;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.maintenance.GarbageCollector;
-import io.walsink.maintenance.GcSummary;
+import io.walsink.maintenance.gc.GarbageCollector;
+import io.walsink.maintenance.gc.GcSummary;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import java.time.Duration;
@@ -88,7 +88,7 @@ public final class TableProcedures {
             try (ObjectStore store = ObjectStores.open(path, warehouse.s3())) {
                 summary = new GarbageCollector(store, options).collect();
             }
-            return new String[] {summary.describe(table, options)};
+            return new String[] {summary.describe(table, options.retention(), options.consumerExpiration())};
         }
     }
 

@@ -2,7 +2,7 @@ package io.walsink.flink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.recovery.CompactionLeaseHolder;
 import io.walsink.recovery.LeaseClaimant;
 import io.walsink.storage.ForwardingObjectStore;

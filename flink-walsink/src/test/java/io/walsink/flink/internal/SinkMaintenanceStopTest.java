@@ -9,7 +9,7 @@ import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.recovery.LeaseClaimant;
 import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.LocalObjectStore;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
@@ -71,7 +71,7 @@ class TableScanAcrossCompactionTest {
         }
 
         writers.writeRandomAndPublish(random, 60, KEYS, "g3", model);
-        int merged = new Compactor(
+        int merged = new TableCompaction(
                         new LocalObjectStore(Path.of(uri)), uri, Map.of(), allocator, CompactorOptions.defaults())
                 .run()
                 .mergedGenerations();

@@ -9,8 +9,8 @@ import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.table.scan.ScanHarness;
@@ -286,7 +286,7 @@ class ChangeReaderTest {
 
     /** The compactor merges every published generation; the writers' claims drop them from their manifests. */
     private void mergeAndDrop() {
-        int merged = new Compactor(
+        int merged = new TableCompaction(
                         new LocalObjectStore(Path.of(uri)), uri, Map.of(), allocator, CompactorOptions.defaults())
                 .run()
                 .mergedGenerations();

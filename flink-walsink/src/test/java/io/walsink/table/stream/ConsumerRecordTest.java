@@ -10,9 +10,9 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
-import io.walsink.maintenance.GarbageCollector;
+import io.walsink.maintenance.compaction.TableCompaction;
+import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.table.scan.ScanHarness;
@@ -178,7 +178,7 @@ class ConsumerRecordTest {
      */
     private void behindTheRead() {
         changes.writeAndPublish(3);
-        new Compactor(store, uri, Map.of(), allocator, CompactorOptions.defaults()).run();
+        new TableCompaction(store, uri, Map.of(), allocator, CompactorOptions.defaults()).run();
         writers.reopen();
         for (int b = 0; b < BUCKETS; b++) {
             assertThat(new ManifestStore(store, ShardIds.bucket(b))
