@@ -26,10 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Merges published generations into the base table during a {@link Compactor} run: one generation
- * per shard, of one shard or of several shards whose keys are disjoint (different buckets), with
- * lance-core merge-inserts of the SSTables' rows (and tombstones) and the merge mark of all of them
- * in the last commit. Each commit is checked against the latest merge progress and preceded by a
+ * Merges published generations into the base table during a compaction run (of the {@code
+ * maintenance.compaction} engine): one generation per shard, of one shard or of several shards
+ * whose keys are disjoint (different buckets), with lance-core merge-inserts of the SSTables' rows
+ * (and tombstones) and the merge mark of all of them in the last commit. Each commit is checked against the latest merge progress and preceded by a
  * renewal of the run's compaction lease.
  */
 @Internal
