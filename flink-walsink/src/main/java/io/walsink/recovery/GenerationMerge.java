@@ -157,8 +157,7 @@ public final class GenerationMerge {
                 return pending;
             }
         }
-        List<String> columns =
-                table.schema().getFields().stream().map(Field::getName).toList();
+        List<Field> columns = table.schema().getFields();
         if (upserts || !deletes) {
             return commit(
                     pending,
@@ -319,7 +318,7 @@ public final class GenerationMerge {
                 withDeletes.stream()
                         .map(s -> new SsTableRows.Part(s.sstable(), TOMBSTONE + " = true"))
                         .toList(),
-                table.primaryKey(),
+                table.primaryKey().stream().map(table.schema()::findField).toList(),
                 mark.isEmpty() ? params : params.markGenerationsAsMerged(mark));
     }
 
@@ -332,7 +331,7 @@ public final class GenerationMerge {
     }
 
     /** Streams the parts' rows, projected to {@code columns}, into one merge-insert. */
-    private void mergeInsert(List<SsTableRows.Part> parts, List<String> columns, MergeInsertParams params) {
+    private void mergeInsert(List<SsTableRows.Part> parts, List<Field> columns, MergeInsertParams params) {
         BaseMergeInsert.run(base, params, new SsTableRows(parts, columns, allocator), allocator);
     }
 }

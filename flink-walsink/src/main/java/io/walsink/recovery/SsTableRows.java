@@ -1,5 +1,6 @@
 package io.walsink.recovery;
 
+import io.walsink.format.ColumnsAddedLater;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.lance.Dataset;
@@ -41,16 +43,21 @@ final class SsTableRows extends ArrowReader {
     static final long GATHER_BYTES = 8L << 20;
 
     private final List<Part> parts;
-    private final List<String> columns;
+    private final List<Field> columns;
     private final BufferAllocator allocator;
     private final List<AutoCloseable> opened = new ArrayList<>(); // each scanner, then its reader
     private Schema schema;
     private ArrowReader current;
+    private ColumnsAddedLater currentView; // the last source batch under every column
     private int next;
     /** A large batch read while gathering, handed on next. */
     private ArrowRecordBatch held;
 
-    SsTableRows(List<Part> parts, List<String> columns, BufferAllocator allocator) {
+    /**
+     * @param columns the table's fields to read; an SSTable written before some of them were added
+     *     to the table reads them as null
+     */
+    SsTableRows(List<Part> parts, List<Field> columns, BufferAllocator allocator) {
         super(allocator);
         if (parts.isEmpty()) {
             throw new IllegalArgumentException("no SSTables to read");
@@ -112,28 +119,61 @@ final class SsTableRows extends ArrowReader {
 
     /** The next batch of the SSTables, in their order, as their scanner's root; null after the last. */
     private VectorSchemaRoot nextSourceBatch() throws IOException {
+        closeView();
         while (true) {
             if (current == null) {
                 if (next == parts.size()) {
                     return null;
                 }
                 current = open(parts.get(next++));
-                Schema theirs = current.getVectorSchemaRoot().getSchema();
-                if (!theirs.equals(schema)) {
-                    throw new IllegalStateException(
-                            "SSTable " + parts.get(next - 1).sstable().uri() + " reads as " + theirs
-                                    + ", the first one as " + schema);
-                }
             }
             if (current.loadNextBatch()) {
-                return current.getVectorSchemaRoot();
+                String uri = parts.get(next - 1).sstable().uri();
+                currentView = ColumnsAddedLater.view(current.getVectorSchemaRoot(), columns, uri);
+                Schema theirs = currentView.root().getSchema();
+                if (!sameColumns(theirs.getFields(), schema.getFields())) {
+                    throw new IllegalStateException(
+                            "SSTable " + uri + " reads as " + theirs + ", the first one as " + schema);
+                }
+                return currentView.root();
             }
             current = null;
         }
     }
 
+    /** Names and types alike at every level; field metadata and nullability may differ. */
+    private static boolean sameColumns(List<Field> a, List<Field> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            Field x = a.get(i);
+            Field y = b.get(i);
+            if (!x.getName().equals(y.getName())
+                    || !x.getType().equals(y.getType())
+                    || !sameColumns(x.getChildren(), y.getChildren())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void closeView() {
+        if (currentView != null) {
+            currentView.close();
+            currentView = null;
+        }
+    }
+
     private ArrowReader open(Part part) {
-        ScanOptions.Builder scan = new ScanOptions.Builder().columns(columns);
+        // Only the columns the SSTable has: those added to the table after it was written are nulls.
+        List<String> names = new ArrayList<>();
+        for (Field f : columns) {
+            if (part.sstable().getSchema().findField(f.getName()) != null) {
+                names.add(f.getName());
+            }
+        }
+        ScanOptions.Builder scan = new ScanOptions.Builder().columns(names);
         if (part.filter() != null) {
             scan.filter(part.filter());
         }
@@ -155,6 +195,7 @@ final class SsTableRows extends ArrowReader {
             held.close();
             held = null;
         }
+        closeView();
         Exception first = null;
         for (int i = opened.size() - 1; i >= 0; i--) { // each reader before its scanner
             try {
@@ -175,9 +216,18 @@ final class SsTableRows extends ArrowReader {
     @Override
     protected Schema readSchema() throws IOException {
         if (schema == null) {
-            // The first SSTable's projected schema, which every other one must read as.
+            // The first SSTable's projected schema, with the columns it lacks as the table has them.
             current = open(parts.get(next++));
-            schema = current.getVectorSchemaRoot().getSchema();
+            List<Field> fields = new ArrayList<>();
+            Schema first = current.getVectorSchemaRoot().getSchema();
+            for (Field f : columns) {
+                Field stored = first.getFields().stream()
+                        .filter(g -> g.getName().equals(f.getName()))
+                        .findFirst()
+                        .orElse(f);
+                fields.add(stored);
+            }
+            schema = new Schema(fields, first.getCustomMetadata());
         }
         return schema;
     }

@@ -67,7 +67,7 @@ class SsTableRowsTest {
                     .toList();
             List<Long> ids = new ArrayList<>();
             List<Integer> batches = new ArrayList<>();
-            try (SsTableRows rows = new SsTableRows(parts, List.of("id", "payload"), allocator)) {
+            try (SsTableRows rows = new SsTableRows(parts, fields(sstables.get(0), "id", "payload"), allocator)) {
                 while (rows.loadNextBatch()) {
                     VectorSchemaRoot batch = rows.getVectorSchemaRoot();
                     batches.add(batch.getRowCount());
@@ -97,7 +97,9 @@ class SsTableRowsTest {
             List<Integer> batches = new ArrayList<>();
             long total = 0;
             try (SsTableRows rows = new SsTableRows(
-                    sstables.stream().map(d -> new SsTableRows.Part(d, null)).toList(), List.of("id"), allocator)) {
+                    sstables.stream().map(d -> new SsTableRows.Part(d, null)).toList(),
+                    fields(sstables.get(0), "id"),
+                    allocator)) {
                 while (rows.loadNextBatch()) {
                     batches.add(rows.getVectorSchemaRoot().getRowCount());
                     total += rows.getVectorSchemaRoot().getRowCount();
@@ -154,5 +156,9 @@ class SsTableRowsTest {
                     .close();
         }
         return Dataset.open(allocator, uri, new ReadOptions.Builder().build());
+    }
+
+    private static List<org.apache.arrow.vector.types.pojo.Field> fields(Dataset ds, String... names) {
+        return java.util.Arrays.stream(names).map(ds.getSchema()::findField).toList();
     }
 }

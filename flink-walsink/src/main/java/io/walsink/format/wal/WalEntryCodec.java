@@ -1,6 +1,7 @@
 package io.walsink.format.wal;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.ColumnsAddedLater;
 import io.walsink.format.FormatException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -162,8 +163,9 @@ public final class WalEntryCodec {
             if (sentinel && !schema.getFields().isEmpty()) {
                 throw new CorruptWalEntryException(location, "fence sentinel with fields " + schema.getFields(), null);
             }
+            boolean older = false; // written before columns were added to the table
             if (!sentinel) {
-                WalSchemaCheck.requireMatch(location, storage.schema(), schema);
+                older = WalSchemaCheck.requireReadable(location, storage.schema(), schema);
             }
             while (true) {
                 int remaining = bytes.length - (int) in.position();
@@ -175,7 +177,8 @@ public final class WalEntryCodec {
                     throw new CorruptWalEntryException(location, "fence sentinel holds a record batch", null);
                 }
                 if (root.getRowCount() > 0) {
-                    batches.add(copyOf(root));
+                    VectorSchemaRoot copy = copyOf(root);
+                    batches.add(older ? ColumnsAddedLater.adopt(copy, storage.schema(), location) : copy);
                 }
             }
             return new WalEntry(position, epoch, generation, sentinel, batches);

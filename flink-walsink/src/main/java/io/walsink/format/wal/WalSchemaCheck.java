@@ -1,5 +1,7 @@
 package io.walsink.format.wal;
 
+import io.walsink.format.ColumnsAddedLater;
+import io.walsink.format.FormatException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -13,6 +15,39 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 final class WalSchemaCheck {
     private WalSchemaCheck() {}
+
+    /**
+     * As {@link #requireMatch}, except that columns added to the table after the entry was written
+     * may be missing (nullable ones only; {@link ColumnsAddedLater}).
+     *
+     * @return whether columns are missing
+     */
+    static boolean requireReadable(String location, Schema expected, Schema actual) {
+        List<Field> missing;
+        try {
+            missing = ColumnsAddedLater.missing(expected.getFields(), actual, location);
+        } catch (FormatException e) {
+            throw new WalSchemaMismatchException(
+                    location, firstMissing(expected, actual), "missing; expected NOT NULL");
+        }
+        if (missing.isEmpty()) {
+            requireMatch(location, expected, actual);
+            return false;
+        }
+        List<Field> present = new ArrayList<>(expected.getFields());
+        present.removeAll(missing);
+        requireMatch(location, new Schema(present, expected.getCustomMetadata()), actual);
+        return true;
+    }
+
+    private static String firstMissing(Schema expected, Schema actual) {
+        return expected.getFields().stream()
+                .map(Field::getName)
+                .filter(n ->
+                        actual.getFields().stream().noneMatch(f -> f.getName().equals(n)))
+                .findFirst()
+                .orElse("?");
+    }
 
     static void requireMatch(String location, Schema expected, Schema actual) {
         List<Field> want = expected.getFields();

@@ -1,6 +1,7 @@
 package io.walsink.read.snapshot;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.ColumnsAddedLater;
 import io.walsink.format.FormatException;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
@@ -13,6 +14,7 @@ import java.util.TreeMap;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * Last-write-wins merge of batches applied oldest first (base, SSTables by generation, WAL by
@@ -22,7 +24,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  */
 @Internal
 public final class MergedRows<R> {
-    private final List<String> columns;
+    private final List<Field> columns;
     private final RowExtractor<R> extractor;
     private final PrimaryKeyEncoder keys; // null: append-only
     private final KeyBuffer key = new KeyBuffer();
@@ -39,7 +41,7 @@ public final class MergedRows<R> {
 
     /** Keeps the rows of key {@code only} alone (every key when it is null). */
     public MergedRows(TableColumns layout, RowExtractor<R> extractor, KeyBuffer only) {
-        this.columns = layout.columns();
+        this.columns = layout.schema().getFields();
         this.extractor = extractor;
         this.keys = layout.primaryKey().isEmpty() ? null : new PrimaryKeyEncoder(layout.keyFields());
         this.only = only;
@@ -52,11 +54,12 @@ public final class MergedRows<R> {
 
     /** Applies the rows of {@code batch} in {@code selection} (all rows when it is null). */
     public void apply(VectorSchemaRoot batch, String source, BucketSelection selection) {
-        for (String column : columns) {
-            if (batch.getVector(column) == null) {
-                throw new FormatException(source, "has no column '" + column + "'; it has " + batch.getSchema(), null);
-            }
+        try (ColumnsAddedLater view = ColumnsAddedLater.view(batch, columns, source)) {
+            applyAll(view.root(), source, selection);
         }
+    }
+
+    private void applyAll(VectorSchemaRoot batch, String source, BucketSelection selection) {
         FieldVector tombstones = batch.getVector(WalStorageSchema.TOMBSTONE);
         BitVector tombstone = tombstones instanceof BitVector bits ? bits : null;
         FieldVector[] keyColumns = keyColumns(batch, source);

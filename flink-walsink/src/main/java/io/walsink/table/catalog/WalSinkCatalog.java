@@ -20,6 +20,7 @@ import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.TableChange;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
@@ -273,6 +274,19 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
 
     @Override
     public void alterTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfNotExists) {
-        throw new CatalogException("ALTER TABLE is not supported by the walsink catalog '" + getName() + "' yet");
+        throw new CatalogException("The walsink catalog '" + getName() + "' alters tables by their changes only");
+    }
+
+    @Override
+    public void alterTable(
+            ObjectPath path, CatalogBaseTable table, List<TableChange> changes, boolean ignoreIfNotExists)
+            throws TableNotExistException {
+        if (!tableExists(path)) {
+            if (ignoreIfNotExists) {
+                return;
+            }
+            throw new TableNotExistException(getName(), path);
+        }
+        TableEvolution.apply(warehouse, getName(), path.getObjectName(), changes);
     }
 }

@@ -10,6 +10,8 @@ import io.walsink.testing.AllocatorExtension;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -50,11 +52,33 @@ class RowDataArrowWriterErrorsTest {
 
     @Test
     void aTableColumnMissingFromTheRowIsNamed() {
-        assertThatThrownBy(
-                        () -> RowDataArrowWriter.create(row(new String[] {"id"}, new BigIntType(false)), ID_AND_PRICE))
+        assertThatThrownBy(() ->
+                        RowDataArrowWriter.create(row(new String[] {"price"}, new DecimalType(5, 2)), ID_AND_PRICE))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'id'")
+                .hasMessageContaining("missing from the Flink row");
+        // A nullable one is missing from the row in place of another: a rename, not an added column.
+        assertThatThrownBy(() -> RowDataArrowWriter.create(
+                        row(new String[] {"id", "cost"}, new BigIntType(false), new DecimalType(5, 2)), ID_AND_PRICE))
                 .isInstanceOf(SchemaMismatchException.class)
                 .hasMessageContaining("column 'price'")
                 .hasMessageContaining("missing from the Flink row");
+    }
+
+    @Test
+    void aNullableTableColumnTheRowsDoNotHaveIsWrittenAsNull() {
+        RowDataArrowWriter writer =
+                RowDataArrowWriter.create(row(new String[] {"id"}, new BigIntType(false)), ID_AND_PRICE);
+        try (BufferAllocator allocator = new RootAllocator();
+                VectorSchemaRoot target = VectorSchemaRoot.create(ID_AND_PRICE, allocator)) {
+            target.allocateNew();
+            writer.write(GenericRowData.of(7L), target, 0);
+            writer.write(GenericRowData.of(8L), target, 1);
+            target.setRowCount(2);
+            assertThat(((BigIntVector) target.getVector("id")).get(1)).isEqualTo(8L);
+            assertThat(target.getVector("price").isNull(0)).isTrue();
+            assertThat(target.getVector("price").isNull(1)).isTrue();
+        }
     }
 
     @Test

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.util.AutoCloseables;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.VectorEqualsVisitor;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -150,9 +152,44 @@ class WalEntryCodecTest {
     void missingColumnIsRejectedNamingIt() {
         WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
         List<Field> fields = new ArrayList<>(storage.schema().getFields());
-        fields.removeIf(f -> f.getName().equals("dec"));
+        fields.removeIf(f -> f.getName().equals(WalStorageSchema.TOMBSTONE));
 
-        assertMismatch(storage, new Schema(fields), "dec", "missing");
+        assertMismatch(storage, new Schema(fields), WalStorageSchema.TOMBSTONE, "missing");
+    }
+
+    @Test
+    void anEntryWrittenBeforeANullableColumnWasAddedDecodesWithItNull() {
+        WalStorageSchema storage = AllTypesBatches.storage(WalSchemaProfile.SPEC);
+        List<Field> fields = new ArrayList<>(storage.schema().getFields());
+        fields.removeIf(f -> f.getName().equals("dec"));
+        Schema older = new Schema(fields);
+        VectorSchemaRoot rows = VectorSchemaRoot.create(older, allocator);
+        owned.add(rows);
+        rows.allocateNew();
+        BigIntVector ids = (BigIntVector) rows.getVector("id");
+        BitVector tombstones = (BitVector) rows.getVector(WalStorageSchema.TOMBSTONE);
+        for (int r = 0; r < 3; r++) {
+            ids.setSafe(r, 10 + r);
+            tombstones.setSafe(r, r == 1 ? 1 : 0);
+        }
+        rows.setRowCount(3);
+        byte[] bytes = ArrowStreams.write(allocator, older, Map.of("writer_epoch", "1"), List.of(rows));
+
+        try (WalEntry entry = new WalEntryCodec(storage, allocator).decode(LOCATION, 1, bytes)) {
+            VectorSchemaRoot batch = entry.batches().get(0);
+            assertThat(batch.getSchema().getFields()).isEqualTo(storage.schema().getFields());
+            assertThat(batch.getRowCount()).isEqualTo(3);
+            for (int r = 0; r < 3; r++) {
+                assertThat(batch.getVector("dec").isNull(r)).isTrue();
+                assertThat(((BigIntVector) batch.getVector("id")).get(r)).isEqualTo(10 + r);
+                assertThat(((BitVector) batch.getVector(WalStorageSchema.TOMBSTONE)).get(r))
+                        .isEqualTo(r == 1 ? 1 : 0);
+            }
+        }
+        // Encoding stays strict: a writer writes the table's columns as they are now.
+        assertThatThrownBy(() -> new WalEntryCodec(storage, allocator).encode(1, 1, List.of(rows)))
+                .isInstanceOfSatisfying(WalSchemaMismatchException.class, e -> assertThat(e.column())
+                        .isEqualTo("dec"));
     }
 
     @Test

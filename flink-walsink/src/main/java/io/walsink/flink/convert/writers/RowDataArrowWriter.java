@@ -2,6 +2,7 @@ package io.walsink.flink.convert.writers;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.ColumnValueException;
+import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.convert.SchemaMismatchException;
 import io.walsink.flink.convert.UnsupportedColumnTypeException;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -36,6 +38,11 @@ public final class RowDataArrowWriter {
     private VectorSchemaRoot checkedTarget;
     private FieldVector[] targetColumns;
 
+    /** The row position of a table column the rows do not have. */
+    private static final int ABSENT = -1;
+
+    private static final RowData NULL_ROW = GenericRowData.of((Object) null);
+
     private RowDataArrowWriter(RowType rowType, Schema schema, FieldWriter[] writers, int[] rowPositions) {
         this.rowType = rowType;
         this.schema = schema;
@@ -57,14 +64,28 @@ public final class RowDataArrowWriter {
             Field column = columns.get(c);
             tableNames.add(column.getName());
             Integer position = positions.remove(column.getName());
-            if (position == null) {
+            if (position == null && !column.isNullable()) {
                 throw new SchemaMismatchException(
                         column.getName(), "is in the table but missing from the Flink row type " + names);
+            }
+            if (position == null) {
+                // A nullable column the rows do not have (added to the table after they were
+                // declared, as by ALTER TABLE ADD COLUMN): written as null.
+                rowPositions[c] = ABSENT;
+                writers[c] = FieldWriterFactory.create(column.getName(), FlinkArrowTypes.toLogicalType(column), column);
+                continue;
             }
             rowPositions[c] = position;
             writers[c] = FieldWriterFactory.create(column.getName(), rowType.getTypeAt(position), column);
         }
         if (!positions.isEmpty()) {
+            // The rows name a column the table lacks: one they miss is more likely renamed than added.
+            for (int c = 0; c < columns.size(); c++) {
+                if (rowPositions[c] == ABSENT) {
+                    throw new SchemaMismatchException(
+                            columns.get(c).getName(), "is in the table but missing from the Flink row type " + names);
+                }
+            }
             String extra =
                     names.stream().filter(positions::containsKey).findFirst().orElseThrow();
             throw new SchemaMismatchException(
@@ -106,10 +127,13 @@ public final class RowDataArrowWriter {
             FieldWriter[] w = writers;
             int[] positions = rowPositions;
             for (int column = 0; column < w.length; column++) {
-                if (inPlace) {
-                    w[column].writeFieldInPlace(columns[column], index, row, positions[column]);
+                int position = positions[column];
+                if (position == ABSENT) {
+                    w[column].writeField(columns[column], index, NULL_ROW, 0);
+                } else if (inPlace) {
+                    w[column].writeFieldInPlace(columns[column], index, row, position);
                 } else {
-                    w[column].writeField(columns[column], index, row, positions[column]);
+                    w[column].writeField(columns[column], index, row, position);
                 }
             }
         } catch (ColumnValueException e) {
