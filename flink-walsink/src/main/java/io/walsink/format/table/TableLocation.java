@@ -65,7 +65,12 @@ public record TableLocation(ObjectStore store, String uri, Map<String, String> s
      *     caller can build a URI outside the shard folder
      */
     public String ssTableUri(UUID shardId, String name) {
-        String root = uri.endsWith("/") ? uri : uri + "/";
+        return ssTableUri(uri, shardId, name);
+    }
+
+    /** As {@link #ssTableUri(UUID, String)}, under the table at {@code tableUri}. */
+    public static String ssTableUri(String tableUri, UUID shardId, String name) {
+        String root = tableUri.endsWith("/") ? tableUri : tableUri + "/";
         String key = TableLayout.ssTableFolder(shardId, name);
         return root + key.substring(0, key.length() - 1);
     }
