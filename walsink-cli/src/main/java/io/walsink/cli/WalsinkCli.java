@@ -52,15 +52,15 @@ public final class WalsinkCli {
             + "Credentials come from the AWS default chain (AWS_ACCESS_KEY_ID, profiles, roles).\n";
 
     private static final String USAGE = "Usage: walsink COMMAND TABLE [OPTIONS]\n"
-        + "Commands:\n"
-        + "  inspect   schema, primary key, sharding and the state of every shard\n"
-        + "  scan      the table's merged rows\n"
-        + "  verify    check the format invariants; exit 1 if any is broken\n"
-        + "  compact   merge the shards' SSTables into the base table\n"
-        + "  gc        remove what no reader or restore needs any more\n"
-        + "  migrate-shard-ids  move shards under the legacy ids of earlier releases to the ids Lance's writers use\n"
-        + "TABLE: a directory, file:///dir or s3://bucket/prefix. `walsink COMMAND --help` for a command's options.\n"
-        + "Exit codes: 0 ok, 1 problems found (verify), 2 bad usage or error.\n";
+            + "Commands:\n"
+            + "  inspect   schema, primary key, sharding and the state of every shard\n"
+            + "  scan      the table's merged rows\n"
+            + "  verify    check the format invariants; exit 1 if any is broken\n"
+            + "  compact   merge the shards' SSTables into the base table\n"
+            + "  gc        remove what no reader or restore needs any more\n"
+            + "  migrate-shard-ids  move shards under the legacy ids of earlier releases to the ids Lance's writers use\n"
+            + "TABLE: a directory, file:///dir or s3://bucket/prefix. `walsink COMMAND --help` for a command's options.\n"
+            + "Exit codes: 0 ok, 1 problems found (verify), 2 bad usage or error.\n";
 
     private final PrintStream out;
     private final PrintStream err;
@@ -186,12 +186,12 @@ public final class WalsinkCli {
                     this::gc);
             case "migrate-shard-ids" -> new Command(
                     "Usage: walsink migrate-shard-ids TABLE [--dry-run]\n"
-                        + "Moves the shards that earlier flink-walsink releases named by their own ids to\n"
-                        + "the ids Lance's writers derive for their buckets, so that a LanceDB writer and walsink\n"
-                        + "write one shard per bucket. Stop every job writing the table first (stop-with-savepoint);\n"
-                        + "its savepoints and checkpoints restore into the new release afterwards. Holds the\n"
-                        + "compaction lease while it runs; a rerun after a failure continues. Progress on stderr.\n"
-                        + "  --dry-run       print the moves, change nothing\n",
+                            + "Moves the shards that earlier flink-walsink releases named by their own ids to\n"
+                            + "the ids Lance's writers derive for their buckets, so that a LanceDB writer and walsink\n"
+                            + "write one shard per bucket. Stop every job writing the table first (stop-with-savepoint);\n"
+                            + "its savepoints and checkpoints restore into the new release afterwards. Holds the\n"
+                            + "compaction lease while it runs; a rerun after a failure continues. Progress on stderr.\n"
+                            + "  --dry-run       print the moves, change nothing\n",
                     Set.of(),
                     Set.of("dry-run"),
                     this::migrateShardIds);
