@@ -2,6 +2,7 @@ package io.walsink.flink;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.internal.memory.SinkSettings;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
@@ -67,6 +68,11 @@ public final class WalSinkOptions implements Serializable {
     /** Object-store options for lance-core (SSTable writes, table reads). */
     public Map<String, String> lanceStorageOptions() {
         return lanceStorageOptions;
+    }
+
+    /** The table as {@code store} (from {@link #openStore()}, closed by the caller) and lance-core reach it. */
+    public TableLocation location(ObjectStore store) {
+        return new TableLocation(store, lanceUri(), lanceStorageOptions);
     }
 
     public WalSchemaProfile schemaProfile() {

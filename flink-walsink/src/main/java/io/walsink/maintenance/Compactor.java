@@ -1,12 +1,11 @@
 package io.walsink.maintenance;
 
 import io.walsink.annotation.PublicEvolving;
-import io.walsink.format.table.LanceStorageOptions;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
-import io.walsink.storage.StorageLocation;
 import java.time.Duration;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -59,7 +58,6 @@ public final class Compactor implements AutoCloseable {
      * @param s3 used only for {@code s3://} paths; null for the defaults
      */
     public static Compactor open(String path, S3Options s3, CompactorOptions options) {
-        StorageLocation location = StorageLocation.parse(path);
         S3Options s3Options = s3 == null ? S3Options.defaults() : s3;
         ObjectStore store = ObjectStores.open(path, s3Options);
         BufferAllocator allocator = null;
@@ -68,12 +66,7 @@ public final class Compactor implements AutoCloseable {
             return new Compactor(
                     store,
                     allocator,
-                    new TableCompaction(
-                            store,
-                            location.lanceUri(),
-                            LanceStorageOptions.of(location, s3Options),
-                            allocator,
-                            options));
+                    new TableCompaction(TableLocation.of(store, path, s3Options), allocator, options));
         } catch (RuntimeException | Error e) {
             try (store) {
                 if (allocator != null) {

@@ -2,10 +2,10 @@ package io.walsink.read;
 
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.TableLayout;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.search.SnapshotSearch;
 import io.walsink.read.snapshot.SnapshotReader;
-import io.walsink.storage.ObjectStore;
 import io.walsink.storage.S3Options;
 import java.util.List;
 import java.util.Map;
@@ -35,13 +35,8 @@ public final class TableReader implements AutoCloseable {
     private final SnapshotReader snapshots;
 
     /** Over a store and an allocator the caller keeps and closes (walsink's tests). */
-    TableReader(
-            String tableUri,
-            Map<String, String> storageOptions,
-            ObjectStore store,
-            WalSchemaProfile profile,
-            BufferAllocator allocator) {
-        this(new SnapshotReader(tableUri, storageOptions, store, profile, allocator));
+    TableReader(TableLocation location, WalSchemaProfile profile, BufferAllocator allocator) {
+        this(new SnapshotReader(location, profile, allocator));
     }
 
     private TableReader(SnapshotReader snapshots) {

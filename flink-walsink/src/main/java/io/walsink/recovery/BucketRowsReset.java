@@ -5,7 +5,6 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.sharding.BucketAssigner;
 import io.walsink.format.table.BaseMergeInsert;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableSharding;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.io.MergeProgress;
@@ -115,7 +114,7 @@ final class BucketRowsReset {
         owner.run();
         String uri = ctx.table().uri();
         BufferAllocator allocator = ctx.allocator();
-        try (Dataset base = LanceTables.openDataset(allocator, uri, ctx.storageOptions());
+        try (Dataset base = ctx.location().openBase(allocator);
                 Dataset earlier = checkout(base, version)) {
             long before = base.version();
             Set<ByteBuffer> earlierKeys = keysOf(earlier, allocator);

@@ -3,10 +3,9 @@ package io.walsink.recovery;
 import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.BaseMergeInsert;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
-import io.walsink.shard.io.SsTableFolder;
+import io.walsink.format.table.TableLocation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,8 +47,7 @@ public final class GenerationMerge {
     private record Source(Member member, Dataset sstable, boolean tombstones, long upserts, long deletes) {}
 
     private final Dataset base;
-    private final String tableUri;
-    private final Map<String, String> storageOptions;
+    private final TableLocation location;
     private final BufferAllocator allocator;
     private final CommitHook hook;
     private final CompactionLease lease;
@@ -57,15 +55,13 @@ public final class GenerationMerge {
 
     public GenerationMerge(
             Dataset base,
-            String tableUri,
-            Map<String, String> storageOptions,
+            TableLocation location,
             BufferAllocator allocator,
             CommitHook hook,
             CompactionLease lease,
             MergeJournal journal) {
         this.base = base;
-        this.tableUri = tableUri;
-        this.storageOptions = storageOptions;
+        this.location = location;
         this.allocator = allocator;
         this.hook = hook;
         this.lease = lease;
@@ -103,12 +99,12 @@ public final class GenerationMerge {
             long millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
             for (Source s : marked) {
                 LOG.info(
-                        "Shard {}: merged generation {} ({}) into {}: {} rows upserted, {} keys deleted, base version {}, "
-                                + "{} ms{}",
+                        "Shard {}: merged generation {} ({}) into {}: {} rows upserted, {} keys deleted, base version"
+                                + " {}, {} ms{}",
                         s.member().shard(),
                         s.member().sstable().generation(),
                         s.member().sstable().path(),
-                        tableUri,
+                        location.uri(),
                         s.upserts(),
                         s.deletes(),
                         base.version(),
@@ -124,8 +120,8 @@ public final class GenerationMerge {
     }
 
     private Source open(Member m) {
-        String uri = SsTableFolder.uri(tableUri, m.shard(), m.sstable().path());
-        Dataset sstable = LanceTables.openDataset(allocator, uri, storageOptions);
+        String uri = location.ssTableUri(m.shard(), m.sstable().path());
+        Dataset sstable = location.open(allocator, uri);
         try {
             boolean tombstones =
                     sstable.getSchema().getFields().stream().map(Field::getName).anyMatch(TOMBSTONE::equals);
@@ -207,7 +203,7 @@ public final class GenerationMerge {
     private List<Source> commit(List<Source> sources, CommitHook.Step step, Consumer<List<Source>> merge) {
         for (int attempt = 1; ; attempt++) {
             base.checkoutLatest();
-            Map<UUID, Long> progress = MergedGenerations.of(base, tableUri);
+            Map<UUID, Long> progress = MergedGenerations.of(base, location.uri());
             List<Source> now = new ArrayList<>();
             for (Source s : sources) {
                 long merged = progress.getOrDefault(s.member().shard(), 0L);
@@ -239,7 +235,7 @@ public final class GenerationMerge {
                             "Merging {} into {} failed {} times ({}); giving up. What was merged before stays merged; "
                                     + "running the compactor again continues here",
                             describe(now),
-                            tableUri,
+                            location.uri(),
                             attempt,
                             step);
                     throw e;
@@ -298,7 +294,7 @@ public final class GenerationMerge {
                 throw e;
             } catch (Exception e) {
                 throw new IllegalStateException(
-                        "deleting the keys of " + s.sstable().uri() + " from " + tableUri + " failed", e);
+                        "deleting the keys of " + s.sstable().uri() + " from " + location.uri() + " failed", e);
             }
             hook.keysDeleted(s.member().shard(), s.member().sstable().generation());
         }

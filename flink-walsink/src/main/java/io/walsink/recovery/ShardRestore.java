@@ -302,7 +302,7 @@ public final class ShardRestore {
             String versions = SsTableFolder.key(shardId, t.path()) + "_versions/";
             if (ctx.store().list(versions, null, 1).objects().isEmpty()) {
                 throw new FormatException(
-                        SsTableFolder.uri(ctx.table().uri(), shardId, t.path()),
+                        ctx.location().ssTableUri(shardId, t.path()),
                         "SSTable " + t.path() + " (generation " + t.generation() + ") of shard " + shardId
                                 + " is missing, but the checkpoint being restored includes it",
                         null);

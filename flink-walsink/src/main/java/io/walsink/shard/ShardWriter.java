@@ -88,13 +88,8 @@ public final class ShardWriter implements AutoCloseable {
                 stats,
                 () -> ctx.mergeProgress(shardId),
                 new MergedDrops(ctx.config().keepMergedFor(), System::nanoTime));
-        SsTableWriter sstables = new SsTableWriter(
-                ctx.table().uri(),
-                ctx.storageOptions(),
-                shardId,
-                ctx.storage(),
-                ctx.allocator(),
-                ctx.maintainedIndexes());
+        SsTableWriter sstables =
+                new SsTableWriter(ctx.location(), shardId, ctx.storage(), ctx.allocator(), ctx.maintainedIndexes());
         this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());

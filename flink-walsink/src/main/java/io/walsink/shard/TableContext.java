@@ -2,11 +2,11 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
@@ -17,7 +17,6 @@ import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.RowWriter;
 import io.walsink.storage.ObjectStore;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
@@ -39,9 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class TableContext {
     private static final Logger LOG = LoggerFactory.getLogger(TableContext.class);
 
-    private final ObjectStore store;
+    private final TableLocation location;
     private final TableInfo table;
-    private final Map<String, String> storageOptions;
     private final WalStorageSchema storage;
     private final WalEntryCodec codec;
     private final ShardWriterConfig config;
@@ -52,15 +50,13 @@ public final class TableContext {
     private final List<MaintainedIndex> maintainedIndexes;
 
     public TableContext(
-            ObjectStore store,
+            TableLocation location,
             TableInfo table,
-            Map<String, String> storageOptions,
             WalSchemaProfile profile,
             ShardWriterConfig config,
             BufferAllocator allocator) {
-        this.store = Objects.requireNonNull(store, "store");
+        this.location = Objects.requireNonNull(location, "location");
         this.table = Objects.requireNonNull(table, "table");
-        this.storageOptions = Map.copyOf(storageOptions);
         this.config = Objects.requireNonNull(config, "config");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.storage = WalStorageSchema.of(table, profile);
@@ -96,7 +92,7 @@ public final class TableContext {
     }
 
     public ObjectStore store() {
-        return store;
+        return location.store();
     }
 
     /** The indexes every SSTable is published with (the table's maintained indexes). */
@@ -108,8 +104,9 @@ public final class TableContext {
         return table;
     }
 
-    public Map<String, String> storageOptions() {
-        return storageOptions;
+    /** The table's store, URI and lance-core options. */
+    public TableLocation location() {
+        return location;
     }
 
     public WalStorageSchema storage() {
@@ -158,7 +155,7 @@ public final class TableContext {
     /** As {@link #mergedThrough}, with the base version it was read from ({@link MergeProgress#UNKNOWN} on failure). */
     public MergeProgress mergeProgress(UUID shardId) {
         long started = System.nanoTime();
-        try (Dataset ds = LanceTables.openDataset(allocator, table.uri(), storageOptions)) {
+        try (Dataset ds = location.openBase(allocator)) {
             return new MergeProgress(
                     ds.version(), MergedGenerations.of(ds, table.uri()).getOrDefault(shardId, 0L), started);
         } catch (RuntimeException e) {
@@ -173,7 +170,7 @@ public final class TableContext {
 
     /** The base table's latest version; 0 if it cannot be read (logged). */
     public long latestBaseVersion() {
-        try (Dataset ds = LanceTables.openDataset(allocator, table.uri(), storageOptions)) {
+        try (Dataset ds = location.openBase(allocator)) {
             return ds.version();
         } catch (RuntimeException e) {
             LOG.warn("Cannot read the latest version of table {}", table.uri(), e);

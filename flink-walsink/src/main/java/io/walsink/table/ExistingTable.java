@@ -6,7 +6,6 @@ import io.walsink.format.table.TableNotFoundException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -24,9 +23,10 @@ import org.lance.schema.LanceField;
 @Internal
 public record ExistingTable(Schema schema, List<String> primaryKey) {
 
-    public static Optional<ExistingTable> at(String lanceUri, Map<String, String> storageOptions) {
+    /** The table at {@code config}'s path, opened with the lance-core options of its S3 settings. */
+    public static Optional<ExistingTable> at(WalSinkTableConfig config) {
         try (BufferAllocator allocator = new RootAllocator();
-                Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
+                Dataset ds = LanceTables.openDataset(allocator, config.lanceUri(), config.lanceStorageOptions())) {
             List<LanceField> key = new ArrayList<>();
             for (LanceField f : ds.getLanceSchema().fields()) {
                 if (f.isUnenforcedPrimaryKey()) {

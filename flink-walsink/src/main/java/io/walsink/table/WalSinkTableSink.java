@@ -89,8 +89,7 @@ final class WalSinkTableSink implements DynamicTableSink {
         indexes.forEach(builder::maintainedIndex);
         if (config.buckets() != null) {
             builder.createTableIfMissing(config.buckets());
-        } else if (ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
-                .isEmpty()) {
+        } else if (ExistingTable.at(config).isEmpty()) {
             throw new ValidationException("There is no walsink table at '" + config.path() + "': set option '"
                     + WalSinkTableOptions.BUCKETS.key() + "' (1 to 1024) to create one");
         }

@@ -145,7 +145,7 @@ final class WalSinkTableSource
 
     /** The table at the path, checked against the declaration. */
     private ExistingTable readableTable() {
-        ExistingTable table = ExistingTable.at(config.lanceUri(), config.lanceStorageOptions())
+        ExistingTable table = ExistingTable.at(config)
                 .orElseThrow(() -> new ValidationException("There is no walsink table at '" + config.path() + "'"));
         ColumnTypeCheck.requireReadable(declared, table.schema(), config.path());
         if (!declaredKey.isEmpty() && !declaredKey.equals(table.primaryKey())) {

@@ -4,6 +4,7 @@ import io.walsink.flink.internal.BucketKeySelector;
 import io.walsink.format.BitReversedName;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.snapshot.SnapshotReader;
@@ -138,7 +139,9 @@ final class HarnessSupport {
         Map<Long, String> rows = new TreeMap<>();
         try (RootAllocator allocator = new RootAllocator()) {
             new SnapshotReader(
-                            table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
+                            new TableLocation(new LocalObjectStore(table), table.toString(), Map.of()),
+                            WalSchemaProfile.SPEC,
+                            allocator)
                     .read(mode)
                     .rows()
                     .forEach(r -> rows.put((Long) r.get("id"), (String) r.get("name")));

@@ -5,6 +5,7 @@ import static io.walsink.flink.HarnessSupport.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.read.ReadMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,9 +71,10 @@ class WalSinkMiniClusterTest {
 
         try (var allocator = new org.apache.arrow.memory.RootAllocator()) {
             var rows = new io.walsink.read.snapshot.SnapshotReader(
-                            table.toString(),
-                            java.util.Map.of(),
-                            new io.walsink.storage.LocalObjectStore(table),
+                            new TableLocation(
+                                    new io.walsink.storage.LocalObjectStore(table),
+                                    table.toString(),
+                                    java.util.Map.of()),
                             io.walsink.format.wal.WalSchemaProfile.SPEC,
                             allocator)
                     .read(ReadMode.COMMITTED)

@@ -4,6 +4,7 @@ import static io.walsink.flink.HarnessSupport.ROW;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceStorageOptions;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.snapshot.SnapshotReader;
@@ -60,7 +61,7 @@ class WalSinkS3Test {
         Map<String, String> lance = LanceStorageOptions.of(StorageLocation.parse(path), S3.options());
         try (ObjectStore store = ObjectStores.open(path, S3.options());
                 RootAllocator allocator = new RootAllocator()) {
-            new SnapshotReader(path, lance, store, WalSchemaProfile.SPEC, allocator)
+            new SnapshotReader(new TableLocation(store, path, lance), WalSchemaProfile.SPEC, allocator)
                     .read(ReadMode.COMMITTED)
                     .rows()
                     .forEach(r -> table.put((Long) r.get("id"), (String) r.get("name")));

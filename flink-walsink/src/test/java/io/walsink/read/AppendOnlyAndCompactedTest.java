@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.FormatException;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.snapshot.CompactedSsTables;
@@ -79,7 +80,7 @@ class AppendOnlyAndCompactedTest {
         s.publish();
         s.walEntry(wal);
 
-        TableReader reader = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        TableReader reader = new TableReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
         TableRows committed = reader.read(ReadMode.COMMITTED);
         assertThat(committed.primaryKey()).isEmpty();
         assertThat(committed.rows())
@@ -115,7 +116,8 @@ class AppendOnlyAndCompactedTest {
         try (Dataset base = LanceTables.openDataset(allocator, uri, Map.of())) {
             assertThat(CompactedSsTables.of(base, uri)).containsExactly(Map.entry(s.id(), 1L));
         }
-        List<Map<String, Object>> rows = new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator)
+        List<Map<String, Object>> rows = new TableReader(
+                        new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator)
                 .read(ReadMode.COMMITTED)
                 .rows();
         assertThat(rows)

@@ -11,6 +11,7 @@ import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.snapshot.BucketSelection;
@@ -72,9 +73,8 @@ class BucketReadTest {
         new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).writeBase(base);
 
         TableContext context = new TableContext(
-                store,
+                new TableLocation(store, table.uri(), Map.of()),
                 table,
-                Map.of(),
                 WalSchemaProfile.SPEC,
                 ShardWriterConfig.builder().memtableMaxRows(40).build(),
                 allocator);
@@ -105,7 +105,8 @@ class BucketReadTest {
             shard.close();
         }
 
-        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader =
+                new SnapshotReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
         List<BucketSelection> buckets = reader.bucketsReadSeparately().orElseThrow();
         assertThat(buckets).hasSize(BUCKETS);
         for (ReadMode mode : ReadMode.values()) {
@@ -129,7 +130,8 @@ class BucketReadTest {
         LocalObjectStore store = new LocalObjectStore(Path.of(uri));
         MemWalTable.Shard unplaced = new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).shard();
         unplaced.walEntry(List.of(RowOp.put(row("id", 1L, "name", "x"))));
-        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader =
+                new SnapshotReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
         assertThat(reader.bucketsReadSeparately()).isEmpty();
     }
 }

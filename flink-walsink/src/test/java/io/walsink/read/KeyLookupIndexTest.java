@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
@@ -111,7 +112,8 @@ class KeyLookupIndexTest {
                 // keys beyond the base too: the compaction appends rows the index does not cover
                 writers.writeRandomAndPublish(random, 200, BASE_ROWS + 500, "g" + g, model);
             }
-            int merged = new TableCompaction(store, uri, Map.of(), allocator, CompactorOptions.defaults())
+            int merged = new TableCompaction(
+                            new TableLocation(store, uri, Map.of()), allocator, CompactorOptions.defaults())
                     .run()
                     .mergedGenerations();
             assertThat(merged).as("seed %s", seed).isPositive();
@@ -125,7 +127,8 @@ class KeyLookupIndexTest {
                     .isZero();
         }
         LookupScans scans = new LookupScans();
-        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO, scans);
+        try (KeyLookup lookup =
+                        new KeyLookup(new TableLocation(store, uri, Map.of()), allocator, Duration.ZERO, scans);
                 VectorSchemaRoot keys =
                         VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
             for (long id = BASE_ROWS - 50; id < BASE_ROWS + 550; id++) {
@@ -145,7 +148,8 @@ class KeyLookupIndexTest {
 
     private LookupScans scansOfOneLookup(String uri, LocalObjectStore store, long id) {
         LookupScans scans = new LookupScans();
-        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO, scans);
+        try (KeyLookup lookup =
+                        new KeyLookup(new TableLocation(store, uri, Map.of()), allocator, Duration.ZERO, scans);
                 VectorSchemaRoot keys =
                         VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
             assertThat(lookup(lookup, keys, id)).contains(row("id", id, "name", "base-" + id));

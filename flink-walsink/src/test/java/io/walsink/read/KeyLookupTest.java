@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
@@ -84,7 +85,7 @@ class KeyLookupTest {
         new MemWalTable(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator).writeBase(base);
         writers = new BucketShardWriters(uri, allocator);
 
-        try (KeyLookup open = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO)) {
+        try (KeyLookup open = new KeyLookup(new TableLocation(store, uri, Map.of()), allocator, Duration.ZERO)) {
             assertThat(open.numBuckets()).hasValue(BUCKETS);
             assertThat(open.primaryKey()).containsExactly("id");
             checkEveryKey(open, "base only", seed);
@@ -92,7 +93,8 @@ class KeyLookupTest {
                 writers.writeRandomAndPublish(random, 80, KEYS, "g" + g, model);
                 checkEveryKey(open, "after g" + g, seed);
             }
-            int merged = new TableCompaction(store, uri, Map.of(), allocator, CompactorOptions.defaults())
+            int merged = new TableCompaction(
+                            new TableLocation(store, uri, Map.of()), allocator, CompactorOptions.defaults())
                     .run()
                     .mergedGenerations();
             assertThat(merged).as("seed %s", seed).isPositive();
@@ -120,7 +122,7 @@ class KeyLookupTest {
         MemWalTable.Shard shard = table.shard(); // names no bucket: read for every key
         shard.flush(List.of(RowOp.put(row("k", "it's", "v", 10L)), RowOp.delete(row("k", "plain"))), 4);
         shard.publish();
-        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO)) {
+        try (KeyLookup lookup = new KeyLookup(new TableLocation(store, uri, Map.of()), allocator, Duration.ZERO)) {
             assertThat(lookup.numBuckets()).isEmpty();
             assertThat(stringLookup(lookup, schema, "it's")).contains(row("k", "it's", "v", 10L));
             assertThat(stringLookup(lookup, schema, "plain")).as("deleted").isEmpty();
@@ -146,7 +148,7 @@ class KeyLookupTest {
         shard.publish();
         CountingObjectStore counting = new CountingObjectStore(store);
         int probes = 30;
-        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), counting, allocator, Duration.ZERO);
+        try (KeyLookup lookup = new KeyLookup(new TableLocation(counting, uri, Map.of()), allocator, Duration.ZERO);
                 VectorSchemaRoot keys =
                         VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
             assertThat(idLookup(lookup, keys, 1)).contains(row("id", 1L, "name", "base"));
@@ -196,7 +198,7 @@ class KeyLookupTest {
         MemWalTable.Shard shard = table.shard();
         shard.flush(List.of(RowOp.put(row("id", Long.MIN_VALUE, "name", "min2"))), 4);
         shard.publish();
-        try (KeyLookup lookup = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO);
+        try (KeyLookup lookup = new KeyLookup(new TableLocation(store, uri, Map.of()), allocator, Duration.ZERO);
                 VectorSchemaRoot keys =
                         VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
             keys.setRowCount(1);
@@ -222,7 +224,7 @@ class KeyLookupTest {
 
     /** Keys [0, KEYS + 10): the model's row, or nothing; through {@code open} and a fresh lookup. */
     private void checkEveryKey(KeyLookup open, String when, long seed) {
-        try (KeyLookup fresh = new KeyLookup(uri, Map.of(), store, allocator, Duration.ZERO);
+        try (KeyLookup fresh = new KeyLookup(new TableLocation(store, uri, Map.of()), allocator, Duration.ZERO);
                 VectorSchemaRoot keys =
                         VectorSchemaRoot.create(new Schema(List.of(TABLE.findField("id"))), allocator)) {
             keys.setRowCount(1);

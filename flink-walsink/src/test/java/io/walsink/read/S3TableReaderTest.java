@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.io.WrittenSsTable;
@@ -78,7 +79,8 @@ class S3TableReaderTest {
                             org.assertj.core.groups.Tuple.tuple(3L, "g1"),
                             org.assertj.core.groups.Tuple.tuple(2L, "g1b"));
 
-            TableReader reader = new TableReader(uri, lanceOptions(), store, WalSchemaProfile.SPEC, allocator);
+            TableReader reader =
+                    new TableReader(new TableLocation(store, uri, lanceOptions()), WalSchemaProfile.SPEC, allocator);
             RowModel model = new RowModel(TableReaderTest.COLUMNS, List.of("id"))
                     .apply(base)
                     .apply(gen1);

@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.scan.ScanPosition;
@@ -100,7 +101,8 @@ class SnapshotRowsMemoryTest {
         shard.publish();
         model.apply(unmerged);
 
-        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader =
+                new SnapshotReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
         TableSnapshot snapshot = reader.pin(ReadMode.COMMITTED);
         long extracted[] = {0};
         RowExtractor<Map<String, Object>> counting = (batch, row) -> {
@@ -110,7 +112,8 @@ class SnapshotRowsMemoryTest {
         List<Map<String, Object>> read = new ArrayList<>();
         long held = 0;
         try (BufferAllocator scanAllocator = allocator.newChildAllocator("scan", 0, Long.MAX_VALUE)) {
-            SnapshotScan scan = new SnapshotScan(uri, Map.of(), store, WalSchemaProfile.SPEC, scanAllocator, BATCH);
+            SnapshotScan scan = new SnapshotScan(
+                    new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, scanAllocator, BATCH);
             try (SnapshotRows<Map<String, Object>> rowsRead = scan.open(
                     snapshot, SnapshotPart.whole(null), List.of("id", "name"), counting, null, ScanPosition.START)) {
                 for (Map<String, Object> r = rowsRead.next(); r != null; r = rowsRead.next()) {

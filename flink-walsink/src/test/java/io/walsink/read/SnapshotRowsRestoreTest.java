@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.scan.ScanPosition;
@@ -102,9 +103,11 @@ class SnapshotRowsRestoreTest {
             writers.appendToWal();
         }
 
-        SnapshotReader reader = new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        SnapshotReader reader =
+                new SnapshotReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
         TableSnapshot snapshot = reader.pin(ReadMode.LATEST);
-        SnapshotScan scan = new SnapshotScan(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator, 7);
+        SnapshotScan scan =
+                new SnapshotScan(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator, 7);
         List<Map<String, Object>> all = new ArrayList<>();
         for (int b = 0; b < BUCKETS; b++) {
             SnapshotPart part = SnapshotPart.whole(new BucketSelection("id", BUCKETS, b));

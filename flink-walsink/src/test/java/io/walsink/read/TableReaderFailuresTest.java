@@ -8,6 +8,7 @@ import io.walsink.format.FormatException;
 import io.walsink.format.manifest.CorruptManifestException;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.CorruptWalEntryException;
@@ -62,14 +63,16 @@ class TableReaderFailuresTest {
     }
 
     private TableReader reader() {
-        return new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        return new TableReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
     }
 
     @Test
     void missingTable() {
         String missing = dir.resolve("nothing-here").toString();
         TableReader reader = new TableReader(
-                missing, Map.of(), new LocalObjectStore(dir.resolve("nothing-here")), WalSchemaProfile.SPEC, allocator);
+                new TableLocation(new LocalObjectStore(dir.resolve("nothing-here")), missing, Map.of()),
+                WalSchemaProfile.SPEC,
+                allocator);
         assertThatThrownBy(() -> reader.read(ReadMode.COMMITTED))
                 .isInstanceOfSatisfying(TableNotFoundException.class, e -> assertThat(e.location())
                         .isEqualTo(missing));

@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.storage.LocalObjectStore;
@@ -69,7 +70,9 @@ class TableReaderListingRaceTest {
         });
         Files.write(manifests.resolve(TemporaryFileNames.next()), new byte[] {1});
         TableReader reader = new TableReader(
-                uri, Map.of(), new LocalObjectStore(fs.wrap(Path.of(uri))), WalSchemaProfile.SPEC, allocator);
+                new TableLocation(new LocalObjectStore(fs.wrap(Path.of(uri))), uri, Map.of()),
+                WalSchemaProfile.SPEC,
+                allocator);
 
         assertThat(reader.shards()).containsExactlyInAnyOrderElementsOf(shards);
         int afterShards = fs.fired();

@@ -10,6 +10,7 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.io.WrittenSsTable;
@@ -89,7 +90,7 @@ class TableReaderPathValidationTest {
     }
 
     private TableReader reader() {
-        return new TableReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator);
+        return new TableReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator);
     }
 
     @Test

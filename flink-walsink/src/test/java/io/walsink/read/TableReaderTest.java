@@ -4,6 +4,7 @@ import static io.walsink.testing.Memtables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.snapshot.ShardReader;
@@ -57,7 +58,8 @@ class TableReaderTest {
     }
 
     private TableReader reader(String uri) {
-        return new TableReader(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
+        return new TableReader(
+                new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), WalSchemaProfile.SPEC, allocator);
     }
 
     @Test
@@ -104,7 +106,10 @@ class TableReaderTest {
         assertThat(reader(uri).shards()).containsExactlyInAnyOrder(a.id(), b.id());
 
         TableRows onlyA = new ShardReader(
-                        new LocalObjectStore(Path.of(uri)), uri, Map.of(), a.id(), WalSchemaProfile.SPEC, allocator)
+                        new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()),
+                        a.id(),
+                        WalSchemaProfile.SPEC,
+                        allocator)
                 .read(ReadMode.COMMITTED);
         assertThat(onlyA.rows())
                 .containsExactlyElementsOf(new RowModel(COLUMNS, List.of("id"))
@@ -208,8 +213,8 @@ class TableReaderTest {
         s.walEntry(wal);
 
         List<String> columns = List.of("region", "id", "name");
-        TableReader reader =
-                new TableReader(uri, Map.of(), new LocalObjectStore(Path.of(uri)), WalSchemaProfile.SPEC, allocator);
+        TableReader reader = new TableReader(
+                new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), WalSchemaProfile.SPEC, allocator);
         assertThat(reader.read(ReadMode.COMMITTED).rows())
                 .containsExactlyElementsOf(new RowModel(columns, List.of("region", "id"))
                         .apply(gen1)

@@ -9,6 +9,7 @@ import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
@@ -66,7 +67,8 @@ public final class ShardFixture implements AutoCloseable {
         this.table = LanceTables.create(
                 tablePath.toString(), SCHEMA, List.of("id"), TableSharding.bucket("id", 1), Map.of());
         this.store = new FaultInjectingObjectStore(new LocalObjectStore(tablePath), sleeper);
-        this.context = new TableContext(store, table, Map.of(), profile, config, allocator);
+        this.context =
+                new TableContext(new TableLocation(store, table.uri(), Map.of()), table, profile, config, allocator);
     }
 
     public ShardPlacement placement() {
@@ -93,15 +95,18 @@ public final class ShardFixture implements AutoCloseable {
 
     /** As above, with the memtables and SSTable writes in {@code memory} (e.g. an owner's capped allocator). */
     TableContext contextOver(ObjectStore other, ShardWriterConfig config, BufferAllocator memory) {
-        return new TableContext(other, table, Map.of(), context.storage().profile(), config, memory);
+        return new TableContext(
+                new TableLocation(other, table.uri(), Map.of()),
+                table,
+                context.storage().profile(),
+                config,
+                memory);
     }
 
     /** The table as the walsink reader merges it, bypassing injected faults: id -> name. */
     public Map<Long, String> read(ReadMode mode) {
         TableRows rows = new SnapshotReader(
-                        tablePath.toString(),
-                        Map.of(),
-                        store.delegate(),
+                        new TableLocation(store.delegate(), tablePath.toString(), Map.of()),
                         context.storage().profile(),
                         allocator)
                 .read(mode);

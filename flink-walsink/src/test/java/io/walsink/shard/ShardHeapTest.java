@@ -6,6 +6,7 @@ import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.driver.QueuedShardIo;
@@ -113,7 +114,11 @@ class ShardHeapTest {
                 ShardWriterConfig.builder().flushInterval(Duration.ofHours(1)).build();
         try (BufferAllocator allocator = new RootAllocator()) {
             TableContext ctx = new TableContext(
-                    new LocalObjectStore(tablePath), table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
+                    new TableLocation(new LocalObjectStore(tablePath), table.uri(), Map.of()),
+                    table,
+                    WalSchemaProfile.SPEC,
+                    config,
+                    allocator);
             QueuedShardIo io = new QueuedShardIo(Runnable::run);
             ShardDrivers drivers = ShardDrivers.unbudgeted(io, (bucket, due) -> {}, () -> 1_000_000L);
             long before = heapAfterCollections();

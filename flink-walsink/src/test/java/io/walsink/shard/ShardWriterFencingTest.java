@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.io.ShardPoisonedException;
@@ -151,7 +152,11 @@ class ShardWriterFencingTest {
                     f.table.sharding(),
                     f.table.memWal());
             assertThatThrownBy(() -> new TableContext(
-                            f.store, other, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), f.allocator))
+                            new TableLocation(f.store, other.uri(), Map.of()),
+                            other,
+                            WalSchemaProfile.SPEC,
+                            ShardWriterConfig.defaults(),
+                            f.allocator))
                     .hasMessageContaining("id");
             assertThat(f.store.calls(io.walsink.storage.fault.Operation.PUT_IF_ABSENT))
                     .isEqualTo(puts);

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
@@ -91,7 +92,11 @@ class ShardWriterPoisoningTest {
             Files.writeString(other.resolve("_mem_wal"), "x");
             TableInfo unwritable = withUri(f.table, other.toString());
             TableContext broken = new TableContext(
-                    f.store, unwritable, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), f.allocator);
+                    new TableLocation(f.store, unwritable.uri(), Map.of()),
+                    unwritable,
+                    WalSchemaProfile.SPEC,
+                    ShardWriterConfig.defaults(),
+                    f.allocator);
             ShardWriter writer = f.open(broken);
             f.put(writer, 1, "a");
             f.put(writer, 2, "b");

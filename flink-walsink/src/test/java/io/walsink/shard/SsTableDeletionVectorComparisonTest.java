@@ -7,15 +7,16 @@ import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.shard.io.SsTableFolder;
 import io.walsink.shard.io.SsTableWriter;
 import io.walsink.shard.io.SsTableWriterTest;
 import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.NewestRowsReader;
+import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
@@ -68,13 +69,14 @@ class SsTableDeletionVectorComparisonTest {
         }
         UUID shard = UUID.randomUUID();
         try (Memtable frozen = new Memtables(storage, root).frozen(1, 8192, ops, 1)) {
-            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(
+                    new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root);
             writer.write(frozen); // warm-up of the native write path
             long t0 = System.nanoTime();
             WrittenSsTable newestOnly = writer.write(frozen);
             long newestOnlyNanos = System.nanoTime() - t0;
 
-            String dvUri = SsTableFolder.uri(uri, shard, "0000dead_gen_1");
+            String dvUri = TableLocation.ssTableUri(uri, shard, "0000dead_gen_1");
             long t1 = System.nanoTime();
             long written;
             try (NewestRowsReader all = new NewestRowsReader(root, frozen, storage.schema(), true);
@@ -111,7 +113,7 @@ class SsTableDeletionVectorComparisonTest {
             assertThat(written).isEqualTo(ROWS);
             List<Map<String, Object>> viaDeletionVector = LanceRows.scan(root, dvUri, Map.of());
             List<Map<String, Object>> viaNewestOnly =
-                    LanceRows.scan(root, SsTableFolder.uri(uri, shard, newestOnly.path()), Map.of());
+                    LanceRows.scan(root, TableLocation.ssTableUri(uri, shard, newestOnly.path()), Map.of());
             assertThat(viaDeletionVector).hasSize(KEYS).isEqualTo(viaNewestOnly);
         }
     }

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.io.SsTableWriter;
 import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.Memtables;
 import io.walsink.testing.RowOp;
 import java.nio.file.Path;
@@ -81,7 +83,11 @@ class SsTableWriteReservationTest {
         try (RootAllocator root = new RootAllocator();
                 BufferAllocator memtables = root.newChildAllocator("memtables", 0, Long.MAX_VALUE);
                 Memtable frozen = new Memtables(storage, memtables).frozen(1, batchRows, ops, 1)) {
-            SsTableWriter writer = new SsTableWriter(lastUri, Map.of(), UUID.randomUUID(), storage, root);
+            SsTableWriter writer = new SsTableWriter(
+                    new TableLocation(new LocalObjectStore(Path.of(lastUri)), lastUri, Map.of()),
+                    UUID.randomUUID(),
+                    storage,
+                    root);
             long reservation = writer.reservation(frozen);
             long peak;
             try (BufferAllocator write = root.newChildAllocator("write", reservation, reservation)) {

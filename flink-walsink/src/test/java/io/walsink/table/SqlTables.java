@@ -1,5 +1,6 @@
 package io.walsink.table;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.snapshot.SnapshotReader;
@@ -62,7 +63,9 @@ public final class SqlTables {
     public static List<Map<String, Object>> read(Path path, ReadMode mode) {
         try (RootAllocator allocator = new RootAllocator()) {
             return new SnapshotReader(
-                            path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC, allocator)
+                            new TableLocation(new LocalObjectStore(path), path.toString(), Map.of()),
+                            WalSchemaProfile.SPEC,
+                            allocator)
                     .read(mode)
                     .rows();
         }

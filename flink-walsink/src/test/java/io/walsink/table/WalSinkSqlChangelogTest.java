@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.FailoverTestSupport;
 import io.walsink.flink.MiniClusters;
+import io.walsink.format.table.TableLocation;
 import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceOracle;
@@ -65,9 +66,7 @@ class WalSinkSqlChangelogTest {
         assertThat(selectAll(sql)).isEqualTo(changes.model(n));
         try (RootAllocator allocator = new RootAllocator()) {
             List<UUID> shards = new io.walsink.read.snapshot.SnapshotReader(
-                            path.toString(),
-                            Map.of(),
-                            new LocalObjectStore(path),
+                            new TableLocation(new LocalObjectStore(path), path.toString(), Map.of()),
                             io.walsink.format.wal.WalSchemaProfile.SPEC,
                             allocator)
                     .shards().stream().toList();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.MiniClusters;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.compaction.TableCompaction;
@@ -76,9 +77,7 @@ class WalSinkSqlLookupJoinTest {
                 writers.writeRandomAndPublish(random, 50, KEYS, "g" + g, model);
                 if (g == 2) { // base rows, and SSTables above them
                     new TableCompaction(
-                                    new LocalObjectStore(path),
-                                    path.toString(),
-                                    Map.of(),
+                                    new TableLocation(new LocalObjectStore(path), path.toString(), Map.of()),
                                     allocator,
                                     CompactorOptions.defaults())
                             .run();
@@ -152,7 +151,8 @@ class WalSinkSqlLookupJoinTest {
                                 // LEFT: the first probe yields a row even when the lookup finds none, so the test never
                                 // waits
                                 // forever
-                                "SELECT p.f0, t.name FROM probe AS p LEFT JOIN t FOR SYSTEM_TIME AS OF p.proc ON p.f0 = t.id")
+                                "SELECT p.f0, t.name FROM probe AS p LEFT JOIN t FOR SYSTEM_TIME AS OF p.proc ON p.f0"
+                                        + " = t.id")
                         .collect()) {
             rows.add(string(it.next()));
             try (RootAllocator allocator = new RootAllocator();

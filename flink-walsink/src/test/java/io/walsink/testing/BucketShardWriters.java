@@ -5,6 +5,7 @@ import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
@@ -40,9 +41,8 @@ public final class BucketShardWriters implements AutoCloseable {
         this.allocator = allocator;
         this.buckets = table.sharding().sharding().numBuckets().orElseThrow();
         this.context = new TableContext(
-                new LocalObjectStore(Path.of(uri)),
+                new TableLocation(new LocalObjectStore(Path.of(uri)), table.uri(), Map.of()),
                 table,
-                Map.of(),
                 WalSchemaProfile.SPEC,
                 ShardWriterConfig.defaults(),
                 allocator);

@@ -1,5 +1,6 @@
 package io.walsink.testing;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.compaction.TableCompaction;
 import io.walsink.storage.LocalObjectStore;
@@ -14,9 +15,7 @@ public final class Compactions {
     public static void once(Path table) {
         try (RootAllocator allocator = new RootAllocator()) {
             new TableCompaction(
-                            new LocalObjectStore(table),
-                            table.toString(),
-                            Map.of(),
+                            new TableLocation(new LocalObjectStore(table), table.toString(), Map.of()),
                             allocator,
                             CompactorOptions.defaults())
                     .run();

@@ -7,6 +7,7 @@ import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.PrimaryKeyMetadata;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalSchemaProfile;
@@ -14,10 +15,12 @@ import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.io.SsTableWriter;
 import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -146,7 +149,12 @@ public final class MemWalTable {
             try (Memtable m = memtables.build(nextGeneration++, batchMaxRows, ops)) {
                 memtables.appendToWal(m, wal, codec, current.writerEpoch(), nextPosition++);
                 m.freeze();
-                WrittenSsTable t = new SsTableWriter(uri, options, id, storage, allocator).write(m);
+                WrittenSsTable t = new SsTableWriter(
+                                new TableLocation(new LocalObjectStore(Path.of(uri)), uri, options),
+                                id,
+                                storage,
+                                allocator)
+                        .write(m);
                 written.add(t);
                 return t;
             }

@@ -12,9 +12,9 @@ import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.manifest.SsTablePaths;
 import io.walsink.format.manifest.TableShards;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.AnyProfileDecoder;
 import io.walsink.storage.ObjectMeta;
@@ -55,24 +55,24 @@ import org.apache.arrow.memory.RootAllocator;
  */
 @Internal
 final class TableVerifier {
+    private final TableLocation location;
     private final ObjectStore store;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final List<String> problems = new ArrayList<>();
     private WalEntryCheck walEntries;
     private MemWalListing listing;
 
-    TableVerifier(ObjectStore store, String tableUri, Map<String, String> storageOptions) {
-        this.store = store;
-        this.tableUri = tableUri;
-        this.storageOptions = storageOptions;
+    TableVerifier(TableLocation location) {
+        this.location = location;
+        this.store = location.store();
+        this.tableUri = location.uri();
     }
 
     /** Every problem found, one line each; empty for a healthy table. */
     List<String> verify() {
         TableInfo table;
         try {
-            table = LanceTables.open(tableUri, storageOptions, true);
+            table = location.describe(true);
         } catch (TableNotFoundException e) {
             throw e; // no table to check: a wrong path, exit 2 as for the other commands
         } catch (RuntimeException e) {

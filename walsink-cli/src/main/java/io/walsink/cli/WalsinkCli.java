@@ -3,6 +3,7 @@ package io.walsink.cli;
 import io.walsink.annotation.PublicEvolving;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
@@ -203,10 +204,9 @@ public final class WalsinkCli {
     private int verify(Args args) {
         String path = args.table();
         S3Options s3 = args.s3();
-        StorageLocation location = StorageLocation.parse(path);
         List<String> problems;
         try (ObjectStore store = ObjectStores.open(path, s3)) {
-            problems = new TableVerifier(store, location.lanceUri(), LanceStorageOptions.of(location, s3)).verify();
+            problems = new TableVerifier(TableLocation.of(store, path, s3)).verify();
         }
         problems.forEach(out::println);
         if (problems.isEmpty()) {
@@ -251,12 +251,10 @@ public final class WalsinkCli {
     private int migrateShardIds(Args args) {
         String path = args.table();
         boolean dryRun = args.flag("dry-run");
-        StorageLocation location = StorageLocation.parse(path);
         List<ShardIdMigration.Move> moves;
         try (ObjectStore store = ObjectStores.open(path, args.s3());
                 BufferAllocator allocator = new RootAllocator()) {
-            ShardIdMigration migration = new ShardIdMigration(
-                    store, location.lanceUri(), LanceStorageOptions.of(location, args.s3()), allocator);
+            ShardIdMigration migration = new ShardIdMigration(TableLocation.of(store, path, args.s3()), allocator);
             moves = dryRun ? migration.plan() : migration.run(err::println);
         }
         for (ShardIdMigration.Move m : moves) {

@@ -5,6 +5,7 @@ import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardOpener;
@@ -73,7 +74,12 @@ final class BenchTable implements AutoCloseable {
         TableInfo table =
                 LanceTables.create(location.lanceUri(), schema, List.of(key), TableSharding.bucket(key, 1), options);
         ObjectStore store = ObjectStores.open(uri, s3);
-        TableContext context = new TableContext(store, table, options, WalSchemaProfile.SPEC, config, allocator);
+        TableContext context = new TableContext(
+                new TableLocation(store, location.lanceUri(), options),
+                table,
+                WalSchemaProfile.SPEC,
+                config,
+                allocator);
         return new BenchTable(location.lanceUri(), localDir, store, table, options, context);
     }
 
@@ -91,7 +97,7 @@ final class BenchTable implements AutoCloseable {
 
     /** The same table and settings with another allocator (to measure what one open allocates). */
     TableContext contextWith(BufferAllocator allocator) {
-        return new TableContext(store, table, storageOptions, WalSchemaProfile.SPEC, context.config(), allocator);
+        return new TableContext(context.location(), table, WalSchemaProfile.SPEC, context.config(), allocator);
     }
 
     ShardWriter openShard() {

@@ -3,10 +3,12 @@ package io.walsink.bench.jmh;
 import io.walsink.bench.support.LocalShardTable;
 import io.walsink.bench.support.SealedBatchesReader;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.TableLocation;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.io.SsTableWriter;
 import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.storage.LocalObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -79,7 +81,10 @@ public class SsTableFlushBenchmark {
         scratch = table.scratch("sstables-" + folders.incrementAndGet());
         // as in production, each SSTable also gets its primary-key index (GenerationPkIndex)
         writer = new SsTableWriter(
-                scratch.toString(), Map.of(), UUID.randomUUID(), table.context().storage(), allocator);
+                new TableLocation(new LocalObjectStore(scratch), scratch.toString(), Map.of()),
+                UUID.randomUUID(),
+                table.context().storage(),
+                allocator);
     }
 
     @Benchmark

@@ -1,6 +1,7 @@
 package io.walsink.bench.read;
 
 import io.walsink.bench.support.TextTable;
+import io.walsink.format.table.TableLocation;
 import io.walsink.read.lookup.KeyLookup;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Path;
@@ -66,7 +67,8 @@ public final class LookupReport {
     private static Outcome direct(Path path, Settings s) {
         try (BufferAllocator allocator = new RootAllocator();
                 LocalObjectStore store = new LocalObjectStore(path);
-                KeyLookup lookup = new KeyLookup(path.toString(), Map.of(), store, allocator, Duration.ZERO);
+                KeyLookup lookup =
+                        new KeyLookup(new TableLocation(store, path.toString(), Map.of()), allocator, Duration.ZERO);
                 VectorSchemaRoot keys = VectorSchemaRoot.create(
                         new Schema(List.of(lookup.schema().findField("id"))), allocator)) {
             HotKeys hot = new HotKeys(s.seed(), s.hot(), s.rows());

@@ -3,6 +3,7 @@ package io.walsink.bench.support;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.shard.ShardOpener;
@@ -54,7 +55,8 @@ public final class LocalShardTable implements AutoCloseable {
                 TableSharding.bucket(KeyValueRows.KEY, 1),
                 Map.of());
         ObjectStore store = new LocalObjectStore(tablePath);
-        TableContext context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
+        TableContext context = new TableContext(
+                new TableLocation(store, table.uri(), Map.of()), table, WalSchemaProfile.SPEC, config, allocator);
         return new LocalShardTable(dir, table, context);
     }
 

@@ -11,8 +11,8 @@ import io.walsink.flink.internal.state.CheckpointAlignment;
 import io.walsink.flink.internal.state.JobLineage;
 import io.walsink.flink.internal.state.JobStartDescriptors;
 import io.walsink.flink.internal.state.ShardDescriptorState;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.recovery.LeaseClaimant;
 import io.walsink.recovery.RestoreExclusion;
 import io.walsink.shard.ShardWriterConfig;
@@ -131,9 +131,9 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         ShardWriterConfig config = budget.config();
         allocator = budget.allocator();
         store = options.openStore();
-        TableInfo table = LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
-        TableContext tableContext = new TableContext(
-                store, table, options.lanceStorageOptions(), options.schemaProfile(), config, allocator);
+        TableLocation location = options.location(store);
+        TableInfo table = location.describe(true);
+        TableContext tableContext = new TableContext(location, table, options.schemaProfile(), config, allocator);
         io = new IoDriver(
                 mailbox,
                 options.ioThreads(),

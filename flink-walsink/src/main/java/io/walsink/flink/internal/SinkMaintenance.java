@@ -4,6 +4,7 @@ import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSinkOptions;
 import io.walsink.flink.internal.memory.SinkAllocators;
 import io.walsink.flink.internal.memory.SinkSettings;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.compaction.TableCompaction;
@@ -14,7 +15,6 @@ import io.walsink.recovery.LeaseClaimant;
 import io.walsink.storage.ObjectStore;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -44,9 +44,7 @@ final class SinkMaintenance implements AutoCloseable {
 
     private final String path;
     private final BufferAllocator allocator;
-    private final ObjectStore store;
-    private final String lanceUri;
-    private final Map<String, String> lanceStorageOptions;
+    private final TableLocation location;
     private final boolean compaction;
     private final Duration gcRetention;
     private final Duration consumerExpiration;
@@ -77,9 +75,7 @@ final class SinkMaintenance implements AutoCloseable {
 
     SinkMaintenance(
             String path,
-            ObjectStore store,
-            String lanceUri,
-            Map<String, String> lanceStorageOptions,
+            TableLocation location,
             boolean compaction,
             Duration gcRetention,
             Duration consumerExpiration,
@@ -90,16 +86,14 @@ final class SinkMaintenance implements AutoCloseable {
         this.claimant = claimant.fencedWhen(closing::get);
         this.closeWait = closeWait;
         this.path = path;
-        this.store = store;
-        this.lanceUri = lanceUri;
-        this.lanceStorageOptions = lanceStorageOptions;
+        this.location = location;
         this.compaction = compaction;
         this.gcRetention = gcRetention;
         this.consumerExpiration = consumerExpiration;
         this.collector = gcRetention == null
                 ? null
                 : new GarbageCollector(
-                        store,
+                        location.store(),
                         GarbageCollector.Options.retaining(gcRetention).consumerExpiration(consumerExpiration),
                         Clock.systemUTC(),
                         this.claimant);
@@ -123,9 +117,7 @@ final class SinkMaintenance implements AutoCloseable {
         }
         return new SinkMaintenance(
                 options.path(),
-                store,
-                options.lanceUri(),
-                options.lanceStorageOptions(),
+                options.location(store),
                 compaction,
                 collection ? settings.get(SinkOptions.GC_RETENTION) : null,
                 settings.get(SinkOptions.GC_CONSUMER_EXPIRATION),
@@ -147,8 +139,7 @@ final class SinkMaintenance implements AutoCloseable {
     private void runOnce() {
         if (compaction) {
             try {
-                TableCompaction compactor = new TableCompaction(
-                                store, lanceUri, lanceStorageOptions, allocator, options(), claimant)
+                TableCompaction compactor = new TableCompaction(location, allocator, options(), claimant)
                         .consumerExpiration(consumerExpiration);
                 compacting = compactor;
                 if (stopping) {

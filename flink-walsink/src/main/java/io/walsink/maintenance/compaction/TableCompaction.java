@@ -9,6 +9,7 @@ import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
@@ -65,9 +66,9 @@ import org.slf4j.Logger;
 public final class TableCompaction {
     private static final Logger LOG = CompactionLog.LOG;
 
+    private final TableLocation location;
     private final ObjectStore store;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final BufferAllocator allocator;
     private final CompactorOptions options;
     private final CommitHook hook;
@@ -78,17 +79,10 @@ public final class TableCompaction {
     private final LeaseClaimant claimant;
 
     /**
-     * @param store the table's object store (it reads the shard manifests)
-     * @param tableUri the base table as lance-core opens it
-     * @param storageOptions lance-core's storage options for the table and its SSTables
+     * @param location the table: its store (the shard manifests) and its base table and SSTables
      */
-    public TableCompaction(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            BufferAllocator allocator,
-            CompactorOptions options) {
-        this(store, tableUri, storageOptions, allocator, options, LeaseClaimant.standalone("compactor"), Seams.NONE);
+    public TableCompaction(TableLocation location, BufferAllocator allocator, CompactorOptions options) {
+        this(location, allocator, options, LeaseClaimant.standalone("compactor"), Seams.NONE);
     }
 
     /**
@@ -96,13 +90,8 @@ public final class TableCompaction {
      * once an entry its own job's earlier attempt left.
      */
     public TableCompaction(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            BufferAllocator allocator,
-            CompactorOptions options,
-            LeaseClaimant claimant) {
-        this(store, tableUri, storageOptions, allocator, options, claimant, Seams.NONE);
+            TableLocation location, BufferAllocator allocator, CompactorOptions options, LeaseClaimant claimant) {
+        this(location, allocator, options, claimant, Seams.NONE);
     }
 
     /**
@@ -126,9 +115,7 @@ public final class TableCompaction {
     }
 
     TableCompaction(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
+            TableLocation location,
             BufferAllocator allocator,
             CompactorOptions options,
             LeaseClaimant claimant,
@@ -137,9 +124,9 @@ public final class TableCompaction {
         this.nanoClock = Objects.requireNonNull(seams.nanoClock(), "nanoClock");
         this.leaseClock = Objects.requireNonNull(seams.leaseClock(), "leaseClock");
         this.claimant = Objects.requireNonNull(claimant, "claimant");
-        this.store = Objects.requireNonNull(store, "store");
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
+        this.location = Objects.requireNonNull(location, "location");
+        this.store = location.store();
+        this.tableUri = location.uri();
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.options = Objects.requireNonNull(options, "options");
     }
@@ -176,9 +163,9 @@ public final class TableCompaction {
         long started = nanoClock.getAsLong();
         try (CompactionLease taken =
                         CompactionLease.acquire(store, tableUri, claimant, options.leaseDuration(), leaseClock);
-                Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
-            GenerationMerge merge = new GenerationMerge(
-                    base, tableUri, storageOptions, allocator, hook, taken, new MergeJournal(store));
+                Dataset base = location.openBase(allocator)) {
+            GenerationMerge merge =
+                    new GenerationMerge(base, location, allocator, hook, taken, new MergeJournal(store));
             TableInfo table = LanceTables.describe(tableUri, base);
             BaseIndexRefresh.warnOfKeyIndexes(base, keyFields(table), tableUri);
             List<ShardMerges> parts = plan(base, table);

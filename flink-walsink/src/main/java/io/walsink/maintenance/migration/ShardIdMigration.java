@@ -8,11 +8,11 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.ShardManifestCodec;
 import io.walsink.format.manifest.TableShards;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergeMark;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.recovery.CompactionLease;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
@@ -50,22 +50,21 @@ public final class ShardIdMigration {
     /** One shard moved (or to move): its bucket (0 for an unsharded table) and both ids. */
     public record Move(int bucket, UUID from, UUID to) {}
 
+    private final TableLocation location;
     private final ObjectStore store;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final BufferAllocator allocator;
 
-    public ShardIdMigration(
-            ObjectStore store, String tableUri, Map<String, String> storageOptions, BufferAllocator allocator) {
-        this.store = store;
-        this.tableUri = tableUri;
-        this.storageOptions = Map.copyOf(storageOptions);
+    public ShardIdMigration(TableLocation location, BufferAllocator allocator) {
+        this.location = location;
+        this.store = location.store();
+        this.tableUri = location.uri();
         this.allocator = allocator;
     }
 
     /** The moves a run would make; empty when the table needs none. */
     public List<Move> plan() {
-        TableShards shards = shards(LanceTables.open(tableUri, storageOptions, true));
+        TableShards shards = shards(location.describe(true));
         List<Move> moves = new ArrayList<>();
         shards.legacy().forEach((bucket, from) -> moves.add(new Move(bucket, from, shards.lanceId(bucket))));
         return moves;
@@ -79,9 +78,8 @@ public final class ShardIdMigration {
         }
         try (CompactionLease lease =
                 CompactionLease.acquire(store, tableUri, holder(), Duration.ofMinutes(10), System::currentTimeMillis)) {
-            Map<UUID, Long> merged = MergedGenerations.latest(allocator, tableUri, storageOptions);
-            List<String> primaryKey =
-                    LanceTables.open(tableUri, storageOptions, true).primaryKey();
+            Map<UUID, Long> merged = MergedGenerations.latest(allocator, tableUri, location.storageOptions());
+            List<String> primaryKey = location.describe(true).primaryKey();
             for (Move m : moves) {
                 long mergedThrough = merged.getOrDefault(m.from(), 0L);
                 copyShard(m, progress);
@@ -171,7 +169,7 @@ public final class ShardIdMigration {
      * restore of an earlier checkpoint sees what was merged after it.
      */
     private void markMerged(Move m, List<String> primaryKey, long mergedThrough, Consumer<String> progress) {
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        try (Dataset base = location.openBase(allocator)) {
             MergeMark.commit(base, primaryKey, m.to(), mergedThrough, allocator);
         }
         progress.accept("marked shard " + m.to() + " merged through generation " + mergedThrough

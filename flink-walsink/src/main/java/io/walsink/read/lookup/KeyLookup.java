@@ -7,6 +7,7 @@ import io.walsink.format.sharding.BucketAssigner;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
@@ -54,8 +55,8 @@ import org.slf4j.LoggerFactory;
 public final class KeyLookup implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KeyLookup.class);
 
+    private final TableLocation location;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final ObjectStore store;
     private final BufferAllocator allocator;
     private final long refreshNanos;
@@ -76,42 +77,29 @@ public final class KeyLookup implements AutoCloseable {
     private final LookupScans scans;
 
     /**
-     * @param storageOptions lance-core options for the base table and the SSTables
-     * @param store the table's object store, for manifests
+     * @param location the table: its store (manifests), base table and SSTables
      * @param refreshInterval how long opened datasets are used without checking for newer
      *     versions; zero checks before every lookup
      * @throws IllegalArgumentException if the table has no primary key
      */
-    public KeyLookup(
-            String tableUri,
-            Map<String, String> storageOptions,
-            ObjectStore store,
-            BufferAllocator allocator,
-            Duration refreshInterval) {
-        this(tableUri, storageOptions, store, allocator, refreshInterval, new LookupScans());
+    public KeyLookup(TableLocation location, BufferAllocator allocator, Duration refreshInterval) {
+        this(location, allocator, refreshInterval, new LookupScans());
     }
 
     /** @param scans where the lance-core scans of the lookups are counted (may outlive this lookup) */
-    public KeyLookup(
-            String tableUri,
-            Map<String, String> storageOptions,
-            ObjectStore store,
-            BufferAllocator allocator,
-            Duration refreshInterval,
-            LookupScans scans) {
+    public KeyLookup(TableLocation location, BufferAllocator allocator, Duration refreshInterval, LookupScans scans) {
         this.scans = Objects.requireNonNull(scans, "scans");
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
-        this.store = Objects.requireNonNull(store, "store");
+        this.location = Objects.requireNonNull(location, "location");
+        this.tableUri = location.uri();
+        this.store = location.store();
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.refreshNanos = refreshInterval.toNanos();
         this.shardsByBucket = new ShardsByBucket(
                 store,
                 // COMMITTED reads no WAL entry, so the profile (the entry schema) plays no part
-                shard -> new ShardReader(store, tableUri, storageOptions, shard, WalSchemaProfile.SPEC, allocator)
-                        .pin(ReadMode.COMMITTED),
+                shard -> new ShardReader(location, shard, WalSchemaProfile.SPEC, allocator).pin(ReadMode.COMMITTED),
                 refreshNanos);
-        this.base = LanceTables.openDataset(allocator, tableUri, storageOptions);
+        this.base = location.openBase(allocator);
         try {
             TableInfo info = LanceTables.describe(tableUri, base, true);
             if (info.primaryKey().isEmpty()) {
@@ -164,13 +152,13 @@ public final class KeyLookup implements AutoCloseable {
         refreshBase(); // after the shards' manifests: see SnapshotReader#merge
         String filter = KeyFilter.of(keyColumns, row).orElse(null);
         MergedRows<R> rows = new MergedRows<>(layout, extractor, key);
-        DatasetBatches.forEach(base, tableUri, storageOptions, filter, scans, batch -> rows.apply(batch, tableUri));
+        DatasetBatches.forEach(base, tableUri, location, filter, scans, batch -> rows.apply(batch, tableUri));
         for (OpenShard shard : read) {
             long through = compacted.getOrDefault(shard.shardId(), 0L);
             for (OpenShard.Generation g : shard.generations()) {
                 if (g.generation() > through) {
                     DatasetBatches.forEach(
-                            g.dataset(), g.uri(), storageOptions, filter, scans, batch -> rows.apply(batch, g.uri()));
+                            g.dataset(), g.uri(), location, filter, scans, batch -> rows.apply(batch, g.uri()));
                 }
             }
         }
@@ -205,7 +193,7 @@ public final class KeyLookup implements AutoCloseable {
                 return open;
             }
         }
-        OpenShard reopened = OpenShard.open(store, tableUri, storageOptions, allocator, shardId);
+        OpenShard reopened = OpenShard.open(location, allocator, shardId);
         if (open != null) {
             LOG.debug(
                     "Shard {} of {}: manifest version {} -> {}",

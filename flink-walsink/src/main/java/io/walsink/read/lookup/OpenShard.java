@@ -3,13 +3,11 @@ package io.walsink.read.lookup;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.table.LanceTables;
-import io.walsink.shard.io.SsTableFolder;
+import io.walsink.format.table.TableLocation;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
@@ -35,13 +33,8 @@ final class OpenShard implements AutoCloseable {
     }
 
     /** The shard's latest manifest version with its SSTables by generation; none when it has no manifest yet. */
-    static OpenShard open(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            BufferAllocator allocator,
-            UUID shardId) {
-        Optional<ShardManifest> latest = new ManifestStore(store, shardId).readLatest();
+    static OpenShard open(TableLocation location, BufferAllocator allocator, UUID shardId) {
+        Optional<ShardManifest> latest = new ManifestStore(location.store(), shardId).readLatest();
         if (latest.isEmpty()) {
             return new OpenShard(shardId, 0, List.of());
         }
@@ -51,9 +44,8 @@ final class OpenShard implements AutoCloseable {
         List<Generation> opened = new ArrayList<>();
         try {
             for (SsTable sstable : sstables) {
-                String uri = SsTableFolder.uri(tableUri, shardId, sstable.path());
-                opened.add(new Generation(
-                        sstable.generation(), uri, LanceTables.openDataset(allocator, uri, storageOptions)));
+                String uri = location.ssTableUri(shardId, sstable.path());
+                opened.add(new Generation(sstable.generation(), uri, location.open(allocator, uri)));
             }
         } catch (RuntimeException e) {
             opened.forEach(g -> g.dataset().close());

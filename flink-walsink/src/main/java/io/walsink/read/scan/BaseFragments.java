@@ -2,8 +2,8 @@ package io.walsink.read.scan;
 
 import io.walsink.format.FormatException;
 import io.walsink.format.table.LanceFailures;
+import io.walsink.format.table.TableLocation;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.lance.Dataset;
@@ -19,7 +19,7 @@ import org.lance.ipc.ScanOptions;
 final class BaseFragments implements AutoCloseable {
     private final Dataset base;
     private final String uri;
-    private final Map<String, String> storageOptions;
+    private final TableLocation location;
     private final List<Integer> fragments;
     private final List<String> columns;
     private final long batchSize;
@@ -41,7 +41,7 @@ final class BaseFragments implements AutoCloseable {
     BaseFragments(
             Dataset base,
             String uri,
-            Map<String, String> storageOptions,
+            TableLocation location,
             List<Integer> fragments,
             List<String> columns,
             long batchSize,
@@ -50,7 +50,7 @@ final class BaseFragments implements AutoCloseable {
             long fromRow) {
         this.base = base;
         this.uri = uri;
-        this.storageOptions = storageOptions;
+        this.location = location;
         this.fragments = fragments;
         this.columns = columns;
         this.batchSize = batchSize;
@@ -87,7 +87,7 @@ final class BaseFragments implements AutoCloseable {
         } catch (Exception e) {
             String where = uri + " (fragment " + fragments.get(fragment) + ")";
             if (LanceFailures.isS3Failure(uri, e)) {
-                throw LanceFailures.wrap(where, "scanning the Lance dataset", storageOptions, e);
+                throw location.failure(where, "scanning the Lance dataset", e);
             }
             throw new FormatException(where, "cannot scan Lance dataset: " + e.getMessage(), e);
         }

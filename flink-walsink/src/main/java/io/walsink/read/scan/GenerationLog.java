@@ -6,7 +6,7 @@ import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.read.snapshot.CompactedSsTables;
 import io.walsink.read.snapshot.DatasetBatches;
@@ -16,7 +16,6 @@ import io.walsink.read.snapshot.PinnedShard;
 import io.walsink.read.snapshot.RowExtractor;
 import io.walsink.read.snapshot.ShardReader;
 import io.walsink.read.snapshot.TableSnapshot;
-import io.walsink.shard.io.SsTableFolder;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
@@ -45,20 +44,18 @@ import org.lance.Dataset;
  */
 @Internal
 public final class GenerationLog {
+    private final TableLocation location;
     private final ObjectStore store;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final BufferAllocator allocator;
 
     /**
-     * @param store the table's object store (manifests)
-     * @param storageOptions lance-core options for the base table and the SSTables
+     * @param location the table: its store (manifests), base table and SSTables
      */
-    public GenerationLog(
-            ObjectStore store, String tableUri, Map<String, String> storageOptions, BufferAllocator allocator) {
-        this.store = Objects.requireNonNull(store, "store");
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
+    public GenerationLog(TableLocation location, BufferAllocator allocator) {
+        this.location = Objects.requireNonNull(location, "location");
+        this.store = location.store();
+        this.tableUri = location.uri();
         this.allocator = Objects.requireNonNull(allocator, "allocator");
     }
 
@@ -78,7 +75,7 @@ public final class GenerationLog {
      */
     public Map<UUID, Long> coveredBy(TableSnapshot snapshot) {
         Map<UUID, Long> merged;
-        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+        try (Dataset base = PinnedBase.open(allocator, location, snapshot)) {
             merged = CompactedSsTables.of(base, tableUri);
         }
         Map<UUID, Long> covered = new HashMap<>();
@@ -152,16 +149,16 @@ public final class GenerationLog {
      * @throws GarbageCollectedException if its folder is gone
      */
     public <R> List<R> read(UUID shard, SsTable generation, RowExtractor<R> extractor) {
-        String uri = SsTableFolder.uri(tableUri, shard, generation.path());
+        String uri = location.ssTableUri(shard, generation.path());
         Dataset ds;
         try {
-            ds = LanceTables.openDataset(allocator, uri, storageOptions);
+            ds = location.open(allocator, uri);
         } catch (TableNotFoundException e) {
             throw behind(uri, "SSTable generation " + generation.generation() + " of shard " + shard);
         }
         List<R> rows = new ArrayList<>();
         try (ds) {
-            DatasetBatches.forEach(ds, uri, storageOptions, batch -> {
+            DatasetBatches.forEach(ds, uri, location, batch -> {
                 for (int r = 0; r < batch.getRowCount(); r++) {
                     rows.add(extractor.extract(batch, r));
                 }

@@ -1,6 +1,7 @@
 package io.walsink.read.scan;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.read.snapshot.BucketSelection;
@@ -35,29 +36,22 @@ public final class SnapshotScan {
     /** Rows per base batch unless told otherwise: a few MB for tables of some dozen columns. */
     public static final long DEFAULT_BATCH_SIZE = 4096;
 
+    private final TableLocation location;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final ObjectStore store;
     private final WalSchemaProfile profile;
     private final BufferAllocator allocator;
     private final long batchSize;
 
     /**
-     * @param storageOptions lance-core options for the base table and SSTables
-     * @param store the table's object store, for manifests and WAL entries
+     * @param location the table: its store (manifests and WAL entries), base table and SSTables
      * @param allocator holds the batch being read and the WAL entries of the unmerged part
      * @param batchSize rows per base batch
      */
-    public SnapshotScan(
-            String tableUri,
-            Map<String, String> storageOptions,
-            ObjectStore store,
-            WalSchemaProfile profile,
-            BufferAllocator allocator,
-            long batchSize) {
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
-        this.store = Objects.requireNonNull(store, "store");
+    public SnapshotScan(TableLocation location, WalSchemaProfile profile, BufferAllocator allocator, long batchSize) {
+        this.location = Objects.requireNonNull(location, "location");
+        this.tableUri = location.uri();
+        this.store = location.store();
         this.profile = Objects.requireNonNull(profile, "profile");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         if (batchSize < 1) {
@@ -83,7 +77,7 @@ public final class SnapshotScan {
             RowExtractor<R> extractor,
             String baseFilter,
             ScanPosition from) {
-        Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot);
+        Dataset base = PinnedBase.open(allocator, location, snapshot);
         try {
             TableColumns layout = TableColumns.of(base);
             List<Integer> fragments = part.baseFragments() != null ? part.baseFragments() : fragmentIds(base);
@@ -107,7 +101,7 @@ public final class SnapshotScan {
                     ? new BaseFragments(
                             base,
                             tableUri,
-                            storageOptions,
+                            location,
                             fragments,
                             scanColumns(layout, columns, part.bucket()),
                             batchSize,
@@ -125,7 +119,7 @@ public final class SnapshotScan {
 
     /** The fragment ids of the pinned base version, in the version's order. */
     public List<Integer> fragments(TableSnapshot snapshot) {
-        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+        try (Dataset base = PinnedBase.open(allocator, location, snapshot)) {
             return fragmentIds(base);
         }
     }
@@ -137,7 +131,7 @@ public final class SnapshotScan {
      */
     public List<List<Integer>> fragmentGroups(TableSnapshot snapshot, long rows) {
         List<List<Integer>> groups = new ArrayList<>();
-        try (Dataset base = PinnedBase.open(allocator, tableUri, storageOptions, snapshot)) {
+        try (Dataset base = PinnedBase.open(allocator, location, snapshot)) {
             List<Integer> group = new ArrayList<>();
             long inGroup = 0;
             for (Fragment fragment : base.getFragments()) {
@@ -171,7 +165,7 @@ public final class SnapshotScan {
         Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
         for (PinnedShard shard : snapshot.shards()) {
             if (bucket == null || shard.bucket() == bucket.bucket()) {
-                new ShardReader(store, tableUri, storageOptions, shard.shardId(), profile, allocator)
+                new ShardReader(location, shard.shardId(), profile, allocator)
                         .applyTo(rows, storage, snapshot, shard, compacted.getOrDefault(shard.shardId(), 0L));
             }
         }

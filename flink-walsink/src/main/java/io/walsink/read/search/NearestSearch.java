@@ -2,6 +2,7 @@ package io.walsink.read.search;
 
 import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.format.table.TableLocation;
 import io.walsink.read.NearestQuery;
 import io.walsink.read.Neighbour;
 import io.walsink.read.snapshot.DatasetBatches;
@@ -10,7 +11,6 @@ import io.walsink.read.snapshot.RowExtractor;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -33,8 +33,8 @@ final class NearestSearch<R> {
     private static final String DISTANCE = "_distance";
 
     private final Dataset base;
+    private final TableLocation location;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final List<String> columns;
     private final NearestQuery query;
     private final MaintainedIndex.Metric metric;
@@ -43,15 +43,14 @@ final class NearestSearch<R> {
 
     NearestSearch(
             Dataset base,
-            String tableUri,
-            Map<String, String> storageOptions,
+            TableLocation location,
             List<String> columns,
             NearestQuery query,
             MaintainedIndex.Metric metric,
             RowExtractor<R> extractor) {
         this.base = base;
-        this.tableUri = tableUri;
-        this.storageOptions = storageOptions;
+        this.location = location;
+        this.tableUri = location.uri();
         this.columns = columns;
         this.query = query;
         this.metric = metric;
@@ -119,7 +118,7 @@ final class NearestSearch<R> {
                 .columns(columns)
                 .build();
         int[] answered = {0};
-        DatasetBatches.forEach(base, tableUri, storageOptions, options, null, batch -> {
+        DatasetBatches.forEach(base, tableUri, location, options, null, batch -> {
             answered[0] += batch.getRowCount();
             keep(batch, fresh, survivors);
         });

@@ -59,8 +59,7 @@ public final class SnapshotSearch {
             SnapshotVectors.dimensionOf(reader.tableUri(), layout, column); // before anything is read
             MergedRows<NearestSearch.Fresh<R>> fresh = new MergedRows<>(layout, NearestSearch.fresh(column, rows));
             reader.applyShards(base, layout, snapshot, fresh);
-            return new SnapshotVectors<>(
-                    snapshot, base, reader.tableUri(), reader.storageOptions(), layout, column, fresh, rows);
+            return new SnapshotVectors<>(snapshot, base, reader.location(), layout, column, fresh, rows);
         } catch (RuntimeException e) {
             base.close();
             throw e;
@@ -91,7 +90,7 @@ public final class SnapshotSearch {
             String index = fullTextIndex(tableUri, base, query.column());
             RowExtractor<R> rows =
                     extractor != null ? extractor : (RowExtractor<R>) RowValues.extractor(layout.columns());
-            TextSearch<R> search = new TextSearch<>(tableUri, reader.storageOptions(), layout, query, rows);
+            TextSearch<R> search = new TextSearch<>(reader.location(), layout, query, rows);
             List<List<byte[]>> keysAbove = new ArrayList<>();
             reader.forEachSsTableAbove(snapshot, base, (uri, ds) -> keysAbove.add(search.keysOf(ds, uri)));
             if (base.getIndexes().stream().anyMatch(i -> i.name().equals(index))) {

@@ -3,6 +3,7 @@ package io.walsink.read.search;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
+import io.walsink.format.table.TableLocation;
 import io.walsink.read.NearestQuery;
 import io.walsink.read.Neighbour;
 import io.walsink.read.snapshot.MergedRows;
@@ -10,7 +11,6 @@ import io.walsink.read.snapshot.RowExtractor;
 import io.walsink.read.snapshot.TableColumns;
 import io.walsink.read.snapshot.TableSnapshot;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
@@ -27,8 +27,8 @@ final class SnapshotVectors<R> implements AutoCloseable {
 
     private final TableSnapshot snapshot;
     private final Dataset base;
+    private final TableLocation location;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final List<String> columns;
     private final String column;
     private final int dimension;
@@ -40,16 +40,15 @@ final class SnapshotVectors<R> implements AutoCloseable {
     SnapshotVectors(
             TableSnapshot snapshot,
             Dataset base,
-            String tableUri,
-            Map<String, String> storageOptions,
+            TableLocation location,
             TableColumns layout,
             String column,
             MergedRows<NearestSearch.Fresh<R>> fresh,
             RowExtractor<R> extractor) {
         this.snapshot = snapshot;
         this.base = base;
-        this.tableUri = tableUri;
-        this.storageOptions = storageOptions;
+        this.location = location;
+        this.tableUri = location.uri();
         this.columns = layout.columns();
         this.column = column;
         this.dimension = dimensionOf(tableUri, layout, column);
@@ -75,8 +74,7 @@ final class SnapshotVectors<R> implements AutoCloseable {
                     + " holds vectors of dimension " + dimension + ", the query vector has " + query.vector().length);
         }
         MaintainedIndex.Metric metric = query.metric().orElse(indexMetric);
-        NearestSearch<R> search =
-                new NearestSearch<>(base, tableUri, storageOptions, columns, query, metric, extractor);
+        NearestSearch<R> search = new NearestSearch<>(base, location, columns, query, metric, extractor);
         List<Neighbour<R>> nearest = search.run(fresh);
         LOG.debug(
                 "Nearest {} of {} ({}): {} keys above the base, {} base searches",

@@ -2,6 +2,7 @@ package io.walsink.read.search;
 
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.read.TextHit;
 import io.walsink.read.TextQuery;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.vector.BitVector;
@@ -35,8 +35,8 @@ import org.lance.ipc.ScanOptions;
 final class TextSearch<R> {
     private static final String SCORE = "_score";
 
+    private final TableLocation location;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final TableColumns layout;
     private final TextQuery query;
     private final RowExtractor<R> extractor;
@@ -46,14 +46,9 @@ final class TextSearch<R> {
     private final TreeMap<byte[], TextHit<R>> byKey = new TreeMap<>(Arrays::compareUnsigned);
     private final List<TextHit<R>> appended = new ArrayList<>();
 
-    TextSearch(
-            String tableUri,
-            Map<String, String> storageOptions,
-            TableColumns layout,
-            TextQuery query,
-            RowExtractor<R> extractor) {
-        this.tableUri = tableUri;
-        this.storageOptions = storageOptions;
+    TextSearch(TableLocation location, TableColumns layout, TextQuery query, RowExtractor<R> extractor) {
+        this.location = location;
+        this.tableUri = location.uri();
         this.layout = layout;
         this.query = query;
         this.extractor = extractor;
@@ -68,7 +63,7 @@ final class TextSearch<R> {
         }
         ScanOptions options =
                 new ScanOptions.Builder().columns(layout.primaryKey()).build();
-        DatasetBatches.forEach(sstable, uri, storageOptions, options, null, batch -> {
+        DatasetBatches.forEach(sstable, uri, location, options, null, batch -> {
             FieldVector[] keyColumns = keyColumns(batch, uri);
             for (int r = 0; r < batch.getRowCount(); r++) {
                 keys.encode(keyColumns, r, key);
@@ -111,7 +106,7 @@ final class TextSearch<R> {
         if (limit > 0) {
             options.limit(limit);
         }
-        DatasetBatches.forEach(ds, uri, storageOptions, options.build(), null, batch -> add(batch, uri));
+        DatasetBatches.forEach(ds, uri, location, options.build(), null, batch -> add(batch, uri));
     }
 
     private void add(VectorSchemaRoot batch, String uri) {

@@ -3,7 +3,7 @@ package io.walsink.read.snapshot;
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
 import io.walsink.format.table.LanceFailures;
-import java.util.Map;
+import io.walsink.format.table.TableLocation;
 import java.util.function.Consumer;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -19,50 +19,39 @@ public final class DatasetBatches {
     /**
      * Hands every batch to {@code visitor}; the batch is valid only during the call.
      *
-     * @param storageOptions the lance-core options the dataset was opened with, for messages
+     * @param table the table the dataset belongs to (opened with its lance-core options), for messages
      */
-    public static void forEach(
-            Dataset ds, String location, Map<String, String> storageOptions, Consumer<VectorSchemaRoot> visitor) {
-        forEach(ds, location, storageOptions, null, visitor);
+    public static void forEach(Dataset ds, String location, TableLocation table, Consumer<VectorSchemaRoot> visitor) {
+        forEach(ds, location, table, null, visitor);
     }
 
     /**
-     * As {@link #forEach(Dataset, String, Map, Consumer)}, the rows lance-core keeps for {@code
+     * As {@link #forEach(Dataset, String, TableLocation, Consumer)}, the rows lance-core keeps for {@code
      * filter} (a Lance SQL predicate; null for every row): lance-core answers it from a scalar
      * index on the filtered column where the dataset has one, and otherwise skips what its
      * statistics rule out, so a key lookup need not read the whole dataset.
      */
     public static void forEach(
-            Dataset ds,
-            String location,
-            Map<String, String> storageOptions,
-            String filter,
-            Consumer<VectorSchemaRoot> visitor) {
-        forEach(ds, location, storageOptions, filter, null, visitor);
+            Dataset ds, String location, TableLocation table, String filter, Consumer<VectorSchemaRoot> visitor) {
+        forEach(ds, location, table, filter, null, visitor);
     }
 
     /** As above, adding lance-core's statistics of the scan to {@code scans} (null: none collected). */
     public static void forEach(
             Dataset ds,
             String location,
-            Map<String, String> storageOptions,
+            TableLocation table,
             String filter,
             LookupScans scans,
             Consumer<VectorSchemaRoot> visitor) {
-        forEach(
-                ds,
-                location,
-                storageOptions,
-                filter == null && scans == null ? null : options(filter, scans),
-                scans,
-                visitor);
+        forEach(ds, location, table, filter == null && scans == null ? null : options(filter, scans), scans, visitor);
     }
 
     /** As above, with lance-core's scan options (null: every row, every column). */
     public static void forEach(
             Dataset ds,
             String location,
-            Map<String, String> storageOptions,
+            TableLocation table,
             ScanOptions scanOptions,
             LookupScans scans,
             Consumer<VectorSchemaRoot> visitor) {
@@ -80,7 +69,7 @@ public final class DatasetBatches {
             throw e;
         } catch (Exception e) {
             if (LanceFailures.isS3Failure(location, e)) {
-                throw LanceFailures.wrap(location, "scanning the Lance dataset", storageOptions, e);
+                throw table.failure(location, "scanning the Lance dataset", e);
             }
             throw new FormatException(location, "cannot scan Lance dataset: " + e.getMessage(), e);
         }

@@ -2,8 +2,7 @@ package io.walsink.read.snapshot;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.table.LanceFailures;
-import io.walsink.format.table.LanceTables;
-import java.util.Map;
+import io.walsink.format.table.TableLocation;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
 
@@ -16,9 +15,9 @@ public final class PinnedBase {
      * @throws io.walsink.format.table.TableNotFoundException if there is no table at the URI
      * @throws io.walsink.format.manifest.GarbageCollectedException if the version was cleaned up
      */
-    public static Dataset open(
-            BufferAllocator allocator, String uri, Map<String, String> storageOptions, TableSnapshot snapshot) {
-        Dataset latest = LanceTables.openDataset(allocator, uri, storageOptions);
+    public static Dataset open(BufferAllocator allocator, TableLocation table, TableSnapshot snapshot) {
+        String uri = table.uri();
+        Dataset latest = table.openBase(allocator);
         if (latest.version() == snapshot.baseVersion()) {
             return latest;
         }
@@ -26,8 +25,7 @@ public final class PinnedBase {
             return latest.checkoutVersion(snapshot.baseVersion());
         } catch (RuntimeException e) { // lance-core reports a removed version as a generic error
             if (LanceFailures.isS3Failure(uri, e)) { // the store failed: the version may well be there
-                throw LanceFailures.wrap(
-                        uri, "opening base table version " + snapshot.baseVersion(), storageOptions, e);
+                throw table.failure(uri, "opening base table version " + snapshot.baseVersion(), e);
             }
             throw ExpiredSnapshot.of(
                     uri, "base table version " + snapshot.baseVersion(), uri, snapshot, e.getMessage());

@@ -6,7 +6,7 @@ import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
-import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.wal.WalEntry;
 import io.walsink.format.wal.WalEntryCodec;
@@ -15,7 +15,6 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableRows;
-import io.walsink.shard.io.SsTableFolder;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
 import java.util.Comparator;
@@ -42,28 +41,21 @@ import org.slf4j.LoggerFactory;
 public final class ShardReader {
     private static final Logger LOG = LoggerFactory.getLogger(ShardReader.class);
 
+    private final TableLocation location;
     private final ObjectStore store;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final UUID shardId;
     private final WalSchemaProfile profile;
     private final BufferAllocator allocator;
 
     /**
-     * @param store the table's object store (manifests and WAL entries)
-     * @param storageOptions lance-core options for the SSTable datasets
+     * @param location the table: its store (manifests and WAL entries) and SSTable datasets
      * @param profile the WAL schema profile the shard's writer uses (decides the entry schema)
      */
-    public ShardReader(
-            ObjectStore store,
-            String tableUri,
-            Map<String, String> storageOptions,
-            UUID shardId,
-            WalSchemaProfile profile,
-            BufferAllocator allocator) {
-        this.store = Objects.requireNonNull(store, "store");
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
+    public ShardReader(TableLocation location, UUID shardId, WalSchemaProfile profile, BufferAllocator allocator) {
+        this.location = Objects.requireNonNull(location, "location");
+        this.store = location.store();
+        this.tableUri = location.uri();
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.profile = Objects.requireNonNull(profile, "profile");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
@@ -82,7 +74,7 @@ public final class ShardReader {
     public TableRows read(ReadMode mode) {
         TableColumns layout;
         long baseVersion;
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        try (Dataset base = location.openBase(allocator)) {
             layout = TableColumns.of(base);
             baseVersion = base.version();
         }
@@ -148,7 +140,7 @@ public final class ShardReader {
                 snapshot,
                 pinned,
                 sstables,
-                (uri, ds) -> DatasetBatches.forEach(ds, uri, storageOptions, batch -> rows.apply(batch, uri)));
+                (uri, ds) -> DatasetBatches.forEach(ds, uri, location, batch -> rows.apply(batch, uri)));
         if (snapshot.mode() == ReadMode.LATEST) {
             WalLog wal = new WalLog(store, shardId, new WalEntryCodec(storage, allocator));
             ManifestStore manifests = new ManifestStore(store, shardId); // names objects in messages
@@ -185,7 +177,7 @@ public final class ShardReader {
     private void forEachSsTable(
             TableSnapshot snapshot, PinnedShard pinned, List<SsTable> sstables, BiConsumer<String, Dataset> visitor) {
         for (SsTable sstable : sstables) {
-            String uri = SsTableFolder.uri(tableUri, shardId, sstable.path());
+            String uri = location.ssTableUri(shardId, sstable.path());
             try (Dataset ds = openSsTable(uri, sstable, snapshot, pinned)) {
                 visitor.accept(uri, ds);
             }
@@ -215,7 +207,7 @@ public final class ShardReader {
 
     private Dataset openSsTable(String uri, SsTable sstable, TableSnapshot snapshot, PinnedShard pinned) {
         try {
-            return LanceTables.openDataset(allocator, uri, storageOptions);
+            return location.open(allocator, uri);
         } catch (TableNotFoundException e) {
             // Published SSTables are removed only after compaction merged them and no kept
             // manifest version lists them, so one missing from a pinned version was collected.

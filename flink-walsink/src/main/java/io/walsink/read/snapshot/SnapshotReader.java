@@ -2,10 +2,10 @@ package io.walsink.read.snapshot;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.TableLayout;
-import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.read.ReadMode;
@@ -13,7 +13,6 @@ import io.walsink.read.TableRows;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
-import io.walsink.storage.StorageLocation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +42,8 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotReader.class);
 
+    private final TableLocation location;
     private final String tableUri;
-    private final Map<String, String> storageOptions;
     private final ObjectStore store;
     private final WalSchemaProfile profile;
     private final BufferAllocator allocator;
@@ -52,31 +51,19 @@ public final class SnapshotReader implements AutoCloseable {
     private final boolean owned;
 
     /**
-     * @param storageOptions lance-core options for the base table and the SSTables
-     * @param store the table's object store, for manifests and WAL entries
+     * @param location the table: its store (manifests and WAL entries), base table and SSTables
      * @param profile the WAL schema profile the table's writers use
      * @param allocator holds batches while they are read; nothing stays allocated afterwards
      */
-    public SnapshotReader(
-            String tableUri,
-            Map<String, String> storageOptions,
-            ObjectStore store,
-            WalSchemaProfile profile,
-            BufferAllocator allocator) {
-        this(tableUri, storageOptions, store, profile, allocator, false);
+    public SnapshotReader(TableLocation location, WalSchemaProfile profile, BufferAllocator allocator) {
+        this(location, profile, allocator, false);
     }
 
-    private SnapshotReader(
-            String tableUri,
-            Map<String, String> storageOptions,
-            ObjectStore store,
-            WalSchemaProfile profile,
-            BufferAllocator allocator,
-            boolean owned) {
+    private SnapshotReader(TableLocation location, WalSchemaProfile profile, BufferAllocator allocator, boolean owned) {
         this.owned = owned;
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
-        this.store = Objects.requireNonNull(store, "store");
+        this.location = Objects.requireNonNull(location, "location");
+        this.tableUri = location.uri();
+        this.store = location.store();
         this.profile = Objects.requireNonNull(profile, "profile");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
     }
@@ -89,10 +76,8 @@ public final class SnapshotReader implements AutoCloseable {
      * @param profile the WAL schema profile the table's writers use (for {@link ReadMode#LATEST})
      */
     public static SnapshotReader open(String path, S3Options s3, WalSchemaProfile profile) {
-        StorageLocation location = StorageLocation.parse(path);
         ObjectStore store = ObjectStores.open(path, s3);
-        return new SnapshotReader(
-                location.lanceUri(), LanceStorageOptions.of(location, s3), store, profile, new RootAllocator(), true);
+        return new SnapshotReader(TableLocation.of(store, path, s3), profile, new RootAllocator(), true);
     }
 
     /** Closes the store and allocator this reader opened itself; a no-op for one given them. */
@@ -108,8 +93,8 @@ public final class SnapshotReader implements AutoCloseable {
         return tableUri;
     }
 
-    public Map<String, String> storageOptions() {
-        return storageOptions;
+    public TableLocation location() {
+        return location;
     }
 
     /**
@@ -161,7 +146,7 @@ public final class SnapshotReader implements AutoCloseable {
         for (UUID shard : shards()) {
             pinned.add(shard(shard).pin(mode));
         }
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        try (Dataset base = location.openBase(allocator)) {
             return new TableSnapshot(mode, base.version(), pinned);
         }
     }
@@ -175,7 +160,7 @@ public final class SnapshotReader implements AutoCloseable {
      *     holds and why older ones are gone
      */
     public TableSnapshot pinVersion(long version) {
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        try (Dataset base = location.openBase(allocator)) {
             List<Long> held =
                     base.listVersions().stream().map(v -> v.getId()).sorted().toList();
             if (!held.contains(version)) {
@@ -195,7 +180,7 @@ public final class SnapshotReader implements AutoCloseable {
      */
     public TableSnapshot pinTag(String tag) {
         long version;
-        try (Dataset base = LanceTables.openDataset(allocator, tableUri, storageOptions)) {
+        try (Dataset base = location.openBase(allocator)) {
             List<String> tags =
                     base.tags().list().stream().map(t -> t.getName()).sorted().toList();
             if (!tags.contains(tag)) {
@@ -235,7 +220,7 @@ public final class SnapshotReader implements AutoCloseable {
      * @throws io.walsink.format.manifest.GarbageCollectedException if that version was cleaned up
      */
     public Dataset openBase(TableSnapshot snapshot) {
-        return PinnedBase.open(allocator, tableUri, storageOptions, snapshot);
+        return PinnedBase.open(allocator, location, snapshot);
     }
 
     /**
@@ -314,7 +299,7 @@ public final class SnapshotReader implements AutoCloseable {
         WalStorageSchema storage = layout.storage(profile);
         Map<UUID, Long> compacted = CompactedSsTables.of(base, tableUri);
         MergedRows<R> rows = new MergedRows<>(layout, extractor);
-        DatasetBatches.forEach(base, tableUri, storageOptions, batch -> rows.apply(batch, tableUri, bucket));
+        DatasetBatches.forEach(base, tableUri, location, batch -> rows.apply(batch, tableUri, bucket));
         int read = 0;
         for (PinnedShard shard : snapshot.shards()) {
             if (bucket == null || shard.bucket() == bucket.bucket()) {
@@ -329,7 +314,7 @@ public final class SnapshotReader implements AutoCloseable {
     }
 
     private ShardReader shard(UUID shardId) {
-        return new ShardReader(store, tableUri, storageOptions, shardId, profile, allocator);
+        return new ShardReader(location, shardId, profile, allocator);
     }
 
     /**

@@ -18,18 +18,6 @@ public final class SsTableFolder {
         return TableLayout.ssTableFolderName(random.nextInt(), generation);
     }
 
-    /**
-     * URI of folder {@code name} of shard {@code shardId} under the table at {@code tableUri}.
-     *
-     * @throws IllegalArgumentException if {@code name} is not an SSTable folder name, so that no
-     *     caller can build a URI outside the shard folder
-     */
-    public static String uri(String tableUri, UUID shardId, String name) {
-        String root = tableUri.endsWith("/") ? tableUri : tableUri + "/";
-        String key = TableLayout.ssTableFolder(shardId, name);
-        return root + key.substring(0, key.length() - 1);
-    }
-
     /** Key of folder {@code name} of shard {@code shardId} in the table's object store, ending in {@code /}. */
     public static String key(UUID shardId, String name) {
         return TableLayout.ssTableFolder(shardId, name);

@@ -7,12 +7,12 @@ import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.NewestRowsReader;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -45,8 +45,7 @@ import org.slf4j.LoggerFactory;
 public final class SsTableWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SsTableWriter.class);
 
-    private final String tableUri;
-    private final Map<String, String> storageOptions;
+    private final TableLocation table;
     private final UUID shardId;
     private final WalStorageSchema storage;
     private final BufferAllocator allocator;
@@ -54,30 +53,23 @@ public final class SsTableWriter {
     private final List<MaintainedIndex> indexes;
 
     /**
-     * @param storageOptions lance-core object-store options (empty for local paths)
+     * @param table where the SSTables go (the store is not used: lance-core writes them)
      * @param allocator allocates the copied batches; sharing the memtables' root allocator lets
      *     batches without superseded rows go to Lance without a copy
      */
-    public SsTableWriter(
-            String tableUri,
-            Map<String, String> storageOptions,
-            UUID shardId,
-            WalStorageSchema storage,
-            BufferAllocator allocator) {
-        this(tableUri, storageOptions, shardId, storage, allocator, List.of());
+    public SsTableWriter(TableLocation table, UUID shardId, WalStorageSchema storage, BufferAllocator allocator) {
+        this(table, shardId, storage, allocator, List.of());
     }
 
     /** @param indexes the table's maintained indexes, built for every SSTable before it is returned */
     public SsTableWriter(
-            String tableUri,
-            Map<String, String> storageOptions,
+            TableLocation table,
             UUID shardId,
             WalStorageSchema storage,
             BufferAllocator allocator,
             List<MaintainedIndex> indexes) {
         this.indexes = List.copyOf(indexes);
-        this.tableUri = Objects.requireNonNull(tableUri, "tableUri");
-        this.storageOptions = Map.copyOf(storageOptions);
+        this.table = Objects.requireNonNull(table, "table");
         this.shardId = Objects.requireNonNull(shardId, "shardId");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
@@ -91,7 +83,7 @@ public final class SsTableWriter {
     private WriteParams fragmentParams() {
         return new WriteParams.Builder()
                 .withMaxRowsPerFile(Integer.MAX_VALUE) // the format wants one fragment
-                .withStorageOptions(storageOptions)
+                .withStorageOptions(table.storageOptions())
                 .build();
     }
 
@@ -233,7 +225,7 @@ public final class SsTableWriter {
                     + " is not in the shard's storage schema " + storage.schema() + ": " + frozen.schema());
         }
         String name = SsTableFolder.newName(frozen.generation(), ThreadLocalRandom.current());
-        String uri = SsTableFolder.uri(tableUri, shardId, name);
+        String uri = table.ssTableUri(shardId, name);
         long started = System.nanoTime();
         long rows;
         int indexPages = 0;
@@ -251,7 +243,7 @@ public final class SsTableWriter {
                         uri, "lance-core wrote " + fragments.size() + " fragments, the format allows one", null);
             }
             try (Dataset written =
-                    SsTableFragment.commitNew(uri, fragments, storage.schema(), memory, storageOptions)) {
+                    SsTableFragment.commitNew(uri, fragments, storage.schema(), memory, table.storageOptions())) {
                 long indexing = System.nanoTime();
                 IndexBuilds.buildOnGeneration(written, indexes);
                 maintainedMillis = (System.nanoTime() - indexing) / 1_000_000;
@@ -261,13 +253,12 @@ public final class SsTableWriter {
                     throw new SsTableWriteException(
                             uri, "the key index holds " + index.rows() + " keys for " + rows + " rows", null);
                 }
-                indexPages = index.write(uri, storageOptions);
+                indexPages = index.write(uri, table.storageOptions());
             }
         } catch (SsTableWriteException e) {
             throw e;
         } catch (Exception e) {
-            String why =
-                    LanceFailures.isS3Failure(uri, e) ? LanceFailures.explain(uri, storageOptions, e) : e.getMessage();
+            String why = LanceFailures.isS3Failure(uri, e) ? table.explain(uri, e) : e.getMessage();
             throw new SsTableWriteException(
                     uri, "writing SSTable of generation " + frozen.generation() + " failed: " + why, e);
         }

@@ -75,8 +75,7 @@ final class Warehouse implements AutoCloseable {
     }
 
     Optional<ExistingTable> open(String name) {
-        WalSinkTableConfig table = config(path(name));
-        return ExistingTable.at(table.lanceUri(), table.lanceStorageOptions());
+        return ExistingTable.at(config(path(name)));
     }
 
     /** The {@code WITH} options the table was created with. */

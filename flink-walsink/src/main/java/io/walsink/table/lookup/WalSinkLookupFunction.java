@@ -2,6 +2,7 @@ package io.walsink.table.lookup;
 
 import io.walsink.annotation.Internal;
 import io.walsink.flink.convert.writers.RowDataArrowWriter;
+import io.walsink.format.table.TableLocation;
 import io.walsink.read.lookup.KeyLookup;
 import io.walsink.read.snapshot.LookupScans;
 import io.walsink.storage.ObjectStore;
@@ -99,9 +100,7 @@ public final class WalSinkLookupFunction extends LookupFunction {
         allocator = new RootAllocator();
         store = ObjectStores.open(path, s3);
         lookup = new KeyLookup(
-                StorageLocation.parse(path).lanceUri(),
-                lanceStorageOptions,
-                store,
+                new TableLocation(store, StorageLocation.parse(path).lanceUri(), lanceStorageOptions),
                 allocator,
                 config.refreshInterval(),
                 scans);

@@ -1,6 +1,7 @@
 package io.walsink.table.scan;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.scan.SnapshotRows;
@@ -158,18 +159,16 @@ public record TableScan(
     }
 
     private SnapshotScan snapshotScan(ObjectStore store, BufferAllocator allocator) {
-        return new SnapshotScan(
-                StorageLocation.parse(path).lanceUri(),
-                lanceStorageOptions,
-                store,
-                profile,
-                allocator,
-                SnapshotScan.DEFAULT_BATCH_SIZE);
+        return new SnapshotScan(location(store), profile, allocator, SnapshotScan.DEFAULT_BATCH_SIZE);
     }
 
     private SnapshotReader reader(ObjectStore store, BufferAllocator allocator) {
-        return new SnapshotReader(
-                StorageLocation.parse(path).lanceUri(), lanceStorageOptions, store, profile, allocator);
+        return new SnapshotReader(location(store), profile, allocator);
+    }
+
+    /** The table as {@code store} (opened on {@link #path}, closed by the caller) and lance-core reach it. */
+    public TableLocation location(ObjectStore store) {
+        return new TableLocation(store, StorageLocation.parse(path).lanceUri(), lanceStorageOptions);
     }
 
     @Override

@@ -8,7 +8,6 @@ import io.walsink.read.snapshot.PinnedShard;
 import io.walsink.read.snapshot.TableSnapshot;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
-import io.walsink.storage.StorageLocation;
 import io.walsink.table.scan.TableScan;
 import java.io.Serializable;
 import java.time.Duration;
@@ -83,7 +82,6 @@ public record ChangeStream(
     }
 
     GenerationLog log(ObjectStore store, BufferAllocator allocator) {
-        return new GenerationLog(
-                store, StorageLocation.parse(scan.path()).lanceUri(), scan.lanceStorageOptions(), allocator);
+        return new GenerationLog(scan.location(store), allocator);
     }
 }

@@ -3,6 +3,7 @@ package io.walsink.flink.internal;
 import io.walsink.flink.ChangeGenerator;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.WalSinkBuilder;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.snapshot.SnapshotReader;
@@ -65,7 +66,9 @@ final class MemoryJobs {
         Map<Long, String> rows = new TreeMap<>();
         try (RootAllocator allocator = new RootAllocator()) {
             new SnapshotReader(
-                            table.toString(), Map.of(), new LocalObjectStore(table), WalSchemaProfile.SPEC, allocator)
+                            new TableLocation(new LocalObjectStore(table), table.toString(), Map.of()),
+                            WalSchemaProfile.SPEC,
+                            allocator)
                     .read(ReadMode.LATEST)
                     .rows()
                     .forEach(r -> rows.put((Long) r.get("id"), (String) r.get("name")));

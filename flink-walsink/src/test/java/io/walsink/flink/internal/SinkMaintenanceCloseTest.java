@@ -2,6 +2,7 @@ package io.walsink.flink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.recovery.CompactionLeaseHolder;
 import io.walsink.recovery.LeaseClaimant;
@@ -66,9 +67,7 @@ class SinkMaintenanceCloseTest {
         };
         SinkMaintenance maintenance = new SinkMaintenance(
                 "table",
-                hanging,
-                "unused",
-                Map.of(),
+                new TableLocation(hanging, "unused", Map.of()),
                 false,
                 RETENTION,
                 GarbageCollector.DEFAULT_CONSUMER_EXPIRATION,

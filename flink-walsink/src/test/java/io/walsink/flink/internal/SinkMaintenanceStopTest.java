@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.Compactor;
@@ -97,9 +98,7 @@ class SinkMaintenanceStopTest {
     private static SinkMaintenance maintenance(String uri, ObjectStore store) {
         return new SinkMaintenance(
                 uri,
-                store,
-                uri,
-                Map.of(),
+                new TableLocation(store, uri, Map.of()),
                 true,
                 null,
                 GarbageCollector.DEFAULT_CONSUMER_EXPIRATION,

@@ -11,6 +11,7 @@ import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.shard.io.SsTableWriteException;
 import io.walsink.shard.io.SsTableWriter;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.storage.LocalObjectStore;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.StorageException;
@@ -115,8 +116,15 @@ class LanceCoreS3FailuresTest {
                 LanceTables.create(local, TABLE, List.of("id"), TableSharding.unsharded(), Map.of()),
                 WalSchemaProfile.SPEC);
         String uri = "s3://" + missingBucket + "/tables/t";
-        SsTableWriter writer =
-                new SsTableWriter(uri, lanceOptions(S3.endpoint().toString()), UUID.randomUUID(), storage, allocator);
+        // The writer's own store plays no part: lance-core writes the SSTable.
+        SsTableWriter writer = new SsTableWriter(
+                new TableLocation(
+                        new LocalObjectStore(dir),
+                        uri,
+                        lanceOptions(S3.endpoint().toString())),
+                UUID.randomUUID(),
+                storage,
+                allocator);
 
         try (Memtable frozen =
                 new Memtables(storage, allocator).frozen(4, 4, List.of(RowOp.put(row("id", 1L, "name", "a"))), 1)) {
@@ -141,8 +149,8 @@ class LanceCoreS3FailuresTest {
                 lanceOptions(S3.endpoint().toString()));
         String endpoint = deadEndpoint();
         try (ObjectStore store = ObjectStores.open(uri, S3.options())) {
-            SnapshotReader reader =
-                    new SnapshotReader(uri, lanceOptions(endpoint), store, WalSchemaProfile.SPEC, allocator);
+            SnapshotReader reader = new SnapshotReader(
+                    new TableLocation(store, uri, lanceOptions(endpoint)), WalSchemaProfile.SPEC, allocator);
 
             assertThatThrownBy(() -> reader.read(ReadMode.COMMITTED))
                     .isInstanceOf(StorageException.class)

@@ -3,6 +3,7 @@ package io.walsink.maintenance.compaction;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
@@ -51,9 +52,8 @@ class BaseVersionRefreshTest {
             assertThat(idle.snapshot().baseVersion()).isEqualTo(publishedOn);
 
             TableContext refreshEveryTime = new TableContext(
-                    f.store,
+                    new TableLocation(f.store, f.table.uri(), Map.of()),
                     f.table,
-                    Map.of(),
                     WalSchemaProfile.SPEC,
                     ShardWriterConfig.builder().baseVersionMaxAge(Duration.ZERO).build(),
                     f.allocator);

@@ -2,6 +2,7 @@ package io.walsink.maintenance.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
@@ -61,7 +62,7 @@ class CompactionDuringReadTest {
             };
 
             List<Map<String, Object>> read = CompactionFixture.byId(
-                    new SnapshotReader(f.uri, Map.of(), racing, WalSchemaProfile.SPEC, f.allocator)
+                    new SnapshotReader(new TableLocation(racing, f.uri, Map.of()), WalSchemaProfile.SPEC, f.allocator)
                             .read(ReadMode.COMMITTED)
                             .rows());
 
@@ -119,7 +120,7 @@ class CompactionDuringReadTest {
             };
 
             List<Map<String, Object>> read = CompactionFixture.byId(
-                    new SnapshotReader(f.uri, Map.of(), racing, WalSchemaProfile.SPEC, f.allocator)
+                    new SnapshotReader(new TableLocation(racing, f.uri, Map.of()), WalSchemaProfile.SPEC, f.allocator)
                             .read(ReadMode.COMMITTED)
                             .rows());
 

@@ -8,6 +8,7 @@ import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
@@ -98,7 +99,8 @@ public final class CompactionFixture implements AutoCloseable {
         this.uri = tablePath.toString();
         this.table = LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", BUCKETS), Map.of());
         this.store = new LocalObjectStore(tablePath);
-        this.context = new TableContext(store, table, Map.of(), WalSchemaProfile.SPEC, config, allocator);
+        this.context = new TableContext(
+                new TableLocation(store, table.uri(), Map.of()), table, WalSchemaProfile.SPEC, config, allocator);
         this.random = new Random(seed);
     }
 
@@ -132,14 +134,12 @@ public final class CompactionFixture implements AutoCloseable {
     }
 
     public TableCompaction compactor(CompactorOptions options) {
-        return new TableCompaction(store, uri, Map.of(), allocator, options);
+        return new TableCompaction(new TableLocation(store, uri, Map.of()), allocator, options);
     }
 
     TableCompaction compactor(CompactorOptions options, CommitHook hook) {
         return new TableCompaction(
-                store,
-                uri,
-                Map.of(),
+                new TableLocation(store, uri, Map.of()),
                 allocator,
                 options,
                 LeaseClaimant.standalone("compactor"),
@@ -241,7 +241,7 @@ public final class CompactionFixture implements AutoCloseable {
 
     /** walsink's merge-on-read reader, by id. */
     List<Map<String, Object>> read(ReadMode mode) {
-        return byId(new SnapshotReader(uri, Map.of(), store, WalSchemaProfile.SPEC, allocator)
+        return byId(new SnapshotReader(new TableLocation(store, uri, Map.of()), WalSchemaProfile.SPEC, allocator)
                 .read(mode)
                 .rows());
     }

@@ -2,6 +2,7 @@ package io.walsink.maintenance.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
@@ -70,9 +71,7 @@ class CompactorRunBudgetTest {
             int merged = 0;
             for (int run = 0; run < published; run++) {
                 CompactionResult result = new TableCompaction(
-                                f.store,
-                                f.uri,
-                                Map.of(),
+                                new TableLocation(f.store, f.uri, Map.of()),
                                 f.allocator,
                                 options,
                                 LeaseClaimant.standalone("compactor"),

@@ -3,6 +3,7 @@ package io.walsink.maintenance.compaction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
@@ -64,9 +65,7 @@ class CompactorStaleCommitTest {
                     if (generation == 2 && step == stalledAt && taker.get() == null) {
                         // A stalls past its lease here; B, whose clock is past A's expiry, takes it over.
                         taker.set(new TableCompaction(
-                                        f.store,
-                                        f.uri,
-                                        Map.of(),
+                                        new TableLocation(f.store, f.uri, Map.of()),
                                         f.allocator,
                                         CompactorOptions.defaults(),
                                         LeaseClaimant.standalone("compactor-b"),
@@ -77,9 +76,7 @@ class CompactorStaleCommitTest {
                 }
             };
             TableCompaction stalled = new TableCompaction(
-                    f.store,
-                    f.uri,
-                    Map.of(),
+                    new TableLocation(f.store, f.uri, Map.of()),
                     f.allocator,
                     CompactorOptions.defaults(),
                     LeaseClaimant.standalone("compactor-a"),

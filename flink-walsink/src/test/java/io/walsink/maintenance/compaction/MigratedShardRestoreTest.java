@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.TableLayout;
 import io.walsink.format.sharding.ShardIds;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.migration.ShardIdMigration;
 import io.walsink.recovery.CommitHook;
@@ -119,7 +120,8 @@ class MigratedShardRestoreTest {
                     super.putIfAbsent(key, data);
                 }
             };
-            assertThatThrownBy(() -> new ShardIdMigration(failing, f.uri, Map.of(), f.allocator).run(line -> {}))
+            assertThatThrownBy(() -> new ShardIdMigration(new TableLocation(failing, f.uri, Map.of()), f.allocator)
+                            .run(line -> {}))
                     .hasMessageContaining("simulated failure");
             assertThat(f.store.listAll(TableLayout.shardFolder(ShardIds.bucket(BUCKET))))
                     .as("the interrupted run copied objects of the shard")
@@ -137,7 +139,8 @@ class MigratedShardRestoreTest {
     }
 
     private static void migrate(CompactionFixture f) {
-        List<ShardIdMigration.Move> moves = new ShardIdMigration(f.store, f.uri, Map.of(), f.allocator).run(line -> {});
+        List<ShardIdMigration.Move> moves =
+                new ShardIdMigration(new TableLocation(f.store, f.uri, Map.of()), f.allocator).run(line -> {});
         assertThat(moves).containsExactly(new ShardIdMigration.Move(BUCKET, legacy(f), ShardIds.bucket(BUCKET)));
     }
 }

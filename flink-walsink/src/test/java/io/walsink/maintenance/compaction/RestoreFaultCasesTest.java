@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.sharding.ShardIds;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.migration.ShardIdMigration;
@@ -344,7 +345,7 @@ class RestoreFaultCasesTest {
                     .isEqualTo(2);
 
             List<ShardIdMigration.Move> moves =
-                    new ShardIdMigration(f.store, f.uri, Map.of(), f.allocator).run(line -> {});
+                    new ShardIdMigration(new TableLocation(f.store, f.uri, Map.of()), f.allocator).run(line -> {});
             assertThat(moves).containsExactly(new ShardIdMigration.Move(BUCKET, legacy, ShardIds.bucket(BUCKET)));
 
             f.assertRestoredTo(f.restore(checkpoint.withShardId(ShardIds.bucket(BUCKET))), atCheckpoint, seed);
@@ -422,8 +423,12 @@ class RestoreFaultCasesTest {
                     super.put(key, data);
                 }
             };
-            this.context =
-                    new TableContext(store, f.table, Map.of(), WalSchemaProfile.SPEC, f.context.config(), f.allocator);
+            this.context = new TableContext(
+                    new TableLocation(store, f.table.uri(), Map.of()),
+                    f.table,
+                    WalSchemaProfile.SPEC,
+                    f.context.config(),
+                    f.allocator);
         }
     }
 }

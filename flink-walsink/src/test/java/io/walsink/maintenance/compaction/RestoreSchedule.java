@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.TableLayout;
 import io.walsink.format.sharding.ShardIds;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
@@ -150,7 +151,12 @@ final class RestoreSchedule {
         f = new CompactionFixture(dir, seed);
         try {
             store = new FaultingStore(f.store);
-            ctx = new TableContext(store, f.table, Map.of(), WalSchemaProfile.SPEC, f.context.config(), f.allocator);
+            ctx = new TableContext(
+                    new TableLocation(store, f.table.uri(), Map.of()),
+                    f.table,
+                    WalSchemaProfile.SPEC,
+                    f.context.config(),
+                    f.allocator);
             housekeeping = new TableHousekeeping(f, job);
             int steps = 4 + random.nextInt(10);
             int indexAt = random.nextBoolean() ? random.nextInt(steps) : -1;
@@ -275,10 +281,12 @@ final class RestoreSchedule {
         zombies.forEach(ShardWriter::close);
         zombies.clear();
         if (random.nextBoolean()) {
-            new TableCompaction(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
+            new TableCompaction(
+                            new TableLocation(f.store, f.uri, Map.of()), f.allocator, CompactorOptions.defaults(), job)
+                    .run();
             log("merge everything");
         }
-        ShardIdMigration migration = new ShardIdMigration(store, f.uri, Map.of(), f.allocator);
+        ShardIdMigration migration = new ShardIdMigration(new TableLocation(store, f.uri, Map.of()), f.allocator);
         assertThat(migration.plan()).as("shards to migrate (seed %s)", seed).hasSize(BUCKETS);
         if (random.nextBoolean()) {
             // A run interrupted at a store call, then run again, as the command's user would.
@@ -381,9 +389,7 @@ final class RestoreSchedule {
         stats.compactions++;
         try {
             CompactionResult result = new TableCompaction(
-                            f.store,
-                            f.uri,
-                            Map.of(),
+                            new TableLocation(f.store, f.uri, Map.of()),
                             f.allocator,
                             options,
                             job,
@@ -493,7 +499,12 @@ final class RestoreSchedule {
                     restore(retained.get(random.nextInt(retained.size())), false);
                     f.randomOps(live, 5 + random.nextInt(20), KEYS, "attempt-2");
                     CompactionFixture.publishGeneration(live);
-                    new TableCompaction(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
+                    new TableCompaction(
+                                    new TableLocation(f.store, f.uri, Map.of()),
+                                    f.allocator,
+                                    CompactorOptions.defaults(),
+                                    job)
+                            .run();
                     log("  attempt 2 wrote, published and merged; attempt 1 resumes");
                 }
                 return real.hold(why);
@@ -556,7 +567,8 @@ final class RestoreSchedule {
                     .isEqualTo(asStrings(rows));
             stats.lanceDbReads++;
         }
-        new TableCompaction(f.store, f.uri, Map.of(), f.allocator, CompactorOptions.defaults(), job).run();
+        new TableCompaction(new TableLocation(f.store, f.uri, Map.of()), f.allocator, CompactorOptions.defaults(), job)
+                .run();
         CompactionFixture.publishGeneration(live); // writers drop what was merged
         assertThat(f.baseRows())
                 .as("the base table alone after merging (seed %s)", seed)

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.format.consumer.ConsumerRecord;
 import io.walsink.format.consumer.ConsumerRecords;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
@@ -192,9 +193,7 @@ class RetainedBaseVersionsTest {
     /** A compactor run with the sink's cleanup, its clock at {@code nowMillis}. */
     private static CompactionResult cleanupAt(CompactionFixture f, Duration retention, long nowMillis) {
         return new TableCompaction(
-                        f.store,
-                        f.uri,
-                        Map.of(),
+                        new TableLocation(f.store, f.uri, Map.of()),
                         f.allocator,
                         CompactorOptions.defaults().withCleanupRetention(retention),
                         LeaseClaimant.standalone("compactor"),

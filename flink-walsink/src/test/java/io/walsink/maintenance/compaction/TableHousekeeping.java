@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.gc.GarbageCollector;
@@ -103,9 +104,7 @@ final class TableHousekeeping {
                     .build());
         }
         CompactionResult result = new TableCompaction(
-                        f.store,
-                        f.uri,
-                        Map.of(),
+                        new TableLocation(f.store, f.uri, Map.of()),
                         f.allocator,
                         options,
                         job,

@@ -8,6 +8,7 @@ import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.manifest.SsTable;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
@@ -82,7 +83,11 @@ final class GcFixture implements AutoCloseable {
                 tablePath.toString(), SCHEMA, List.of("id"), TableSharding.bucket("id", 1), Map.of());
         this.store = new LocalObjectStore(tablePath);
         this.context = new TableContext(
-                store, table, Map.of(), WalSchemaProfile.SPEC, ShardWriterConfig.defaults(), allocator);
+                new TableLocation(store, table.uri(), Map.of()),
+                table,
+                WalSchemaProfile.SPEC,
+                ShardWriterConfig.defaults(),
+                allocator);
         this.writer = ShardOpener.open(context, SHARD, 0, placement());
         endStep();
     }
@@ -186,8 +191,9 @@ final class GcFixture implements AutoCloseable {
     }
 
     Map<Long, String> read(ReadMode mode) {
-        TableRows rows =
-                new SnapshotReader(tablePath.toString(), Map.of(), store, WalSchemaProfile.SPEC, allocator).read(mode);
+        TableRows rows = new SnapshotReader(
+                        new TableLocation(store, tablePath.toString(), Map.of()), WalSchemaProfile.SPEC, allocator)
+                .read(mode);
         Map<Long, String> byId = new TreeMap<>();
         for (Map<String, Object> row : rows.rows()) {
             byId.put((Long) row.get("id"), (String) row.get("name"));

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.NewestRowsReader;
+import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.Memtables;
@@ -82,7 +84,9 @@ public class SsTableWriterTest {
         WrittenSsTable written;
         try (BufferAllocator memory = root.newChildAllocator("memtable", 0, Long.MAX_VALUE);
                 Memtable frozen = new Memtables(storage, memory).frozen(1, 3, updatesAndADelete(), 7)) {
-            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(
+                            new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root)
+                    .write(frozen);
 
             assertThat(written.generation()).isEqualTo(1);
             assertThat(written.path()).matches("[0-9a-f]{8}_gen_1");
@@ -111,7 +115,8 @@ public class SsTableWriterTest {
                 BufferAllocator otherRoot = new RootAllocator();
                 Memtable shared = new Memtables(storage, sameRoot).frozen(1, 3, updatesAndADelete(), 1);
                 Memtable copied = new Memtables(storage, otherRoot).frozen(2, 3, updatesAndADelete(), 1)) {
-            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(
+                    new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root);
             WrittenSsTable a = writer.write(shared);
             WrittenSsTable b = writer.write(copied);
             assertThat(LanceRows.scan(root, sstableUri(a), Map.of()))
@@ -124,7 +129,9 @@ public class SsTableWriterTest {
     void everyKeyOfTheSsTableIsInItsPrimaryKeyIndexWithItsRowOffset() throws Exception {
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(storage, root).frozen(5, 3, updatesAndADelete(), 1)) {
-            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(
+                            new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root)
+                    .write(frozen);
         }
         Map<Long, Long> offsetByKey = new TreeMap<>();
         List<Map<String, Object>> rows = LanceRows.scan(root, sstableUri(written), Map.of());
@@ -163,7 +170,9 @@ public class SsTableWriterTest {
     void ssTableIsOneFragmentWithTheTombstoneAndTheTableFieldIds() {
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(storage, root).frozen(3, 2, updatesAndADelete(), 2)) {
-            written = new SsTableWriter(uri, Map.of(), shard, storage, root).write(frozen);
+            written = new SsTableWriter(
+                            new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root)
+                    .write(frozen);
         }
         try (Dataset ds = Dataset.open(root, sstableUri(written), new ReadOptions.Builder().build())) {
             assertThat(ds.getFragments()).hasSize(1);
@@ -189,7 +198,12 @@ public class SsTableWriterTest {
                 RowOp.put(row("id", 1L, "name", "y", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(appendOnly, root).frozen(1, 2, ops, 3)) {
-            written = new SsTableWriter(uri, Map.of(), shard, appendOnly, root).write(frozen);
+            written = new SsTableWriter(
+                            new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()),
+                            shard,
+                            appendOnly,
+                            root)
+                    .write(frozen);
         }
         assertThat(written.physicalRows()).isEqualTo(3);
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
@@ -206,7 +220,9 @@ public class SsTableWriterTest {
                 RowOp.put(row("id", 1L, "name", "a", "score", 1)), RowOp.put(row("id", 1L, "name", "b", "score", 2)));
         WrittenSsTable written;
         try (Memtable frozen = new Memtables(lance70, root).frozen(1, 8, ops, 1)) {
-            written = new SsTableWriter(uri, Map.of(), shard, lance70, root).write(frozen);
+            written = new SsTableWriter(
+                            new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, lance70, root)
+                    .write(frozen);
         }
         assertThat(LanceRows.scan(root, sstableUri(written), Map.of()))
                 .containsExactly(row("id", 1L, "name", "b", "score", 2));
@@ -223,7 +239,8 @@ public class SsTableWriterTest {
     void smallSsTablesAreHandedToLanceWithoutCallsIntoTheJvm() throws Exception {
         int count = 20;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+        SsTableWriter writer = new SsTableWriter(
+                new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root);
         try (Memtable frozen = new Memtables(storage, root).frozen(1, 2, updatesAndADelete(), 1)) {
             assertThat(frozen.sealedBatches())
                     .as("the survivors of several batches")
@@ -256,7 +273,8 @@ public class SsTableWriterTest {
 
     @Test
     void refusesAMemtableThatIsNotFrozenOrEmpty() {
-        SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+        SsTableWriter writer = new SsTableWriter(
+                new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root);
         try (Memtable open = new Memtables(storage, root).build(1, 4, updatesAndADelete());
                 Memtable empty = new Memtables(storage, root).build(2, 4, List.of())) {
             assertThatThrownBy(() -> writer.write(open))
@@ -276,7 +294,8 @@ public class SsTableWriterTest {
         Files.createDirectories(dir.resolve("table/_mem_wal"));
         Files.writeString(dir.resolve("table/_mem_wal/" + shard), "not a folder");
         try (Memtable frozen = new Memtables(storage, root).frozen(4, 4, updatesAndADelete(), 9)) {
-            SsTableWriter writer = new SsTableWriter(uri, Map.of(), shard, storage, root);
+            SsTableWriter writer = new SsTableWriter(
+                    new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()), shard, storage, root);
             assertThatThrownBy(() -> writer.write(frozen))
                     .isInstanceOfSatisfying(SsTableWriteException.class, e -> assertThat(e.location())
                             .startsWith(uri + "/_mem_wal/" + shard + "/")
@@ -286,6 +305,6 @@ public class SsTableWriterTest {
     }
 
     private String sstableUri(WrittenSsTable t) {
-        return SsTableFolder.uri(uri, shard, t.path());
+        return TableLocation.ssTableUri(uri, shard, t.path());
     }
 }

@@ -3,6 +3,7 @@ package io.walsink.table.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.compaction.TableCompaction;
@@ -72,7 +73,9 @@ class TableScanAcrossCompactionTest {
 
         writers.writeRandomAndPublish(random, 60, KEYS, "g3", model);
         int merged = new TableCompaction(
-                        new LocalObjectStore(Path.of(uri)), uri, Map.of(), allocator, CompactorOptions.defaults())
+                        new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()),
+                        allocator,
+                        CompactorOptions.defaults())
                 .run()
                 .mergedGenerations();
         writers.reopen(); // a claim drops the merged SSTables from the manifest

@@ -7,10 +7,10 @@ import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
-import io.walsink.shard.io.SsTableFolder;
 import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.AllocatorExtension;
@@ -136,7 +136,7 @@ class TableScanExpiredSnapshotTest {
     void aCollectedSsTable() throws Exception {
         createTable();
         GarbageCollectedException e = restoreAfter(
-                ReadMode.COMMITTED, () -> delete(Path.of(SsTableFolder.uri(uri, shard.id(), sstable.path()))));
+                ReadMode.COMMITTED, () -> delete(Path.of(TableLocation.ssTableUri(uri, shard.id(), sstable.path()))));
         assertThat(e.getMessage())
                 .contains("SSTable generation " + sstable.generation())
                 .contains("manifest version " + pinnedManifest.version());

@@ -3,6 +3,7 @@ package io.walsink.table.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.flink.MiniClusters;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.snapshot.SnapshotReader;
@@ -79,7 +80,9 @@ class TableScanSqlSnapshotTest {
     private static List<String> read(Path path) {
         try (RootAllocator allocator = new RootAllocator()) {
             return new SnapshotReader(
-                            path.toString(), Map.of(), new LocalObjectStore(path), WalSchemaProfile.SPEC, allocator)
+                            new TableLocation(new LocalObjectStore(path), path.toString(), Map.of()),
+                            WalSchemaProfile.SPEC,
+                            allocator)
                     .read(ReadMode.COMMITTED).rows().stream()
                             .map(r -> r.get("id") + "=" + r.get("name"))
                             .toList();

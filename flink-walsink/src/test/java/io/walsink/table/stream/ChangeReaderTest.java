@@ -8,6 +8,7 @@ import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.sharding.BucketHash;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.compaction.TableCompaction;
@@ -287,7 +288,9 @@ class ChangeReaderTest {
     /** The compactor merges every published generation; the writers' claims drop them from their manifests. */
     private void mergeAndDrop() {
         int merged = new TableCompaction(
-                        new LocalObjectStore(Path.of(uri)), uri, Map.of(), allocator, CompactorOptions.defaults())
+                        new TableLocation(new LocalObjectStore(Path.of(uri)), uri, Map.of()),
+                        allocator,
+                        CompactorOptions.defaults())
                 .run()
                 .mergedGenerations();
         assertThat(merged).as("generations merged").isPositive();

@@ -9,6 +9,7 @@ import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.table.TableSharding;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.compaction.TableCompaction;
@@ -178,7 +179,7 @@ class ConsumerRecordTest {
      */
     private void behindTheRead() {
         changes.writeAndPublish(3);
-        new TableCompaction(store, uri, Map.of(), allocator, CompactorOptions.defaults()).run();
+        new TableCompaction(new TableLocation(store, uri, Map.of()), allocator, CompactorOptions.defaults()).run();
         writers.reopen();
         for (int b = 0; b < BUCKETS; b++) {
             assertThat(new ManifestStore(store, ShardIds.bucket(b))
