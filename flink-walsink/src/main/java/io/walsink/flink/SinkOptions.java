@@ -152,6 +152,13 @@ public final class SinkOptions {
             .withDescription(
                     "Object-store I/O threads per writer subtask; also how many shards a subtask restores at once after a failover.");
 
+    public static final ConfigOption<Boolean> ADD_COLUMNS = ConfigOptions.key("sink.add-columns")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Columns the sink's rows declare and the table lacks are added to the table (nullable, at"
+                    + " the end; published generations are merged first) when the job is built, before it writes;"
+                    + " rows written before read them as null. Off: such a sink fails naming the column.");
+
     /** In the order docs/configuration.md lists them. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -171,6 +178,7 @@ public final class SinkOptions {
                 MAX_UNFLUSHED_BYTES_PER_SUBTASK,
                 MAX_OFF_HEAP_BYTES_PER_SUBTASK,
                 PARALLELISM,
-                IO_THREADS);
+                IO_THREADS,
+                ADD_COLUMNS);
     }
 }

@@ -12,6 +12,7 @@ import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
+import io.walsink.maintenance.schema.AddedColumns;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -298,6 +300,9 @@ public final class WalSinkBuilder<IN> {
         lance.putAll(lanceStorageOptions); // explicit options win over derived ones
         WalSinkOptions options = new WalSinkOptions(path, s3, lance, profile, checked, storeWrapper);
         TableInfo table = openOrCreate(options);
+        if (checked.get(SinkOptions.ADD_COLUMNS) && rowType != null) {
+            table = withDeclaredColumns(options, table);
+        }
         VectorColumns.check(vectorColumns, table.schema(), path);
         MaintainedIndexes.checkDeclared(maintainedIndexes, table);
         if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
@@ -311,6 +316,21 @@ public final class WalSinkBuilder<IN> {
                 effective,
                 conversion,
                 checked.isSet(SinkOptions.PARALLELISM) ? checked.get(SinkOptions.PARALLELISM) : null);
+    }
+
+    /** The table with the columns {@code rowType} declares and it lacks added ({@code sink.add-columns}). */
+    private TableInfo withDeclaredColumns(WalSinkOptions options, TableInfo table) {
+        List<Field> added = new ArrayList<>();
+        for (RowType.RowField f : rowType.getFields()) {
+            if (table.schema().getFields().stream().noneMatch(c -> c.getName().equals(f.getName()))) {
+                added.add(FlinkArrowTypes.toArrowField(f.getName(), f.getType()));
+            }
+        }
+        if (added.isEmpty()) {
+            return table;
+        }
+        AddedColumns.add(path, s3, options.lanceUri(), options.lanceStorageOptions(), added);
+        return LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
     }
 
     private TableInfo openOrCreate(WalSinkOptions options) {

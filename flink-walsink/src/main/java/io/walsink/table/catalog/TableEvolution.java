@@ -2,31 +2,24 @@ package io.walsink.table.catalog;
 
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.format.wal.WalStorageSchema;
-import io.walsink.maintenance.CompactionResult;
-import io.walsink.maintenance.Compactor;
-import io.walsink.maintenance.CompactorOptions;
 import io.walsink.table.ExistingTable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.TableChange;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.lance.Dataset;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * ALTER TABLE on a walsink catalog table. What it can change is what every reader of the table can
  * follow: nullable columns added at the end. Rows written before (the base table's, SSTables', WAL
- * entries') read them as null, in walsink's readers as in Lance's MemWAL; the published generations
- * are merged into the base table first, for LanceDB's reader. Everything else is refused before
- * anything is written, naming why:
+ * entries') read them as null ({@code AddedColumns}). Everything else is refused before anything is
+ * written, naming why:
  *
  * <ul>
  *   <li>a type change, widening included: Lance's MemWAL readers (LanceDB's) refuse a column whose
@@ -47,23 +40,13 @@ final class TableEvolution {
                 .open(name)
                 .orElseThrow(() -> new ValidationException("There is no table '" + name + "' in catalog " + catalog));
         List<Field> added = added(table, name, changes);
-        if (added.isEmpty()) {
-            return;
-        }
-        // LanceDB's MemWAL reader (Lance core 10) fails on a flushed generation that lacks a
-        // column of the table, where Lance's newer MemWAL and walsink's readers read it as null:
-        // the generations published so far go into the base table first.
-        CompactionResult merged = Compactor.compact(warehouse.path(name), warehouse.s3(), CompactorOptions.defaults());
-        LOG.info("walsink catalog '{}' before altering {}: {}", catalog, name, merged.describe(name));
-        try (BufferAllocator allocator = new RootAllocator();
-                Dataset ds = warehouse.dataset(allocator, name)) {
-            ds.addColumns(added);
-            LOG.info(
-                    "walsink catalog '{}' added columns {} to table {} (base version {})",
-                    catalog,
-                    added.stream().map(Field::getName).toList(),
-                    name,
-                    ds.version());
+        if (!added.isEmpty()) {
+            try {
+                warehouse.addColumns(name, added);
+            } catch (IllegalArgumentException e) {
+                throw new ValidationException("Cannot alter table '" + name + "': " + e.getMessage(), e);
+            }
+            LOG.info("walsink catalog '{}' added columns {} to table {}", catalog, added, name);
         }
     }
 

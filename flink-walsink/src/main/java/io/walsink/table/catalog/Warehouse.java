@@ -1,6 +1,7 @@
 package io.walsink.table.catalog;
 
 import io.walsink.format.table.LanceTables;
+import io.walsink.maintenance.schema.AddedColumns;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.configuration.Configuration;
 import org.lance.Dataset;
 
@@ -111,6 +113,12 @@ final class Warehouse implements AutoCloseable {
     /** The catalog's S3 settings, for the maintenance that opens a table by path. */
     S3Options s3() {
         return config(root).s3();
+    }
+
+    /** Adds nullable columns at the end of the table ({@link AddedColumns}). */
+    void addColumns(String name, List<Field> columns) {
+        WalSinkTableConfig table = config(path(name));
+        AddedColumns.add(path(name), s3(), table.lanceUri(), table.lanceStorageOptions(), columns);
     }
 
     /** The table's base Lance dataset, at its latest version. */

@@ -1,0 +1,78 @@
+package io.walsink.maintenance.schema;
+
+import io.walsink.annotation.Internal;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.wal.WalStorageSchema;
+import io.walsink.maintenance.CompactionResult;
+import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.CompactorOptions;
+import io.walsink.storage.S3Options;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.lance.Dataset;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adds nullable columns at the end of a MemWAL table: rows written before (base table, SSTables,
+ * WAL entries) read them as null, in walsink's readers ({@code ColumnsAddedLater}) as in Lance's
+ * MemWAL. The generations published so far are merged into the base table first: LanceDB's MemWAL
+ * reader (Lance core 10) fails on an SSTable that lacks a column of the table, where newer Lance
+ * and walsink read it as null. The merge takes the compaction lease, so a job compacting the table
+ * itself makes this fail naming the holder.
+ */
+@Internal
+public final class AddedColumns {
+    private static final Logger LOG = LoggerFactory.getLogger(AddedColumns.class);
+
+    private AddedColumns() {}
+
+    /**
+     * @param path the table, as the sink and the compactor name it
+     * @param lanceUri the base table's URI and {@code storageOptions} its lance-core options
+     * @return the base table version that has the columns
+     * @throws IllegalArgumentException naming the column, if one is not nullable or clashes with a
+     *     column of the table, before anything is written
+     */
+    public static long add(
+            String path, S3Options s3, String lanceUri, Map<String, String> storageOptions, List<Field> columns) {
+        for (Field f : columns) {
+            if (!f.isNullable()) {
+                throw new IllegalArgumentException("column '" + f.getName() + "' cannot be added as NOT NULL: the rows"
+                        + " written before it hold no value for it; add it nullable");
+            }
+            if (f.getName().equals(WalStorageSchema.TOMBSTONE)) {
+                throw new IllegalArgumentException(
+                        "column '" + f.getName() + "' cannot be added: the name is the WAL's tombstone column");
+            }
+        }
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
+            Set<String> names = new HashSet<>();
+            ds.getSchema().getFields().forEach(f -> names.add(f.getName()));
+            for (Field f : columns) {
+                if (!names.add(f.getName())) {
+                    throw new IllegalArgumentException(
+                            "column '" + f.getName() + "' cannot be added: the table at " + path + " has it");
+                }
+            }
+        }
+        CompactionResult merged = Compactor.compact(path, s3, CompactorOptions.defaults());
+        LOG.info("Before adding columns to {}: {}", path, merged.describe(path));
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
+            ds.addColumns(columns);
+            LOG.info(
+                    "Added columns {} to {} (base version {})",
+                    columns.stream().map(Field::getName).toList(),
+                    path,
+                    ds.version());
+            return ds.version();
+        }
+    }
+}
