@@ -44,16 +44,7 @@ class SinkAddColumnsTest {
     @Test
     void aSinkDeclaringANewColumnAddsItWhenAskedAndOldRowsReadItAsNull() throws Exception {
         Path path = dir.resolve("t");
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql(SqlTables.walsinkTable(
-                "t",
-                "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED",
-                path,
-                "buckets",
-                "2",
-                "sink.compaction.enabled",
-                "false"));
-        sql.executeSql("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+        StreamTableEnvironment sql = threeRows(path);
         List<Path> versions = versions(path);
 
         String wider = "id BIGINT, name STRING, note STRING, score DOUBLE, PRIMARY KEY (id) NOT ENFORCED";
@@ -111,16 +102,7 @@ class SinkAddColumnsTest {
     @Test
     void sstablesWrittenBeforeAColumnWasAddedReadItAsNullAndMergeIntoTheBase() throws Exception {
         Path path = dir.resolve("t");
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql(SqlTables.walsinkTable(
-                "t",
-                "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED",
-                path,
-                "buckets",
-                "2",
-                "sink.compaction.enabled",
-                "false"));
-        sql.executeSql("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+        StreamTableEnvironment sql = threeRows(path);
         sql.executeSql("INSERT INTO t VALUES (2, CAST(NULL AS STRING))").await(); // a newer SSTable
         try (BufferAllocator allocator = new RootAllocator();
                 Dataset base = Dataset.open(allocator, path.toString())) {
@@ -138,6 +120,21 @@ class SinkAddColumnsTest {
                     .containsExactlyInAnyOrderElementsOf(expected);
         }
         assertThat(SqlTables.read(path, ReadMode.COMMITTED)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** Table {@code t} (id, name) at {@code path} with keys 1 to 3, uncompacted. */
+    private static StreamTableEnvironment threeRows(Path path) throws Exception {
+        StreamTableEnvironment sql = SqlTables.env();
+        sql.executeSql(SqlTables.walsinkTable(
+                "t",
+                "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED",
+                path,
+                "buckets",
+                "2",
+                "sink.compaction.enabled",
+                "false"));
+        sql.executeSql("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+        return sql;
     }
 
     private static Map<String, Object> row(long id, String name) {
