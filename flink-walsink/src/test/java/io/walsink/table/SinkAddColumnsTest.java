@@ -105,7 +105,7 @@ class SinkAddColumnsTest {
         StreamTableEnvironment sql = threeRows(path);
         sql.executeSql("INSERT INTO t VALUES (2, CAST(NULL AS STRING))").await(); // a newer SSTable
         try (BufferAllocator allocator = new RootAllocator();
-                Dataset base = Dataset.open(allocator, path.toString())) {
+                Dataset base = Dataset.open(path.toString(), allocator)) {
             base.addColumns(List.of(Field.nullable("note", ArrowType.Utf8.INSTANCE)));
         }
         List<Map<String, Object>> expected = List.of(row(1L, "a"), row(2L, null), row(3L, "c"));
@@ -114,7 +114,7 @@ class SinkAddColumnsTest {
         CompactionResult merged = Compactor.compact(path.toString(), null, CompactorOptions.defaults());
         assertThat(merged.describe("t").toString()).doesNotContain(": 0 generations");
         try (BufferAllocator allocator = new RootAllocator();
-                Dataset base = Dataset.open(allocator, path.toString())) {
+                Dataset base = Dataset.open(path.toString(), allocator)) {
             assertThat(LanceRows.scan(base))
                     .as("lance-core's scan of the base table alone")
                     .containsExactlyInAnyOrderElementsOf(expected);

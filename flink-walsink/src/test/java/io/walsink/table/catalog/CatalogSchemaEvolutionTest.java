@@ -208,10 +208,17 @@ class CatalogSchemaEvolutionTest {
                 .isEqualTo(before);
         assertThat(sql.from("t").getResolvedSchema().getColumnNames()).containsExactly("id", "n", "f");
 
+        SqlTables.collect(sql, "CALL lake.sys.compact('t')");
+        SqlTables.collect(sql, "CALL lake.sys.create_tag('t', 'narrow')");
         sql.executeSql("ALTER TABLE t ADD (s STRING, d DOUBLE)");
         sql.executeSql("INSERT INTO t VALUES (2, 3, 4.0, 'x', 5.5)").await();
         assertThat(SqlTables.collect(sql, "SELECT * FROM t"))
                 .containsExactlyInAnyOrder(Row.of(1L, 2, 3.0f, null, null), Row.of(2L, 3, 4.0f, "x", 5.5));
+        assertThat(SqlTables.collect(sql, "SELECT id, n, f FROM t /*+ OPTIONS('scan.tag' = 'narrow') */"))
+                .as("a version from before the ALTER, read with the columns it has")
+                .containsExactly(Row.of(1L, 2, 3.0f));
+        assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t /*+ OPTIONS('scan.tag' = 'narrow') */"))
+                .hasStackTraceContaining("has no column 's'");
     }
 
     /**
