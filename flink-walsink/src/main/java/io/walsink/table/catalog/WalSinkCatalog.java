@@ -148,6 +148,20 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
 
     @Override
     public CatalogBaseTable getTable(ObjectPath path) throws TableNotExistException {
+        return table(path, null);
+    }
+
+    /**
+     * {@code FOR SYSTEM_TIME AS OF TIMESTAMP '...'}: the table as a bounded read of the base table
+     * version that was the latest at {@code timestamp} (epoch milliseconds, converted from the
+     * session's time zone by the planner), as {@code 'scan.timestamp'} reads it.
+     */
+    @Override
+    public CatalogBaseTable getTable(ObjectPath path, long timestamp) throws TableNotExistException {
+        return table(path, timestamp);
+    }
+
+    private CatalogTable table(ObjectPath path, Long timestamp) throws TableNotExistException {
         if (!databaseExists(path.getDatabaseName())) {
             throw new TableNotExistException(getName(), path);
         }
@@ -158,10 +172,15 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
         Map<String, String> options = new LinkedHashMap<>(warehouse.storedOptions(path.getObjectName()));
         options.putAll(warehouse.locationOptions(path.getObjectName()));
         options.put(FactoryUtil.CONNECTOR.key(), WalSinkTableFactory.IDENTIFIER);
+        if (timestamp != null) {
+            options.put(WalSinkTableOptions.SCAN_TIMESTAMP.key(), Long.toString(timestamp));
+            options.put(WalSinkTableOptions.SCAN_STARTUP_MODE.key(), "snapshot");
+        }
         return CatalogTable.newBuilder()
                 .schema(schema(existing.get()))
                 .comment("Lance table " + warehouse.path(path.getObjectName()))
                 .options(options)
+                .snapshot(timestamp)
                 .build();
     }
 
