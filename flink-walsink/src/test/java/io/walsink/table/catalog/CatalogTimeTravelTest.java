@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.MiniClusters;
-import io.walsink.format.table.LanceTables;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.TableReader;
 import io.walsink.storage.S3Options;
 import io.walsink.table.SqlTables;
+import io.walsink.testing.BaseVersions;
 import io.walsink.testing.LanceDb;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,14 +21,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.Dataset;
 
 /**
  * Time travel: a base table version read three ways (SQL, {@code TableReader}, LanceDB's {@code
@@ -62,7 +60,7 @@ class CatalogTimeTravelTest {
 
         sql.executeSql("INSERT INTO events VALUES (2, 'b2'), (3, 'c')").await();
         SqlTables.collect(sql, "CALL lake.sys.compact('events')");
-        long second = latestVersion(table);
+        long second = BaseVersions.latest(table.toString());
         assertThat(second).as("compaction made a newer version").isGreaterThan(first);
 
         List<Row> atFirst = List.of(Row.of(1L, "a"), Row.of(2L, "b"));
@@ -123,18 +121,20 @@ class CatalogTimeTravelTest {
         // no 'scan.startup-mode': a time-travel read is bounded by itself
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false')");
-        Instant created = committed(table, 1);
+        Instant created = BaseVersions.committed(table.toString(), 1);
 
         sql.executeSql("INSERT INTO events VALUES (1, 'a'), (2, 'b')").await();
         SqlTables.collect(sql, "CALL lake.sys.compact('events')");
-        long first = latestVersion(table);
+        long first = BaseVersions.latest(table.toString());
         sql.executeSql("INSERT INTO events VALUES (2, 'b2'), (3, 'c')").await();
         SqlTables.collect(sql, "CALL lake.sys.compact('events')");
-        long second = latestVersion(table);
+        long second = BaseVersions.latest(table.toString());
         // The first millisecond boundary at or after each version's commit: still before the next one's.
-        Instant atFirst = ceilToMillis(committed(table, first));
-        Instant atSecond = ceilToMillis(committed(table, second));
-        assertThat(atFirst).as("the next version came later").isBefore(committed(table, first + 1));
+        Instant atFirst = BaseVersions.readableAt(table.toString(), first);
+        Instant atSecond = BaseVersions.readableAt(table.toString(), second);
+        assertThat(atFirst)
+                .as("the next version came later")
+                .isBefore(BaseVersions.committed(table.toString(), first + 1));
 
         List<Row> rowsFirst = List.of(Row.of(1L, "a"), Row.of(2L, "b"));
         List<Row> rowsSecond = List.of(Row.of(1L, "a"), Row.of(2L, "b2"), Row.of(3L, "c"));
@@ -171,7 +171,7 @@ class CatalogTimeTravelTest {
         SqlTables.collect(sql, "CALL lake.sys.create_tag('events', 'first', " + first + ")");
         sql.executeSql("INSERT INTO events VALUES (4, 'd')").await();
         SqlTables.collect(sql, "CALL lake.sys.compact('events')");
-        assertThat(latestVersion(table)).as("a third version").isGreaterThan(second);
+        assertThat(BaseVersions.latest(table.toString())).as("a third version").isGreaterThan(second);
         Compactor.compact(
                 table.toString(),
                 S3Options.defaults(),
@@ -197,35 +197,11 @@ class CatalogTimeTravelTest {
         return SqlTables.collect(sql, "SELECT id, name FROM events FOR SYSTEM_TIME AS OF TIMESTAMP '" + literal + "'");
     }
 
-    private static Instant ceilToMillis(Instant t) {
-        Instant down = t.truncatedTo(ChronoUnit.MILLIS);
-        return down.equals(t) ? t : down.plusMillis(1);
-    }
-
-    private static Instant committed(Path table, long version) {
-        try (RootAllocator allocator = new RootAllocator();
-                Dataset base = LanceTables.openDataset(allocator, table.toString(), Map.of())) {
-            return base.listVersions().stream()
-                    .filter(v -> v.getId() == version)
-                    .findFirst()
-                    .orElseThrow()
-                    .getDataTime()
-                    .toInstant();
-        }
-    }
-
     private static List<Row> select(StreamTableEnvironment sql, String hint) throws Exception {
         return SqlTables.collect(sql, "SELECT id, name FROM events /*+ OPTIONS(" + hint + ") */");
     }
 
     private static List<Row> rows(List<Map<String, Object>> rows) {
         return rows.stream().map(r -> Row.of(r.get("id"), r.get("name"))).toList();
-    }
-
-    private static long latestVersion(Path table) {
-        try (RootAllocator allocator = new RootAllocator();
-                Dataset base = LanceTables.openDataset(allocator, table.toString(), Map.of())) {
-            return base.version();
-        }
     }
 }
