@@ -39,11 +39,23 @@ public final class TableProcedures {
         return procedures;
     }
 
+    /**
+     * The path of an existing table: {@code 'events'} in the warehouse root (the default database),
+     * {@code 'db.events'} in database {@code db} when that database holds it.
+     */
     private static String existing(Warehouse warehouse, String table) {
-        if (warehouse.open(table).isEmpty()) {
+        int dot = table.indexOf('.');
+        if (dot > 0) {
+            String database = table.substring(0, dot);
+            String name = table.substring(dot + 1);
+            if (warehouse.exists(database) && warehouse.tableNames(database).contains(name)) {
+                return warehouse.path(database, name);
+            }
+        }
+        if (!warehouse.tableNames(null).contains(table)) {
             throw new ValidationException("There is no table '" + table + "' in the warehouse " + warehouse);
         }
-        return warehouse.path(table);
+        return warehouse.path(null, table);
     }
 
     /** {@code compact(table)}: merges the published generations into the base table, as {@code walsink compact}. */
