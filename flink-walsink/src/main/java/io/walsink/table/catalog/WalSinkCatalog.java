@@ -90,7 +90,7 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
     public List<String> listDatabases() {
         List<String> databases = new ArrayList<>(List.of(getDefaultDatabase()));
         warehouse.databases().stream()
-                .filter(d -> !d.equals(getDefaultDatabase()))
+                .filter(d -> !d.equals(getDefaultDatabase()) && !d.equals(TableProcedures.DATABASE))
                 .forEach(databases::add);
         return databases;
     }
