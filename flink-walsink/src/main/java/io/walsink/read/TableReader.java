@@ -7,6 +7,7 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.search.SnapshotSearch;
 import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.storage.S3Options;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -95,6 +96,17 @@ public final class TableReader implements AutoCloseable {
     /** {@link #readVersion} of the version the base table's tag {@code tag} names. */
     public TableRows readTag(String tag) {
         return snapshots.read(snapshots.pinTag(tag));
+    }
+
+    /**
+     * {@link #readVersion} of the version that was the latest at {@code at}: the highest-numbered
+     * base table version committed at or before it.
+     *
+     * @throws IllegalArgumentException if {@code at} precedes every version the table holds, or the
+     *     versions after the one found were cleaned up (so a newer one may have been current then)
+     */
+    public TableRows readAt(Instant at) {
+        return snapshots.read(snapshots.pinTimestamp(at));
     }
 
     /**

@@ -28,7 +28,8 @@ record ContinuousReadConfig(StartupMode startup, Duration discoveryInterval, Str
         try {
             startup = options.getOptional(SCAN_STARTUP_MODE)
                     .map(StartupMode::parse)
-                    .orElse(StartupMode.INITIAL);
+                    // a time-travel read is the bounded read of one version
+                    .orElse(TimeTravel.requested(options) ? StartupMode.SNAPSHOT : StartupMode.INITIAL);
         } catch (IllegalArgumentException e) {
             throw invalid(SCAN_STARTUP_MODE.key(), e.getMessage());
         }

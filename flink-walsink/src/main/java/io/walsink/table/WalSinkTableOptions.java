@@ -119,7 +119,15 @@ public final class WalSinkTableOptions {
             .stringType()
             .noDefaultValue()
             .withDescription("Time travel: as 'scan.version', the base table version this tag names"
-                    + " (CALL <catalog>.sys.create_tag, or LanceDB's tags). Not with 'scan.version'.");
+                    + " (CALL <catalog>.sys.create_tag, walsink tag create, or LanceDB's tags).");
+
+    public static final ConfigOption<String> SCAN_TIMESTAMP = ConfigOptions.key("scan.timestamp")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Time travel: as 'scan.version', the latest base table version committed at or before"
+                    + " this instant, given as epoch milliseconds or an ISO-8601 date-time with offset"
+                    + " (2026-01-01T00:00:00Z); what FOR SYSTEM_TIME AS OF reads on a catalog's table. One of"
+                    + " 'scan.version', 'scan.tag' and 'scan.timestamp'.");
 
     public static final ConfigOption<String> SCAN_FULL_TEXT_COLUMN = ConfigOptions.key("scan.full-text.column")
             .stringType()
@@ -280,6 +288,7 @@ public final class WalSinkTableOptions {
                 SCAN_SPLIT_BASE_ROWS,
                 SCAN_VERSION,
                 SCAN_TAG,
+                SCAN_TIMESTAMP,
                 SCAN_FULL_TEXT_COLUMN,
                 SCAN_FULL_TEXT_QUERY,
                 SCAN_FULL_TEXT_LIMIT,

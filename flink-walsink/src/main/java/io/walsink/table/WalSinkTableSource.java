@@ -84,19 +84,20 @@ final class WalSinkTableSource
         return continuous() && !declaredKey.isEmpty() ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
     }
 
-    /** Whether a SELECT follows the table; a full-text SELECT never does. */
     /** The version a time-travel read pins, checked now; null for a read of the current table. */
     private Long timeTravelVersion() {
         if (config.timeTravel().isEmpty()) {
             return null;
         }
         if (continuous() || config.fullText().isPresent()) {
-            throw new ValidationException("'scan.version' and 'scan.tag' read one base table version: a bounded"
-                    + " SELECT ('scan.startup-mode' = 'snapshot' in streaming mode), without 'scan.full-text.*'");
+            throw new ValidationException("'scan.version', 'scan.tag' and 'scan.timestamp' read one base table"
+                    + " version: a bounded SELECT (not with 'scan.startup-mode' initial or latest), without"
+                    + " 'scan.full-text.*'");
         }
         return config.timeTravel().get().resolve(config);
     }
 
+    /** Whether a SELECT follows the table; a full-text SELECT never does. */
     private boolean continuous() {
         return read.continuous() && config.fullText().isEmpty();
     }

@@ -4,13 +4,17 @@ import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.TableRows;
+import io.walsink.read.snapshot.VersionAtTime;
 import java.io.PrintStream;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Stream;
 
 /** {@code walsink scan}: the merged rows, selected and formatted. */
 final class ScanCommand {
@@ -52,12 +56,13 @@ final class ScanCommand {
             }
             where = new String[] {w.substring(0, eq), w.substring(eq + 1)};
         }
+        Function<TableReader, TableRows> read = timeTravel(args, mode);
         TableRows rows;
         // Only the WAL tail (LATEST) is decoded with a profile; committed rows are Lance datasets.
         WalSchemaProfile profile =
                 mode == ReadMode.LATEST ? WalProfileDetector.detect(path, args.s3()) : WalSchemaProfile.SPEC;
         try (TableReader reader = TableReader.open(path, args.s3(), profile)) {
-            rows = reader.read(mode);
+            rows = read.apply(reader);
         }
         List<String> columns = rows.columns();
         if (args.option("columns").isPresent()) {
@@ -112,6 +117,42 @@ final class ScanCommand {
             }
         }
         return WalsinkCli.OK;
+    }
+
+    /** How to read: the table now in {@code mode}, or one base table version (--version, --tag, --timestamp). */
+    private static Function<TableReader, TableRows> timeTravel(Args args, ReadMode mode) {
+        List<String> given = Stream.of("version", "tag", "timestamp")
+                .filter(o -> args.option(o).isPresent())
+                .toList();
+        if (given.isEmpty()) {
+            return reader -> reader.read(mode);
+        }
+        if (given.size() > 1) {
+            throw new UsageException(
+                    "give one of --version, --tag and --timestamp, not --" + String.join(" and --", given));
+        }
+        if (args.option("mode").isPresent()) {
+            throw new UsageException("--" + given.get(0) + " reads one base table version; it takes no --mode");
+        }
+        String value = args.option(given.get(0)).orElseThrow();
+        switch (given.get(0)) {
+            case "version" -> {
+                long version = TagCommand.version(value);
+                return reader -> reader.readVersion(version);
+            }
+            case "tag" -> {
+                return reader -> reader.readTag(value);
+            }
+            default -> {
+                Instant at;
+                try {
+                    at = VersionAtTime.parse(value);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--timestamp: " + e.getMessage());
+                }
+                return reader -> reader.readAt(at);
+            }
+        }
     }
 
     private static String csv(String s) {

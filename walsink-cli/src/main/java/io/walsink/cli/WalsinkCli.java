@@ -30,6 +30,8 @@ import org.apache.arrow.memory.RootAllocator;
  * <pre>
  * walsink inspect TABLE [--json]
  * walsink scan TABLE [--mode committed|latest] [--columns a,b] [--where col=value] [--limit N] [--format table|csv|json]
+ *              [--version N | --tag NAME | --timestamp T]
+ * walsink tag create TABLE NAME [--version N] | tag list TABLE | tag delete TABLE NAME
  * walsink verify TABLE
  * walsink compact TABLE
  * walsink gc TABLE [--retention 1h] [--consumer-expiration 1d] [--dry-run]
@@ -58,6 +60,7 @@ public final class WalsinkCli {
             + "  verify    check the format invariants; exit 1 if any is broken\n"
             + "  compact   merge the shards' SSTables into the base table\n"
             + "  gc        remove what no reader or restore needs any more\n"
+            + "  tag       create, list or delete the names of base table versions\n"
             + "  migrate-shard-ids  move shards under the legacy ids of earlier releases to the ids Lance's writers use\n"
             + "TABLE: a directory, file:///dir or s3://bucket/prefix. `walsink COMMAND --help` for a command's options.\n"
             + "Exit codes: 0 ok, 1 problems found (verify), 2 bad usage or error.\n";
@@ -141,17 +144,23 @@ public final class WalsinkCli {
                     args -> new InspectCommand(out).run(args));
             case "scan" -> new Command(
                     "Usage: walsink scan TABLE [--mode committed|latest] [--columns a,b] [--where col=value]"
-                            + " [--limit N] [--format table|csv|json]\n"
+                            + " [--limit N] [--format table|csv|json] [--version N | --tag NAME | --timestamp T]\n"
                             + "The table's live rows, merged newest-wins per primary key, in key order.\n"
                             + "  --mode committed   base table and published SSTables (default)\n"
                             + "  --mode latest      also every WAL entry after replay_after\n"
                             + "  --columns a,b      only these columns\n"
                             + "  --where col=value  only rows whose column prints as value\n"
                             + "  --limit N          at most N rows\n"
-                            + "  --format F         table (default), csv or json (an array of objects)\n",
-                    Set.of("mode", "columns", "where", "limit", "format"),
+                            + "  --format F         table (default), csv or json (an array of objects)\n"
+                            + "  --version N        time travel: base table version N alone (what compaction had\n"
+                            + "                     merged), as LanceDB's checkout(N); --tag NAME: the version a tag\n"
+                            + "                     names; --timestamp T: the latest version committed at or before T\n"
+                            + "                     (epoch milliseconds or ISO-8601 with offset, 2026-01-01T00:00:00Z)\n",
+                    Set.of("mode", "columns", "where", "limit", "format", "version", "tag", "timestamp"),
                     Set.of(),
                     args -> new ScanCommand(out).run(args));
+            case "tag" -> new Command(
+                    TagCommand.HELP, Set.of("version"), Set.of(), args -> new TagCommand(out).run(args));
             case "verify" -> new Command(
                     "Usage: walsink verify TABLE\n"
                             + "Checks the MemWAL format invariants: manifest versions gap-free above the GC floor,\n"

@@ -125,9 +125,9 @@ class WalsinkCliTest {
                 .apply(aWal);
     }
 
-    private record Run(int code, String out, String err) {}
+    record Run(int code, String out, String err) {}
 
-    private static Run run(String... args) {
+    static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code;

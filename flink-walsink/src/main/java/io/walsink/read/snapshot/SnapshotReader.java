@@ -13,6 +13,7 @@ import io.walsink.read.TableRows;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -190,6 +191,19 @@ public final class SnapshotReader implements AutoCloseable {
             version = base.tags().getVersion(tag);
         }
         return pinVersion(version);
+    }
+
+    /**
+     * {@link #pinVersion} of the version that was the base table's latest at {@code at}: the
+     * highest-numbered one committed at or before it.
+     *
+     * @throws IllegalArgumentException if the table holds no version committed by then, or cannot
+     *     tell which it was because the versions after it were removed, naming the retention
+     */
+    public TableSnapshot pinTimestamp(Instant at) {
+        try (Dataset base = location.openBase(allocator)) {
+            return pinVersion(VersionAtTime.find(tableUri, base.listVersions(), at));
+        }
     }
 
     /**

@@ -35,14 +35,14 @@ final class TableEvolution {
     private TableEvolution() {}
 
     /** Checks every change, then adds the new columns to the base table in one commit. */
-    static void apply(Warehouse warehouse, String catalog, String name, List<TableChange> changes) {
+    static void apply(Warehouse warehouse, String catalog, String database, String name, List<TableChange> changes) {
         ExistingTable table = warehouse
-                .open(name)
+                .open(database, name)
                 .orElseThrow(() -> new ValidationException("There is no table '" + name + "' in catalog " + catalog));
         List<Field> added = added(table, name, changes);
         if (!added.isEmpty()) {
             try {
-                warehouse.addColumns(name, added);
+                warehouse.addColumns(database, name, added);
             } catch (IllegalArgumentException e) {
                 throw new ValidationException("Cannot alter table '" + name + "': " + e.getMessage(), e);
             }

@@ -4,22 +4,18 @@ import io.walsink.annotation.Internal;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.TableTags;
 import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.maintenance.gc.GcSummary;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.ObjectStores;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.procedure.ProcedureContext;
 import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.util.TimeUtils;
-import org.lance.Dataset;
-import org.lance.Tag;
 
 /**
  * The catalog's procedures, called as {@code CALL lake.sys.<name>(...)}: the maintenance a user
@@ -43,11 +39,23 @@ public final class TableProcedures {
         return procedures;
     }
 
+    /**
+     * The path of an existing table: {@code 'events'} in the warehouse root (the default database),
+     * {@code 'db.events'} in database {@code db} when that database holds it.
+     */
     private static String existing(Warehouse warehouse, String table) {
-        if (warehouse.open(table).isEmpty()) {
+        int dot = table.indexOf('.');
+        if (dot > 0) {
+            String database = table.substring(0, dot);
+            String name = table.substring(dot + 1);
+            if (warehouse.exists(database) && warehouse.tableNames(database).contains(name)) {
+                return warehouse.path(database, name);
+            }
+        }
+        if (!warehouse.tableNames(null).contains(table)) {
             throw new ValidationException("There is no table '" + table + "' in the warehouse " + warehouse);
         }
-        return warehouse.path(table);
+        return warehouse.path(null, table);
     }
 
     /** {@code compact(table)}: merges the published generations into the base table, as {@code walsink compact}. */
@@ -106,13 +114,8 @@ public final class TableProcedures {
 
         /** @param version null for the latest */
         public String[] call(ProcedureContext context, String table, String tag, Long version) {
-            existing(warehouse, table);
-            try (BufferAllocator allocator = new RootAllocator();
-                    Dataset base = warehouse.dataset(allocator, table)) {
-                long tagged = version == null ? base.version() : version;
-                base.tags().create(tag, tagged);
-                return new String[] {"Tagged version " + tagged + " of " + table + " as '" + tag + "'"};
-            }
+            long tagged = tags(warehouse, table).create(tag, version);
+            return new String[] {"Tagged version " + tagged + " of " + table + " as '" + tag + "'"};
         }
     }
 
@@ -125,13 +128,8 @@ public final class TableProcedures {
         }
 
         public String[] call(ProcedureContext context, String table, String tag) {
-            existing(warehouse, table);
-            try (BufferAllocator allocator = new RootAllocator();
-                    Dataset base = warehouse.dataset(allocator, table)) {
-                long version = base.tags().getVersion(tag);
-                base.tags().delete(tag);
-                return new String[] {"Deleted tag '" + tag + "' of " + table + " (version " + version + ")"};
-            }
+            long version = tags(warehouse, table).delete(tag);
+            return new String[] {"Deleted tag '" + tag + "' of " + table + " (version " + version + ")"};
         }
     }
 
@@ -144,15 +142,13 @@ public final class TableProcedures {
         }
 
         public String[] call(ProcedureContext context, String table) {
-            existing(warehouse, table);
-            try (BufferAllocator allocator = new RootAllocator();
-                    Dataset base = warehouse.dataset(allocator, table)) {
-                List<Tag> tags = base.tags().list();
-                return tags.stream()
-                        .sorted(java.util.Comparator.comparing(Tag::getName))
-                        .map(t -> t.getName() + " = version " + t.getVersion())
-                        .toArray(String[]::new);
-            }
+            return tags(warehouse, table).list().entrySet().stream()
+                    .map(t -> t.getKey() + " = version " + t.getValue())
+                    .toArray(String[]::new);
         }
+    }
+
+    private static TableTags tags(Warehouse warehouse, String table) {
+        return TableTags.of(existing(warehouse, table), warehouse.s3());
     }
 }

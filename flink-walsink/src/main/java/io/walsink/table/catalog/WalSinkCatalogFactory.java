@@ -28,7 +28,8 @@ public final class WalSinkCatalogFactory implements CatalogFactory {
                     CommonCatalogOptions.DEFAULT_DATABASE_KEY)
             .stringType()
             .defaultValue("default")
-            .withDescription("The name of the catalog's one database, the warehouse folder itself.");
+            .withDescription("The name of the database that is the warehouse folder itself; CREATE DATABASE db"
+                    + " adds the sub-folder <warehouse>/db/.");
 
     private static final List<ConfigOption<?>> S3 = List.of(
             WalSinkTableOptions.S3_ENDPOINT,

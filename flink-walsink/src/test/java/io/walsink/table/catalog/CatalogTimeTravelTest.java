@@ -4,26 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.MiniClusters;
-import io.walsink.format.table.LanceTables;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.TableReader;
 import io.walsink.storage.S3Options;
 import io.walsink.table.SqlTables;
+import io.walsink.testing.BaseVersions;
 import io.walsink.testing.LanceDb;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.Dataset;
 
 /**
  * Time travel: a base table version read three ways (SQL, {@code TableReader}, LanceDB's {@code
@@ -57,7 +60,7 @@ class CatalogTimeTravelTest {
 
         sql.executeSql("INSERT INTO events VALUES (2, 'b2'), (3, 'c')").await();
         SqlTables.collect(sql, "CALL lake.sys.compact('events')");
-        long second = latestVersion(table);
+        long second = BaseVersions.latest(table.toString());
         assertThat(second).as("compaction made a newer version").isGreaterThan(first);
 
         List<Row> atFirst = List.of(Row.of(1L, "a"), Row.of(2L, "b"));
@@ -102,9 +105,96 @@ class CatalogTimeTravelTest {
                 .hasStackTraceContaining("has no base table version " + untagged)
                 .hasStackTraceContaining("sink.gc.retention");
         assertThatThrownBy(() -> select(sql, "'scan.version' = '1', 'scan.tag' = 'first'"))
-                .hasStackTraceContaining("not both");
+                .hasStackTraceContaining("not several");
         assertThatThrownBy(() -> select(sql, "'scan.tag' = 'first', 'scan.startup-mode' = 'latest'"))
                 .hasStackTraceContaining("a bounded SELECT");
+    }
+
+    @Test
+    void aTimestampReadsTheVersionThatWasLatestThenUntilTheCleanupRemovesWhatTellsWhich() throws Exception {
+        Path warehouse = dir.resolve("lake");
+        Path table = warehouse.resolve("events.lance");
+        StreamTableEnvironment sql = SqlTables.env();
+        sql.getConfig().setLocalTimeZone(ZoneOffset.UTC);
+        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
+        sql.executeSql("USE CATALOG lake");
+        // no 'scan.startup-mode': a time-travel read is bounded by itself
+        sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false')");
+        Instant created = BaseVersions.committed(table.toString(), 1);
+
+        sql.executeSql("INSERT INTO events VALUES (1, 'a'), (2, 'b')").await();
+        SqlTables.collect(sql, "CALL lake.sys.compact('events')");
+        long first = BaseVersions.latest(table.toString());
+        sql.executeSql("INSERT INTO events VALUES (2, 'b2'), (3, 'c')").await();
+        SqlTables.collect(sql, "CALL lake.sys.compact('events')");
+        long second = BaseVersions.latest(table.toString());
+        // The first millisecond boundary at or after each version's commit: still before the next one's.
+        Instant atFirst = BaseVersions.readableAt(table.toString(), first);
+        Instant atSecond = BaseVersions.readableAt(table.toString(), second);
+        assertThat(atFirst)
+                .as("the next version came later")
+                .isBefore(BaseVersions.committed(table.toString(), first + 1));
+
+        List<Row> rowsFirst = List.of(Row.of(1L, "a"), Row.of(2L, "b"));
+        List<Row> rowsSecond = List.of(Row.of(1L, "a"), Row.of(2L, "b2"), Row.of(3L, "c"));
+        assertThat(asOf(sql, atFirst)).containsExactlyInAnyOrderElementsOf(rowsFirst);
+        assertThat(asOf(sql, atSecond)).containsExactlyInAnyOrderElementsOf(rowsSecond);
+        assertThat(select(sql, "'scan.timestamp' = '" + atFirst.toEpochMilli() + "'"))
+                .containsExactlyInAnyOrderElementsOf(rowsFirst);
+        assertThat(select(sql, "'scan.timestamp' = '" + atSecond.atOffset(ZoneOffset.ofHours(2)) + "'"))
+                .containsExactlyInAnyOrderElementsOf(rowsSecond);
+        try (TableReader reader = TableReader.open(table.toString())) {
+            assertThat(rows(reader.readAt(atFirst).rows())).containsExactlyInAnyOrderElementsOf(rowsFirst);
+            assertThat(rows(reader.readAt(atSecond).rows())).containsExactlyInAnyOrderElementsOf(rowsSecond);
+            assertThatThrownBy(() -> reader.readAt(created.minusMillis(1)))
+                    .hasMessageContaining("has no base table version committed at or before")
+                    .hasMessageContaining("sink.gc.retention");
+        }
+        Map<String, LanceDb.Result> lancedb = LanceDb.readByName(
+                warehouse,
+                "events",
+                List.of(
+                        LanceDb.Query.checkout("first", List.of("id", "name"), first),
+                        LanceDb.Query.checkout("second", List.of("id", "name"), second)));
+        assertThat(lancedb.get("first").rows()).containsExactlyInAnyOrder(List.of("1", "a"), List.of("2", "b"));
+        assertThat(lancedb.get("second").rows())
+                .containsExactlyInAnyOrder(List.of("1", "a"), List.of("2", "b2"), List.of("3", "c"));
+        assertThatThrownBy(() -> select(sql, "'scan.timestamp' = 'yesterday'"))
+                .hasStackTraceContaining("'scan.timestamp'")
+                .hasStackTraceContaining("neither epoch milliseconds nor an ISO-8601");
+        assertThatThrownBy(() -> select(sql, "'scan.timestamp' = '1', 'scan.version' = '1'"))
+                .hasStackTraceContaining("not several");
+
+        // The cleanup removes every untagged version but the latest: the tagged one is still read by its
+        // tag, but not by a time, since the versions after it that could have been current are gone.
+        SqlTables.collect(sql, "CALL lake.sys.create_tag('events', 'first', " + first + ")");
+        sql.executeSql("INSERT INTO events VALUES (4, 'd')").await();
+        SqlTables.collect(sql, "CALL lake.sys.compact('events')");
+        assertThat(BaseVersions.latest(table.toString())).as("a third version").isGreaterThan(second);
+        Compactor.compact(
+                table.toString(),
+                S3Options.defaults(),
+                CompactorOptions.builder().cleanupRetention(Duration.ZERO).build());
+        assertThat(select(sql, "'scan.tag' = 'first'")).containsExactlyInAnyOrderElementsOf(rowsFirst);
+        assertThatThrownBy(() -> asOf(sql, atFirst))
+                .hasStackTraceContaining("cannot tell which base table version was current at " + atFirst)
+                .hasStackTraceContaining("sink.gc.retention");
+        Instant atCreation = created.truncatedTo(ChronoUnit.MILLIS);
+        assertThatThrownBy(() -> asOf(sql, atCreation))
+                .hasStackTraceContaining("has no base table version committed at or before " + atCreation)
+                .hasStackTraceContaining("sink.gc.retention");
+        try (TableReader reader = TableReader.open(table.toString())) {
+            List<Row> rowsThird = new ArrayList<>(rowsSecond);
+            rowsThird.add(Row.of(4L, "d"));
+            assertThat(rows(reader.readAt(Instant.now()).rows())).containsExactlyInAnyOrderElementsOf(rowsThird);
+            assertThatThrownBy(() -> reader.readAt(atSecond)).hasMessageContaining("cannot tell");
+        }
+    }
+
+    private static List<Row> asOf(StreamTableEnvironment sql, Instant at) throws Exception {
+        String literal = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").format(at.atOffset(ZoneOffset.UTC));
+        return SqlTables.collect(sql, "SELECT id, name FROM events FOR SYSTEM_TIME AS OF TIMESTAMP '" + literal + "'");
     }
 
     private static List<Row> select(StreamTableEnvironment sql, String hint) throws Exception {
@@ -113,12 +203,5 @@ class CatalogTimeTravelTest {
 
     private static List<Row> rows(List<Map<String, Object>> rows) {
         return rows.stream().map(r -> Row.of(r.get("id"), r.get("name"))).toList();
-    }
-
-    private static long latestVersion(Path table) {
-        try (RootAllocator allocator = new RootAllocator();
-                Dataset base = LanceTables.openDataset(allocator, table.toString(), Map.of())) {
-            return base.version();
-        }
     }
 }

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.Catalog;
+import org.apache.flink.table.catalog.CatalogDatabase;
+import org.apache.flink.table.catalog.CatalogDatabaseImpl;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -20,7 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CREATE CATALOG ... ('type' = 'walsink'): tables created, listed, written, read and dropped by name. */
+/**
+ * CREATE CATALOG ... ('type' = 'walsink'): tables created, listed, written, read and dropped by name;
+ * databases as sub-folders of the warehouse, where LanceDB connects.
+ */
 class WalSinkCatalogTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
@@ -80,17 +86,18 @@ class WalSinkCatalogTest {
         sql.executeSql("DROP TABLE IF EXISTS events");
     }
 
+    /** A table written by a job outside the catalog, keyed on {@code id}. */
+    private static void writeOutside(Path table, String columns, String values) throws Exception {
+        StreamTableEnvironment outside = SqlTables.env();
+        outside.executeSql(
+                SqlTables.walsinkTable("t", columns + ", PRIMARY KEY (id) NOT ENFORCED", table, "buckets", "2"));
+        outside.executeSql("INSERT INTO t VALUES " + values).await();
+    }
+
     @Test
     void aWalsinkTableWrittenOutsideTheCatalogIsListedWithItsSchemaAndKey() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment outside = SqlTables.env();
-        outside.executeSql(SqlTables.walsinkTable(
-                "scores",
-                "id BIGINT, player STRING, PRIMARY KEY (id) NOT ENFORCED",
-                warehouse.resolve("scores.lance"),
-                "buckets",
-                "2"));
-        outside.executeSql("INSERT INTO scores VALUES (7, 'x'), (8, 'y')").await();
+        writeOutside(warehouse.resolve("scores.lance"), "id BIGINT, player STRING", "(7, 'x'), (8, 'y')");
         Files.createDirectories(warehouse.resolve("notes")); // a folder that is not a table
 
         StreamTableEnvironment sql = catalog(warehouse);
@@ -128,12 +135,38 @@ class WalSinkCatalogTest {
                 .hasStackTraceContaining("set it in CREATE CATALOG");
         assertThatThrownBy(() -> sql.executeSql("CREATE TABLE `a/b` " + columns + " WITH ('buckets' = '2')"))
                 .hasStackTraceContaining("cannot name a table");
-        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE other")).hasStackTraceContaining("has one database");
+
+        String keyed = "(id BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('buckets' = '1')";
+
+        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE `a/b`"))
+                .hasStackTraceContaining("'a/b' cannot name a database")
+                .hasStackTraceContaining("holds a path separator");
+        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE `..`"))
+                .hasStackTraceContaining("would name a folder outside its own");
+        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE `x.lance`"))
+                .hasStackTraceContaining("is not made of letters, digits, '_' and '-'");
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE `..` " + keyed))
+                .hasStackTraceContaining("'..' cannot name a table")
+                .hasStackTraceContaining("would name a folder outside its own");
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE `x/../y` " + keyed))
+                .hasStackTraceContaining("holds a path separator");
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE `a\\b` " + keyed))
+                .hasStackTraceContaining("holds a path separator");
+        assertThatThrownBy(() -> sql.getCatalog("lake")
+                        .orElseThrow()
+                        .createDatabase("", new CatalogDatabaseImpl(Map.of(), null), false))
+                .hasMessageContaining("'' cannot name a database of the walsink catalog: it is empty");
+        assertThatThrownBy(() -> sql.executeSql("USE `../lake`")).hasStackTraceContaining("does not exist");
+        assertThatThrownBy(() -> sql.executeSql("CREATE TABLE `../lake`.t " + keyed))
+                .hasStackTraceContaining("does not exist");
 
         try (Stream<Path> written = Files.list(warehouse)) {
             assertThat(written).as("nothing written by refused statements").isEmpty();
         }
         assertThat(dir.resolve("elsewhere")).doesNotExist();
+        try (Stream<Path> written = Files.list(dir)) {
+            assertThat(written).as("nothing written beside the warehouse").containsExactly(warehouse);
+        }
     }
 
     @Test
@@ -181,5 +214,66 @@ class WalSinkCatalogTest {
                 .hasStackTraceContaining("There is no table 'missing'");
         assertThatThrownBy(() -> SqlTables.collect(sql, "CALL lake.sys.gc('events', '0 s')"))
                 .hasStackTraceContaining("the retention must be positive");
+    }
+
+    @Test
+    void aDatabaseIsTheSubFolderLanceDbConnectsToAndDropsOnlyWithCascade() throws Exception {
+        Path warehouse = dir.resolve("lake");
+        StreamTableEnvironment sql = catalog(warehouse);
+        assertThat(SqlTables.collect(sql, "SHOW DATABASES")).containsExactly(Row.of("default"));
+
+        sql.executeSql("CREATE DATABASE analytics COMMENT 'for reports' WITH ('owner' = 'ops')");
+        assertThat(SqlTables.collect(sql, "SHOW DATABASES"))
+                .containsExactlyInAnyOrder(Row.of("default"), Row.of("analytics"));
+        Catalog lake = sql.getCatalog("lake").orElseThrow();
+        CatalogDatabase analytics = lake.getDatabase("analytics");
+        assertThat(analytics.getComment()).isEqualTo("for reports");
+        assertThat(analytics.getProperties()).isEqualTo(Map.of("owner", "ops"));
+        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE analytics")).hasStackTraceContaining("already exists");
+        sql.executeSql("CREATE DATABASE IF NOT EXISTS analytics");
+
+        sql.executeSql("USE analytics");
+        sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false')");
+        assertThat(warehouse.resolve("analytics").resolve("events.lance")).isDirectory();
+        sql.executeSql("INSERT INTO events VALUES (1, 'a'), (2, 'b')").await();
+        assertThat(SqlTables.collect(sql, "SHOW TABLES")).containsExactly(Row.of("events"));
+        assertThatThrownBy(() -> sql.executeSql("DROP DATABASE `default`")).hasStackTraceContaining("is the warehouse");
+        sql.executeSql("USE `default`");
+        assertThat(SqlTables.collect(sql, "SHOW TABLES")).isEmpty();
+        List<Row> rows = List.of(Row.of(1L, "a"), Row.of(2L, "b"));
+        assertThat(SqlTables.collect(
+                        sql, "SELECT id, name FROM analytics.events /*+ OPTIONS('scan.startup-mode' = 'snapshot') */"))
+                .containsExactlyInAnyOrderElementsOf(rows);
+        List<Row> compacted = SqlTables.collect(sql, "CALL lake.sys.compact('analytics.events')");
+        assertThat(compacted.get(compacted.size() - 1).getField(0).toString())
+                .startsWith("Compacted analytics.events: ");
+
+        Map<String, LanceDb.Result> lancedb = LanceDb.readByName(
+                warehouse.resolve("analytics"),
+                "events",
+                List.of(
+                        LanceDb.Query.of("all", null, List.of("id", "name")),
+                        new LanceDb.Query("base", null, List.of("id", "name"), false)));
+        assertThat(lancedb.get("tableNames").rows()).containsExactly(List.of("events"));
+        assertThat(lancedb.get("all").rows()).containsExactlyInAnyOrder(List.of("1", "a"), List.of("2", "b"));
+        assertThat(lancedb.get("base").rows())
+                .as("the procedure compacted the table in the database")
+                .containsExactlyInAnyOrder(List.of("1", "a"), List.of("2", "b"));
+
+        assertThatThrownBy(() -> sql.executeSql("DROP DATABASE analytics")).hasStackTraceContaining("is not empty");
+        assertThat(warehouse.resolve("analytics").resolve("events.lance")).isDirectory();
+        assertThatThrownBy(() -> sql.executeSql("CREATE DATABASE sys")).hasStackTraceContaining("procedures");
+        sql.executeSql("DROP DATABASE analytics CASCADE");
+        assertThat(warehouse.resolve("analytics")).doesNotExist();
+        assertThat(SqlTables.collect(sql, "SHOW DATABASES")).containsExactly(Row.of("default"));
+        sql.executeSql("DROP DATABASE IF EXISTS analytics");
+
+        // A folder holding a Lance table (as LanceDB's connect(folder).createTable leaves it) is a database too.
+        writeOutside(warehouse.resolve("shop/orders.lance"), "id BIGINT", "(7)");
+        Files.createDirectories(warehouse.resolve("notes")); // neither marked nor holding a table
+        assertThat(SqlTables.collect(sql, "SHOW DATABASES"))
+                .containsExactlyInAnyOrder(Row.of("default"), Row.of("shop"));
+        assertThat(SqlTables.collect(sql, "SHOW TABLES FROM shop")).containsExactly(Row.of("orders"));
     }
 }
