@@ -115,7 +115,7 @@ class RowDataArrowWriterErrorsTest {
     }
 
     @Test
-    void anUnsupportedFlinkTypeIsNamedEvenIfTheTableHasAColumnForIt() {
+    void aMapWhoseKeysDifferFromTheTablesIsRefusedNamingItsKeys() {
         Field map = new Field(
                 "attrs",
                 FieldType.nullable(new ArrowType.Map(false)),
@@ -127,11 +127,33 @@ class RowDataArrowWriterErrorsTest {
                                 Field.nullable("value", new ArrowType.Int(32, true))))));
 
         assertThatThrownBy(() -> RowDataArrowWriter.create(
-                        row(new String[] {"attrs"}, new MapType(new IntType(false), new IntType())),
+                        row(new String[] {"attrs"}, new MapType(new BigIntType(false), new IntType())),
                         new Schema(List.of(map))))
-                .isInstanceOf(UnsupportedColumnTypeException.class)
-                .hasMessageContaining("column 'attrs'")
-                .hasMessageContaining("MAP");
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("attrs{}");
+        assertThat(RowDataArrowWriter.create(
+                                row(new String[] {"attrs"}, new MapType(new IntType(false), new IntType())),
+                                new Schema(List.of(map)))
+                        .schema()
+                        .getFields())
+                .containsExactly(map);
+    }
+
+    @Test
+    void aRowWhoseFieldsDifferFromTheTablesStructIsRefusedNamingThem() {
+        Field struct = new Field(
+                "addr",
+                FieldType.nullable(ArrowType.Struct.INSTANCE),
+                List.of(Field.nullable("city", ArrowType.Utf8.INSTANCE)));
+
+        assertThatThrownBy(() -> RowDataArrowWriter.create(
+                        row(new String[] {"addr"}, RowType.of(new LogicalType[] {new IntType()}, new String[] {"town"
+                        })),
+                        new Schema(List.of(struct))))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'addr'")
+                .hasMessageContaining("[town]")
+                .hasMessageContaining("[city]");
     }
 
     @Test
