@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.flink.MiniClusters;
 import io.walsink.read.ReadMode;
 import io.walsink.testing.Compactions;
-import io.walsink.testing.LanceDb;
-import io.walsink.testing.LanceRows;
 import io.walsink.testing.NestedChanges;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -33,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ROW, ARRAY of ROW, MAP and ARRAY columns through SQL: upserts and deletes written by INSERT,
  * read back equal to the model by the bounded scan, the streaming source, a lookup join, walsink's
  * own reader, lance-core and LanceDB's default read, both while the rows are in SSTables and after
- * compaction merged them into the base table.
+ * compaction merged them into the base table (then also a filtered scan, and LanceDB's read of
+ * the base table alone).
  */
 class WalSinkSqlNestedTypesTest {
     @RegisterExtension
@@ -46,9 +42,7 @@ class WalSinkSqlNestedTypesTest {
 
     @Test
     void nestedColumnsRoundTripThroughEveryReader() throws Exception {
-        long seed = Long.getLong("walsink.test.seed", System.nanoTime());
-        System.out.println("WalSinkSqlNestedTypesTest seed " + seed);
-        NestedChanges changes = new NestedChanges(seed, 40, 300);
+        NestedChanges changes = NestedChanges.seeded("WalSinkSqlNestedTypesTest");
         Map<Long, Map<String, Object>> expected = changes.expected();
         Path path = dir.resolve("nested");
 
@@ -62,7 +56,8 @@ class WalSinkSqlNestedTypesTest {
                 "2",
                 "sink.compaction.enabled",
                 "false"));
-        DataStream<Row> stream = env.fromData(changes.changes(), rowTypeInfo()).setParallelism(1);
+        DataStream<Row> stream =
+                env.fromData(changes.changes(), NestedChanges.typeInfo()).setParallelism(1);
         Schema schema = Schema.newBuilder()
                 .column("id", DataTypes.BIGINT().notNull())
                 .column(
@@ -85,8 +80,7 @@ class WalSinkSqlNestedTypesTest {
         assertThat(selectAll(sql, "t")).isEqualTo(expected);
         assertThat(NestedChanges.byKey(SqlTables.read(path, ReadMode.COMMITTED)))
                 .isEqualTo(expected);
-        assertThat(lanceDb(path, null)).isEqualTo(expected);
-        assertLanceCore(path, expected, false);
+        NestedChanges.assertReadByLanceDbAndLanceCore(path, expected, false);
         sql.executeSql(SqlTables.walsinkTable("t_latest", NestedChanges.SQL_COLUMNS, path, "scan.mode", "latest"));
         assertThat(selectAll(sql, "t_latest")).isEqualTo(expected);
         assertThat(streamingSnapshot(sql, path, expected.size())).isEqualTo(expected);
@@ -98,20 +92,7 @@ class WalSinkSqlNestedTypesTest {
         assertThat(byKey(SqlTables.collect(sql, "SELECT * FROM t WHERE id < 20")))
                 .isEqualTo(new TreeMap<>(expected).headMap(20L));
         assertThat(lookup(sql, expected)).isEqualTo(expected);
-        assertThat(lanceDb(path, null)).isEqualTo(expected);
-        assertThat(lanceDb(path, false)).as("the base table alone").isEqualTo(expected);
-        assertLanceCore(path, expected, true);
-    }
-
-    private static TypeInformation<Row> rowTypeInfo() {
-        TypeInformation<Row> item = Types.ROW_NAMED(new String[] {"sku", "qty"}, Types.STRING, Types.INT);
-        return Types.ROW_NAMED(
-                NestedChanges.COLUMNS.toArray(new String[0]),
-                Types.LONG,
-                Types.ROW_NAMED(new String[] {"city", "zip"}, Types.STRING, Types.INT),
-                Types.OBJECT_ARRAY(item),
-                Types.MAP(Types.STRING, Types.INT),
-                Types.OBJECT_ARRAY(Types.STRING));
+        NestedChanges.assertReadByLanceDbAndLanceCore(path, expected, true);
     }
 
     private static Map<Long, Map<String, Object>> selectAll(StreamTableEnvironment sql, String table) throws Exception {
@@ -160,46 +141,5 @@ class WalSinkSqlNestedTypesTest {
                     .isNull();
         }
         return byKey;
-    }
-
-    private static Map<Long, Map<String, Object>> lanceDb(Path path, Boolean lsm) throws Exception {
-        LanceDb.Query all = new LanceDb.Query("all", null, NestedChanges.COLUMNS, lsm);
-        return NestedChanges.fromLanceDb(LanceDb.read(path, List.of(all)).get("all"));
-    }
-
-    /**
-     * lance-core's merged read of base table and SSTables (deleted keys read as rows of nulls:
-     * lance-core 7.0.0 ignores {@code _tombstone}), and after compaction the base table alone.
-     */
-    private static void assertLanceCore(Path path, Map<Long, Map<String, Object>> expected, boolean compacted)
-            throws Exception {
-        try (RootAllocator allocator = new RootAllocator()) {
-            Map<Long, Map<String, Object>> merged = NestedChanges.byKey(io.walsink.testing.LanceOracle.scanPublished(
-                    allocator,
-                    path.toString(),
-                    Map.of(),
-                    new io.walsink.storage.LocalObjectStore(path),
-                    new io.walsink.read.snapshot.SnapshotReader(
-                                    path.toString(),
-                                    Map.of(),
-                                    new io.walsink.storage.LocalObjectStore(path),
-                                    io.walsink.format.wal.WalSchemaProfile.SPEC,
-                                    allocator)
-                            .shards(),
-                    NestedChanges.COLUMNS));
-            merged.forEach((id, row) -> {
-                if (!expected.containsKey(id)) {
-                    assertThat(row.values().stream().skip(1))
-                            .as("deleted key " + id)
-                            .containsOnlyNulls();
-                }
-            });
-            merged.keySet().retainAll(expected.keySet());
-            assertThat(merged).isEqualTo(expected);
-            if (compacted) {
-                assertThat(NestedChanges.byKey(LanceRows.scan(allocator, path.toString(), Map.of())))
-                        .isEqualTo(expected);
-            }
-        }
     }
 }

@@ -213,7 +213,8 @@ public final class LanceTables {
             if (index >= 0) {
                 if (!f.getChildren().isEmpty()) {
                     throw new IllegalArgumentException(
-                            "primary key column '" + f.getName() + "' must be a primitive type, got " + f.getType());
+                            "primary key column '" + f.getName() + "' must be a primitive type, got " + f.getType()
+                                    + ": nested columns (structs, lists, maps) cannot be keys or bucket columns");
                 }
                 fields.add(PrimaryKeyMetadata.markKey(f, index + 1, composite));
             } else {

@@ -116,15 +116,8 @@ class RowDataArrowWriterErrorsTest {
 
     @Test
     void aMapWhoseKeysDifferFromTheTablesIsRefusedNamingItsKeys() {
-        Field map = new Field(
-                "attrs",
-                FieldType.nullable(new ArrowType.Map(false)),
-                List.of(new Field(
-                        "entries",
-                        FieldType.notNullable(ArrowType.Struct.INSTANCE),
-                        List.of(
-                                Field.notNullable("key", new ArrowType.Int(32, true)),
-                                Field.nullable("value", new ArrowType.Int(32, true))))));
+        Field map = io.walsink.testing.ArrowRows.mapField(
+                "attrs", new ArrowType.Int(32, true), new ArrowType.Int(32, true));
 
         assertThatThrownBy(() -> RowDataArrowWriter.create(
                         row(new String[] {"attrs"}, new MapType(new BigIntType(false), new IntType())),
