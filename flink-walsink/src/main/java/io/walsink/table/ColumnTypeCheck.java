@@ -3,18 +3,21 @@ package io.walsink.table;
 import io.walsink.error.InputException;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import java.util.List;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
+import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Checks that the columns a SELECT declares are in the table with types the source can produce:
  * the type the sink would have created for the declaration, or the type the table's column
- * reads as (any CHAR/VARCHAR for a string column, any BINARY/VARBINARY for a binary one).
+ * reads as (any CHAR/VARCHAR for a string column, any BINARY/VARBINARY for a binary one; a ROW's
+ * fields by name and in order).
  * Nullability is not compared: a table's nullability says nothing about a query's.
  */
 final class ColumnTypeCheck {
@@ -59,8 +62,11 @@ final class ColumnTypeCheck {
                 || a.getChildren().size() != b.getChildren().size()) {
             return false;
         }
+        boolean struct = a.getType() instanceof ArrowType.Struct;
         for (int i = 0; i < a.getChildren().size(); i++) {
-            if (!sameArrowType(a.getChildren().get(i), b.getChildren().get(i))) {
+            Field x = a.getChildren().get(i);
+            Field y = b.getChildren().get(i);
+            if (!sameArrowType(x, y) || (struct && !x.getName().equals(y.getName()))) {
                 return false;
             }
         }
@@ -70,6 +76,20 @@ final class ColumnTypeCheck {
     private static boolean readableAs(LogicalType stored, LogicalType declared) {
         if (stored instanceof ArrayType s && declared instanceof ArrayType d) {
             return readableAs(s.getElementType(), d.getElementType());
+        }
+        if (stored instanceof MapType s && declared instanceof MapType d) {
+            return readableAs(s.getKeyType(), d.getKeyType()) && readableAs(s.getValueType(), d.getValueType());
+        }
+        if (stored instanceof RowType s && declared instanceof RowType d) {
+            if (!s.getFieldNames().equals(d.getFieldNames())) {
+                return false;
+            }
+            for (int i = 0; i < s.getFieldCount(); i++) {
+                if (!readableAs(s.getTypeAt(i), d.getTypeAt(i))) {
+                    return false;
+                }
+            }
+            return true;
         }
         for (LogicalTypeFamily family : List.of(LogicalTypeFamily.CHARACTER_STRING, LogicalTypeFamily.BINARY_STRING)) {
             if (stored.is(family) && declared.is(family)) {

@@ -23,11 +23,16 @@ public final class SqlTables {
 
     /** Streaming mode, checkpoints every 200 ms (published data follows them), parallelism 2. */
     public static StreamTableEnvironment env() {
+        return StreamTableEnvironment.create(streamEnv());
+    }
+
+    /** The DataStream environment {@link #env()} is made on, for a test that feeds SQL from a stream. */
+    public static StreamExecutionEnvironment streamEnv() {
         Configuration config = new Configuration();
         config.setString("execution.checkpointing.interval", "200ms");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
-        return StreamTableEnvironment.create(env);
+        return env;
     }
 
     /**

@@ -13,9 +13,18 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.MapVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** Builds Arrow batches from plain Java rows (Long, Integer, String, Double, Boolean, null). */
+/**
+ * Builds Arrow batches from plain Java rows (Long, Integer, String, Double, Boolean, null; for a
+ * struct a Map of field name to value, for a list a List, for a map a Map).
+ */
 public final class ArrowRows {
     private ArrowRows() {}
 
@@ -33,6 +42,44 @@ public final class ArrowRows {
     }
 
     public static void set(FieldVector v, int row, Object value) {
+        if (value == null && v instanceof ListVector list) { // maps too
+            list.setNull(row);
+            return;
+        }
+        if (value == null && v instanceof StructVector struct) {
+            struct.setNull(row);
+            return;
+        }
+        if (v instanceof MapVector map) {
+            Map<?, ?> entries = (Map<?, ?>) value;
+            int start = map.startNewValue(row);
+            StructVector entry = (StructVector) map.getDataVector();
+            int i = start;
+            for (Map.Entry<?, ?> e : entries.entrySet()) {
+                entry.setIndexDefined(i);
+                set((FieldVector) entry.getChildByOrdinal(0), i, e.getKey());
+                set((FieldVector) entry.getChildByOrdinal(1), i, e.getValue());
+                i++;
+            }
+            map.endValue(row, entries.size());
+            return;
+        }
+        if (v instanceof ListVector list) {
+            List<?> elements = (List<?>) value;
+            int start = list.startNewValue(row);
+            for (int i = 0; i < elements.size(); i++) {
+                set(list.getDataVector(), start + i, elements.get(i));
+            }
+            list.endValue(row, elements.size());
+            return;
+        }
+        if (v instanceof StructVector struct) {
+            struct.setIndexDefined(row);
+            for (FieldVector child : struct.getChildrenFromFields()) {
+                set(child, row, ((Map<?, ?>) value).get(child.getName()));
+            }
+            return;
+        }
         if (value == null) {
             if (v instanceof BaseFixedWidthVector fixed) {
                 fixed.setNull(row);
@@ -56,5 +103,16 @@ public final class ArrowRows {
         } else {
             throw new IllegalArgumentException("unsupported test column " + v.getField());
         }
+    }
+
+    /** A nullable Arrow map column of non-null {@code key}s to nullable {@code value}s. */
+    public static Field mapField(String name, ArrowType key, ArrowType value) {
+        return new Field(
+                name,
+                FieldType.nullable(new ArrowType.Map(false)),
+                List.of(new Field(
+                        "entries",
+                        FieldType.notNullable(ArrowType.Struct.INSTANCE),
+                        List.of(Field.notNullable("key", key), Field.nullable("value", value)))));
     }
 }

@@ -62,7 +62,10 @@ public final class LanceDb {
         }
     }
 
-    /** What one query returned: its rows (values as strings, null as null), or LanceDB's error. */
+    /**
+     * What one query returned: its rows (values as strings, nested ones as JSON, null as null), or
+     * LanceDB's error.
+     */
     public record Result(List<List<String>> rows, String error) {
         public boolean failed() {
             return error != null;
@@ -136,7 +139,8 @@ public final class LanceDb {
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode row : r.get("rows")) {
                 List<String> values = new ArrayList<>();
-                row.forEach(v -> values.add(v.isNull() ? null : v.asText()));
+                // nested values (structs, lists, maps) as their JSON text
+                row.forEach(v -> values.add(v.isNull() ? null : v.isContainerNode() ? v.toString() : v.asText()));
                 rows.add(values);
             }
             results.put(r.get("name").asText(), new Result(rows, null));

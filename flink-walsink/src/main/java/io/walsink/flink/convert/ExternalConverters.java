@@ -9,15 +9,21 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericMapData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
 
 /**
  * The external Java classes accepted per column type, and their conversion to Flink's internal
@@ -31,6 +37,9 @@ import org.apache.flink.table.types.logical.LogicalType;
  * BINARY/VARBINARY byte[]            DATE LocalDate    TIME LocalTime
  * TIMESTAMP LocalDateTime            TIMESTAMP_LTZ Instant
  * ARRAY&lt;T&gt;  T[] of the element's class, a primitive array (int[], float[], ...) or a List
+ * ROW         Row (by position, or by name when it has names), or a record or POJO with a
+ *             property per field (in a POJO, a property whose declared class is neither Row nor Object)
+ * MAP&lt;K, V&gt;   a Map of K's to V's classes (no null keys)
  * </pre>
  * Decimals are never rounded: a BigDecimal with more fractional digits than the column's scale,
  * or more integer digits than it holds, is refused.
@@ -39,9 +48,23 @@ final class ExternalConverters {
     private ExternalConverters() {}
 
     static ExternalConverter create(String column, LogicalType type) {
+        return create(column, type, Object.class);
+    }
+
+    /**
+     * @param javaType the declared Java type the values come from (a POJO's property), so that a
+     *     ROW of a record or POJO class is converted from its properties; Object when unknown
+     */
+    static ExternalConverter create(String column, LogicalType type, Type javaType) {
         FlinkArrowTypes.toArrowField(column, type); // same supported set as the Arrow side, same errors
         if (type instanceof ArrayType array) {
-            return array(column, array);
+            return array(column, array, typeArgument(javaType, 0));
+        }
+        if (type instanceof RowType row) {
+            return row(column, row, javaType);
+        }
+        if (type instanceof MapType map) {
+            return map(column, map, typeArgument(javaType, 0), typeArgument(javaType, 1));
         }
         Class<?> external = externalClass(type);
         Function<Object, Object> convert = scalarConversion(column, type);
@@ -61,6 +84,18 @@ final class ExternalConverters {
      * POJO converter is built.
      */
     static boolean accepts(LogicalType type, Type javaType) {
+        if (type instanceof RowType) {
+            return javaType == Row.class || isBean(javaType);
+        }
+        if (type instanceof MapType map) {
+            if (javaType instanceof ParameterizedType p
+                    && p.getRawType() instanceof Class<?> raw
+                    && Map.class.isAssignableFrom(raw)) {
+                return accepts(map.getKeyType(), p.getActualTypeArguments()[0])
+                        && accepts(map.getValueType(), p.getActualTypeArguments()[1]);
+            }
+            return javaType instanceof Class<?> c && Map.class.isAssignableFrom(c); // raw map: checked per value
+        }
         if (type instanceof ArrayType array) {
             LogicalType element = array.getElementType();
             if (javaType instanceof Class<?> c && c.isArray()) {
@@ -83,6 +118,12 @@ final class ExternalConverters {
 
     /** What {@link #accepts} wants, for error messages. */
     static String expectedJavaType(LogicalType type) {
+        if (type instanceof RowType) {
+            return Row.class.getName() + ", a record or a POJO";
+        }
+        if (type instanceof MapType map) {
+            return "Map<" + expectedJavaType(map.getKeyType()) + ", " + expectedJavaType(map.getValueType()) + ">";
+        }
         if (type instanceof ArrayType array) {
             Class<?> primitive = primitiveArrayClass(array.getElementType());
             return (primitive != null ? primitive.getSimpleName() + ", " : "")
@@ -165,8 +206,80 @@ final class ExternalConverters {
         return result;
     }
 
-    private static ExternalConverter array(String column, ArrayType type) {
-        ExternalConverter element = create(column + "[]", type.getElementType());
+    /** A nested row from a Row, or from a record or POJO when the property's class is one. */
+    private static ExternalConverter row(String column, RowType type, Type javaType) {
+        if (isBean(javaType)) {
+            Class<?> bean = (Class<?>) javaType;
+            PojoToRowData<?> nested = PojoToRowData.create(bean, type, column + ".");
+            return value -> {
+                if (!bean.isInstance(value)) {
+                    throw new ColumnValueException(
+                            column,
+                            "expected " + bean.getName() + " for " + type + ", got "
+                                    + value.getClass().getName());
+                }
+                return nested.convertNested(value);
+            };
+        }
+        RowToRowData nested = RowToRowData.create(type, column + ".");
+        return value -> {
+            if (!(value instanceof Row r)) {
+                throw new ColumnValueException(
+                        column,
+                        "expected " + expectedJavaType(type) + " for " + type + ", got "
+                                + value.getClass().getName());
+            }
+            return nested.convert(r);
+        };
+    }
+
+    private static ExternalConverter map(String column, MapType type, Type keyType, Type valueType) {
+        ExternalConverter key = create(column + "{}", type.getKeyType(), keyType);
+        ExternalConverter value = create(column + "{}", type.getValueType(), valueType);
+        return v -> {
+            if (!(v instanceof Map<?, ?> map)) {
+                throw new ColumnValueException(
+                        column,
+                        "expected " + expectedJavaType(type) + " for " + type + ", got "
+                                + v.getClass().getName());
+            }
+            Map<Object, Object> internal = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                if (e.getKey() == null) {
+                    throw new ColumnValueException(column, "a map key is null; Lance maps have no null keys");
+                }
+                internal.put(key.toInternal(e.getKey()), e.getValue() == null ? null : value.toInternal(e.getValue()));
+            }
+            return new GenericMapData(internal);
+        };
+    }
+
+    /** A class whose properties a nested ROW is read from: a record or POJO, not a JDK or Flink type. */
+    private static boolean isBean(Type javaType) {
+        return javaType instanceof Class<?> c
+                && !c.isPrimitive()
+                && !c.isArray()
+                && !c.isInterface()
+                && c != Row.class
+                && !c.getName().startsWith("java.");
+    }
+
+    /** Type argument {@code i} of a parameterized List or Map, or an array's component type; else Object. */
+    private static Type typeArgument(Type javaType, int i) {
+        if (javaType instanceof Class<?> c && c.isArray()) {
+            return c.getComponentType();
+        }
+        if (javaType instanceof GenericArrayType g) {
+            return g.getGenericComponentType();
+        }
+        if (javaType instanceof ParameterizedType p && p.getActualTypeArguments().length > i) {
+            return p.getActualTypeArguments()[i];
+        }
+        return Object.class;
+    }
+
+    private static ExternalConverter array(String column, ArrayType type, Type elementType) {
+        ExternalConverter element = create(column + "[]", type.getElementType(), elementType);
         Class<?> primitive = primitiveArrayClass(type.getElementType());
         return value -> {
             if (primitive != null && primitive.isInstance(value)) {

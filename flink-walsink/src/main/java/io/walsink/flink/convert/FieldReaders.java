@@ -1,5 +1,8 @@
 package io.walsink.flink.convert;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -20,12 +23,16 @@ import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VariableWidthFieldVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.MapVector;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericMapData;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.DecimalType;
 
@@ -95,9 +102,46 @@ final class FieldReaders {
                 int size = ((ArrowType.FixedSizeList) type).getListSize();
                 return (v, i) -> elements(((FixedSizeListVector) v).getDataVector(), i * size, size, element);
             }
+            case Struct:
+                return struct(field);
+            case Map: {
+                Field entry = field.getChildren().get(0);
+                FieldReader key = create(entry.getChildren().get(0));
+                FieldReader value = create(entry.getChildren().get(1));
+                return (v, i) -> {
+                    MapVector map = (MapVector) v;
+                    StructVector entries = (StructVector) map.getDataVector();
+                    FieldVector keys = (FieldVector) entries.getChildByOrdinal(0);
+                    FieldVector values = (FieldVector) entries.getChildByOrdinal(1);
+                    int end = map.getElementEndIndex(i);
+                    Map<Object, Object> read = new LinkedHashMap<>();
+                    for (int k = map.getElementStartIndex(i); k < end; k++) {
+                        read.put(key.read(keys, k), values.isNull(k) ? null : value.read(values, k));
+                    }
+                    return new GenericMapData(read);
+                };
+            }
             default:
                 throw new IllegalStateException("type " + type + " passed the mapping but has no reader");
         }
+    }
+
+    /** A struct as a GenericRowData of its children, in the struct's order. */
+    private static FieldReader struct(Field field) {
+        List<Field> children = field.getChildren();
+        FieldReader[] readers = new FieldReader[children.size()];
+        for (int c = 0; c < readers.length; c++) {
+            readers[c] = create(children.get(c));
+        }
+        return (v, i) -> {
+            StructVector struct = (StructVector) v;
+            GenericRowData row = new GenericRowData(readers.length);
+            for (int c = 0; c < readers.length; c++) {
+                FieldVector child = (FieldVector) struct.getChildByOrdinal(c);
+                row.setField(c, child.isNull(i) ? null : readers[c].read(child, i));
+            }
+            return row;
+        };
     }
 
     private static FieldReader time(TemporalUnit unit) {

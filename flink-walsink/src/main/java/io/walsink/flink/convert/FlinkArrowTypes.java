@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.complex.MapVector;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -23,6 +24,7 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
@@ -49,17 +51,19 @@ import org.apache.flink.table.types.utils.TypeConversions;
  * TIMESTAMP(p)             Timestamp(unit as for TIME, null)
  * TIMESTAMP_LTZ(p)         Timestamp(unit as for TIME, "UTC")
  * ARRAY&lt;T&gt;                 List&lt;item: T&gt;, or FixedSizeList(n)&lt;item: T&gt; when declared
+ * ROW&lt;a A, b B&gt;            Struct&lt;a: A, b: B&gt;
+ * MAP&lt;K, V&gt;                Map&lt;entries: Struct&lt;key: K not null, value: V&gt;&gt; (Lance file format 2.2)
  * </pre>
  * TIME keeps its precision in the Arrow unit so that the type round-trips, although Flink's
  * RowData holds TIME as millis: sub-millisecond digits written from Flink are always zero and are
- * dropped when read. Nullability is carried over both ways. Everything else (MAP, MULTISET, ROW,
- * structured, RAW, INTERVAL, TIMESTAMP WITH TIME ZONE, VARIANT, ...) is refused.
+ * dropped when read. Nullability is carried over both ways, but a map's keys are never null.
+ * Everything else (MULTISET, structured, RAW, INTERVAL, TIMESTAMP WITH TIME ZONE, VARIANT, ...)
+ * is refused.
  *
  * <p>Arrow to Flink (reading a table) also accepts LargeUtf8 (STRING), LargeBinary (BYTES),
  * FixedSizeBinary(n) (BINARY(n)), Date(MILLISECOND) (DATE), any Timestamp zone (TIMESTAMP_LTZ:
  * the stored value is an instant) and FixedSizeList (ARRAY, Flink has no fixed-size array).
- * Unsigned integers, half floats, 256-bit decimals, structs, maps, unions and large lists are
- * refused.
+ * Unsigned integers, half floats, 256-bit decimals, unions and large lists are refused.
  */
 @Internal
 public final class FlinkArrowTypes {
@@ -115,11 +119,28 @@ public final class FlinkArrowTypes {
                 name, new FieldType(type.isNullable(), new ArrowType.FixedSizeList(listSize), null), List.of(element));
     }
 
-    /** @param column the column path used in errors ({@code tags[]} for an array element) */
+    /**
+     * @param column the column path used in errors ({@code tags[]} for an array element,
+     *     {@code addr.city} for a field of a row, {@code attrs{}} for a map's keys and values)
+     */
     private static Field toArrowField(String name, LogicalType type, String column) {
         if (type instanceof ArrayType array) {
             Field element = toArrowField(LIST_ELEMENT_NAME, array.getElementType(), column + "[]");
             return new Field(name, new FieldType(type.isNullable(), ArrowType.List.INSTANCE, null), List.of(element));
+        }
+        if (type instanceof RowType row) {
+            List<Field> children = new ArrayList<>();
+            for (RowType.RowField f : row.getFields()) {
+                children.add(toArrowField(f.getName(), f.getType(), column + "." + f.getName()));
+            }
+            return new Field(name, new FieldType(type.isNullable(), ArrowType.Struct.INSTANCE, null), children);
+        }
+        if (type instanceof MapType map) {
+            Field key = toArrowField(MapVector.KEY_NAME, map.getKeyType().copy(false), column + "{}");
+            Field value = toArrowField(MapVector.VALUE_NAME, map.getValueType(), column + "{}");
+            Field entries = new Field(
+                    MapVector.DATA_VECTOR_NAME, FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(key, value));
+            return new Field(name, new FieldType(type.isNullable(), new ArrowType.Map(false), null), List.of(entries));
         }
         return new Field(name, new FieldType(type.isNullable(), toArrowScalar(column, type), null), null);
     }
@@ -166,10 +187,12 @@ public final class FlinkArrowTypes {
                         TemporalUnit.forPrecision(((LocalZonedTimestampType) type).getPrecision())
                                 .arrow(),
                         UTC);
-            case ROW:
             case STRUCTURED_TYPE:
                 throw new UnsupportedColumnTypeException(
-                        column, type, "nested rows are not supported; flatten them into columns");
+                        column, type, "structured types are not supported; declare the column as a ROW");
+            case MULTISET:
+                throw new UnsupportedColumnTypeException(
+                        column, type, "Lance has no multiset; declare the column as a MAP of element to INT count");
             case TIMESTAMP_WITH_TIME_ZONE:
                 throw new UnsupportedColumnTypeException(column, type, "Arrow stores instants only; use TIMESTAMP_LTZ");
             default:
@@ -179,7 +202,7 @@ public final class FlinkArrowTypes {
                         "supported are BOOLEAN, TINYINT, SMALLINT, INT,"
                                 + " BIGINT, FLOAT, DOUBLE, DECIMAL, CHAR, VARCHAR, BINARY, VARBINARY,"
                                 + " DATE, TIME, TIMESTAMP,"
-                                + " TIMESTAMP_LTZ and ARRAY of those");
+                                + " TIMESTAMP_LTZ and ARRAY, ROW and MAP of those");
         }
     }
 
@@ -264,6 +287,21 @@ public final class FlinkArrowTypes {
             case List:
             case FixedSizeList:
                 return new ArrayType(nullable, toLogicalType(field.getChildren().get(0), column + "[]"));
+            case Struct: {
+                List<RowType.RowField> fields = new ArrayList<>();
+                for (Field child : field.getChildren()) {
+                    fields.add(new RowType.RowField(
+                            child.getName(), toLogicalType(child, column + "." + child.getName())));
+                }
+                return new RowType(nullable, fields);
+            }
+            case Map: {
+                List<Field> entry = field.getChildren().get(0).getChildren();
+                return new MapType(
+                        nullable,
+                        toLogicalType(entry.get(0), column + "{}"),
+                        toLogicalType(entry.get(1), column + "{}"));
+            }
             default:
                 throw new UnsupportedColumnTypeException(
                         column,
@@ -271,7 +309,7 @@ public final class FlinkArrowTypes {
                         "supported are Bool, signed Int, Float32,"
                                 + " Float64, Decimal128, Utf8, LargeUtf8, Binary, LargeBinary, FixedSizeBinary,"
                                 + " Date, Time,"
-                                + " Timestamp, List and FixedSizeList of those");
+                                + " Timestamp, List, FixedSizeList, Struct and Map of those");
         }
     }
 }

@@ -6,10 +6,13 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.data.columnar.vector.ArrayColumnVector;
 import org.apache.flink.table.data.columnar.vector.BooleanColumnVector;
 import org.apache.flink.table.data.columnar.vector.ByteColumnVector;
@@ -20,17 +23,21 @@ import org.apache.flink.table.data.columnar.vector.DoubleColumnVector;
 import org.apache.flink.table.data.columnar.vector.FloatColumnVector;
 import org.apache.flink.table.data.columnar.vector.IntColumnVector;
 import org.apache.flink.table.data.columnar.vector.LongColumnVector;
+import org.apache.flink.table.data.columnar.vector.MapColumnVector;
+import org.apache.flink.table.data.columnar.vector.RowColumnVector;
 import org.apache.flink.table.data.columnar.vector.ShortColumnVector;
 import org.apache.flink.table.data.columnar.vector.TimestampColumnVector;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * One Arrow column copied whole to the heap as a Flink column, for rows over a batch
  * ({@code ColumnarRowData}): a batch costs a few bulk copies instead of an object per value, and
  * the copy belongs to the rows alone, so a row stays valid after the Arrow batch is reloaded or
  * freed, as a {@code GenericRowData} would. BIGINT, INT-like and string or binary columns are
- * primitive arrays (strings one byte array per batch); other types hold the objects
- * {@link FieldReader} makes, as the row copy did.
+ * primitive arrays (strings one byte array per batch), a ROW its fields' columns; other types
+ * hold the objects {@link FieldReader} makes, as the row copy did.
  */
 final class HeapColumns {
     private HeapColumns() {}
@@ -52,6 +59,8 @@ final class HeapColumns {
                 return vector instanceof BaseVariableWidthVector v
                         ? BytesColumn.of(v, rows, nulls)
                         : BytesColumn.of(vector, reader, rows, nulls);
+            case ROW:
+                return StructColumn.of((StructVector) vector, (RowType) type, rows, nulls);
             default:
                 return ObjectColumn.of(vector, reader, rows, nulls);
         }
@@ -189,6 +198,32 @@ final class HeapColumns {
         }
     }
 
+    /** A struct's children copied as columns of their own; a row of it is a row over them. */
+    private static final class StructColumn extends Column implements RowColumnVector {
+        private final VectorizedColumnBatch fields;
+
+        private StructColumn(VectorizedColumnBatch fields, boolean[] nulls) {
+            super(nulls);
+            this.fields = fields;
+        }
+
+        static StructColumn of(StructVector vector, RowType type, int rows, boolean[] nulls) {
+            ColumnVector[] children = new ColumnVector[type.getFieldCount()];
+            for (int c = 0; c < children.length; c++) {
+                FieldVector child = (FieldVector) vector.getChildByOrdinal(c);
+                children[c] = copy(child, type.getTypeAt(c), FieldReaders.create(child.getField()), rows);
+            }
+            VectorizedColumnBatch fields = new VectorizedColumnBatch(children);
+            fields.setNumRows(rows);
+            return new StructColumn(fields, nulls);
+        }
+
+        @Override
+        public ColumnarRowData getRow(int i) {
+            return new ColumnarRowData(fields, i);
+        }
+    }
+
     /** The objects a {@link FieldReader} makes, for the types read less often. */
     private static final class ObjectColumn extends Column
             implements BooleanColumnVector,
@@ -198,7 +233,8 @@ final class HeapColumns {
                     DoubleColumnVector,
                     DecimalColumnVector,
                     TimestampColumnVector,
-                    ArrayColumnVector {
+                    ArrayColumnVector,
+                    MapColumnVector {
         private final Object[] values;
 
         private ObjectColumn(Object[] values, boolean[] nulls) {
@@ -254,6 +290,11 @@ final class HeapColumns {
         @Override
         public ArrayData getArray(int i) {
             return (ArrayData) values[i];
+        }
+
+        @Override
+        public MapData getMap(int i) {
+            return (MapData) values[i];
         }
     }
 }

@@ -40,14 +40,20 @@ public final class PojoToRowData<T> {
     }
 
     public static <T> PojoToRowData<T> create(Class<T> type, RowType rowType) {
+        return create(type, rowType, "");
+    }
+
+    /** @param path what errors put before a column's name: {@code addr.} for the fields of a nested row */
+    static <T> PojoToRowData<T> create(Class<T> type, RowType rowType, String path) {
         Map<String, JavaProperties.Property> available = JavaProperties.of(type);
         int n = rowType.getFieldCount();
         JavaProperties.Property[] properties = new JavaProperties.Property[n];
         ExternalConverter[] converters = new ExternalConverter[n];
         for (int i = 0; i < n; i++) {
-            String column = rowType.getFieldNames().get(i);
+            String name = rowType.getFieldNames().get(i);
+            String column = path + name;
             LogicalType columnType = rowType.getTypeAt(i);
-            JavaProperties.Property p = find(type, column, available);
+            JavaProperties.Property p = find(type, name, column, available);
             if (!ExternalConverters.accepts(columnType, p.type())) {
                 throw new SchemaMismatchException(
                         column,
@@ -55,7 +61,7 @@ public final class PojoToRowData<T> {
                                 + ", which takes " + ExternalConverters.expectedJavaType(columnType));
             }
             properties[i] = p;
-            converters[i] = ExternalConverters.create(column, columnType);
+            converters[i] = ExternalConverters.create(column, columnType, p.type());
         }
         return new PojoToRowData<>(type, rowType, properties, converters);
     }
@@ -73,6 +79,11 @@ public final class PojoToRowData<T> {
         return row;
     }
 
+    /** {@code value} (an instance of this converter's class, unchecked) as a nested row. */
+    GenericRowData convertNested(Object value) {
+        return convert(type.cast(value));
+    }
+
     public RowType rowType() {
         return rowType;
     }
@@ -82,14 +93,14 @@ public final class PojoToRowData<T> {
     }
 
     private static JavaProperties.Property find(
-            Class<?> type, String column, Map<String, JavaProperties.Property> available) {
-        JavaProperties.Property exact = available.get(column);
+            Class<?> type, String name, String column, Map<String, JavaProperties.Property> available) {
+        JavaProperties.Property exact = available.get(name);
         if (exact != null) {
             return exact;
         }
         List<JavaProperties.Property> loose = new ArrayList<>();
         for (JavaProperties.Property p : available.values()) {
-            if (normalize(p.name()).equals(normalize(column))) {
+            if (normalize(p.name()).equals(normalize(name))) {
                 loose.add(p);
             }
         }

@@ -18,26 +18,35 @@ public final class RowToRowData {
     private final RowType rowType;
     private final List<String> names;
     private final ExternalConverter[] converters;
+    private final String path;
 
-    private RowToRowData(RowType rowType, ExternalConverter[] converters) {
+    private RowToRowData(RowType rowType, ExternalConverter[] converters, String path) {
         this.rowType = rowType;
+        this.path = path;
         this.names = rowType.getFieldNames();
         this.converters = converters;
     }
 
     public static RowToRowData create(RowType rowType) {
+        return create(rowType, "");
+    }
+
+    /** @param path what errors put before a field's name: {@code addr.} for the fields of a nested row */
+    static RowToRowData create(RowType rowType, String path) {
         ExternalConverter[] converters = new ExternalConverter[rowType.getFieldCount()];
         for (int i = 0; i < converters.length; i++) {
-            converters[i] = ExternalConverters.create(rowType.getFieldNames().get(i), rowType.getTypeAt(i));
+            converters[i] =
+                    ExternalConverters.create(path + rowType.getFieldNames().get(i), rowType.getTypeAt(i));
         }
-        return new RowToRowData(rowType, converters);
+        return new RowToRowData(rowType, converters, path);
     }
 
     public GenericRowData convert(Row row) {
         Set<String> rowNames = row.getFieldNames(false);
         if (rowNames == null && row.getArity() != converters.length) {
             throw new IllegalArgumentException(
-                    "the row has " + row.getArity() + " fields, the row type " + rowType + " has " + converters.length);
+                    (path.isEmpty() ? "" : "column '" + path.substring(0, path.length() - 1) + "': ") + "the row has "
+                            + row.getArity() + " fields, the row type " + rowType + " has " + converters.length);
         }
         if (rowNames != null) {
             checkNames(rowNames);
@@ -53,7 +62,7 @@ public final class RowToRowData {
     private void checkNames(Set<String> rowNames) {
         for (String name : names) {
             if (!rowNames.contains(name)) {
-                throw new ColumnValueException(name, "missing from the named row, which has fields " + rowNames);
+                throw new ColumnValueException(path + name, "missing from the named row, which has fields " + rowNames);
             }
         }
         if (rowNames.size() != names.size()) {
@@ -61,7 +70,8 @@ public final class RowToRowData {
                     .filter(n -> !names.contains(n))
                     .findFirst()
                     .orElseThrow();
-            throw new ColumnValueException(extra, "the named row has this field, the row type " + names + " does not");
+            throw new ColumnValueException(
+                    path + extra, "the named row has this field, the row type " + names + " does not");
         }
     }
 

@@ -8,9 +8,11 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
@@ -31,6 +33,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 public final class LanceTables {
     private static final Logger LOG = LoggerFactory.getLogger(LanceTables.class);
+    public static final String MAP_FILE_VERSION = "2.2";
 
     private LanceTables() {}
 
@@ -70,10 +73,10 @@ public final class LanceTables {
         }
         Schema keyed = MaintainedIndexes.declare(withPrimaryKey(schema, primaryKey), maintained);
         requireShardingOnKey(sharding, primaryKey);
-        WriteParams params = new WriteParams.Builder()
-                .withMode(WriteParams.WriteMode.CREATE)
-                .withStorageOptions(storageOptions)
-                .build();
+        WriteParams.Builder builder =
+                new WriteParams.Builder().withMode(WriteParams.WriteMode.CREATE).withStorageOptions(storageOptions);
+        dataStorageVersion(schema).ifPresent(builder::withDataStorageVersion);
+        WriteParams params = builder.build();
         try (BufferAllocator allocator = new RootAllocator()) {
             try (Dataset ds = createDataset(allocator, uri, keyed, params, storageOptions)) {
                 // lance-core lists only indexes that exist; the compactor lists each once it built it
@@ -87,6 +90,23 @@ public final class LanceTables {
             }
             return open(uri, storageOptions, primaryKey.isEmpty());
         }
+    }
+
+    /**
+     * The Lance file format version the base table and the SSTables of a table with {@code schema}
+     * are written in: {@value #MAP_FILE_VERSION} when a column holds a map (lance-core 7.0.0 writes
+     * maps in no older version), otherwise lance-core's default (2.1), which every Lance reader of
+     * the last releases reads.
+     */
+    public static Optional<String> dataStorageVersion(Schema schema) {
+        return schema.getFields().stream().anyMatch(LanceTables::holdsMap)
+                ? Optional.of(MAP_FILE_VERSION)
+                : Optional.empty();
+    }
+
+    private static boolean holdsMap(Field field) {
+        return field.getType() instanceof ArrowType.Map
+                || field.getChildren().stream().anyMatch(LanceTables::holdsMap);
     }
 
     /** Reads the table at {@code uri}; fails unless it has a primary key and a MemWAL index. */
@@ -193,7 +213,8 @@ public final class LanceTables {
             if (index >= 0) {
                 if (!f.getChildren().isEmpty()) {
                     throw new IllegalArgumentException(
-                            "primary key column '" + f.getName() + "' must be a primitive type, got " + f.getType());
+                            "primary key column '" + f.getName() + "' must be a primitive type, got " + f.getType()
+                                    + ": nested columns (structs, lists, maps) cannot be keys or bucket columns");
                 }
                 fields.add(PrimaryKeyMetadata.markKey(f, index + 1, composite));
             } else {

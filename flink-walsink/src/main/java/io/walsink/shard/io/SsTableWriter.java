@@ -5,6 +5,7 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.table.GenerationPkIndex;
 import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.LanceFailures;
+import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.TableLocation;
@@ -81,10 +82,11 @@ public final class SsTableWriter {
     }
 
     private WriteParams fragmentParams() {
-        return new WriteParams.Builder()
+        WriteParams.Builder params = new WriteParams.Builder()
                 .withMaxRowsPerFile(Integer.MAX_VALUE) // the format wants one fragment
-                .withStorageOptions(table.storageOptions())
-                .build();
+                .withStorageOptions(table.storageOptions());
+        LanceTables.dataStorageVersion(storage.schema()).ifPresent(params::withDataStorageVersion);
+        return params.build();
     }
 
     /**

@@ -174,9 +174,7 @@ class FlinkArrowTypesTest {
 
     static Stream<Arguments> unsupportedFlinkTypes() {
         return Stream.of(
-                Arguments.of(new MapType(new IntType(), new IntType()), "MAP"),
                 Arguments.of(new MultisetType(new IntType()), "MULTISET"),
-                Arguments.of(RowType.of(new IntType()), "ROW"),
                 Arguments.of(new RawType<>(String.class, StringSerializer.INSTANCE), "RAW"),
                 Arguments.of(new DayTimeIntervalType(DayTimeIntervalType.DayTimeResolution.DAY), "INTERVAL"),
                 Arguments.of(new YearMonthIntervalType(YearMonthIntervalType.YearMonthResolution.YEAR), "INTERVAL"),
@@ -202,6 +200,9 @@ class FlinkArrowTypesTest {
                 .hasMessageContaining("column 'tags[]'");
         RowType row = RowType.of(new LogicalType[] {new IntType(), type}, new String[] {"id", "odd"});
         assertThatThrownBy(() -> FlinkArrowTypes.toArrowSchema(row)).hasMessageContaining("column 'odd'");
+        assertThatThrownBy(() -> FlinkArrowTypes.toArrowField("addr", row)).hasMessageContaining("column 'addr.odd'");
+        assertThatThrownBy(() -> FlinkArrowTypes.toArrowField("attrs", new MapType(new IntType(), type)))
+                .hasMessageContaining("column 'attrs{}'");
     }
 
     static Stream<Arguments> unsupportedArrowTypes() {
@@ -227,7 +228,7 @@ class FlinkArrowTypesTest {
     }
 
     @Test
-    void structsAndMapsAreRefusedWhenReading() {
+    void structsAndMapsAreReadAsRowsAndMapsAndTheirUnsupportedPartsNamed() {
         Field struct = new Field(
                 "s",
                 FieldType.nullable(ArrowType.Struct.INSTANCE),
@@ -236,9 +237,18 @@ class FlinkArrowTypesTest {
                 "l",
                 FieldType.nullable(ArrowType.List.INSTANCE),
                 List.of(Field.nullable("item", new ArrowType.Int(8, false))));
+        Field structOfUnsigned = new Field(
+                "s",
+                FieldType.nullable(ArrowType.Struct.INSTANCE),
+                List.of(Field.nullable("u", new ArrowType.Int(8, false))));
 
-        assertThatThrownBy(() -> FlinkArrowTypes.toLogicalType(struct)).hasMessageContaining("column 's'");
+        assertThat(FlinkArrowTypes.toLogicalType(struct))
+                .isEqualTo(RowType.of(new LogicalType[] {new IntType()}, new String[] {"a"}));
+        assertThat(FlinkArrowTypes.toArrowField("s", FlinkArrowTypes.toLogicalType(struct)))
+                .isEqualTo(struct);
         assertThatThrownBy(() -> FlinkArrowTypes.toLogicalType(listOfUnsigned)).hasMessageContaining("column 'l[]'");
+        assertThatThrownBy(() -> FlinkArrowTypes.toLogicalType(structOfUnsigned))
+                .hasMessageContaining("column 's.u'");
     }
 
     @Test

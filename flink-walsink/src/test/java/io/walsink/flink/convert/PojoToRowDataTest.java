@@ -137,4 +137,42 @@ class PojoToRowDataTest {
             assertThat(root.contentToTSVString()).contains("[1.0,2.0]").contains("10.00");
         }
     }
+
+    record Address(String city, Integer zip) {}
+
+    record Item(String sku, Integer qty) {}
+
+    record Customer(long id, Address addr, List<Item> items, Map<String, Integer> attrs, String[] tags) {}
+
+    @Test
+    void nestedRecordsListsOfRecordsAndMapsAreConverted() {
+        RowType type = io.walsink.testing.NestedChanges.rowType();
+        PojoToRowData<Customer> converter = PojoToRowData.create(Customer.class, type);
+        java.util.HashMap<String, Integer> attrs = new java.util.HashMap<>();
+        attrs.put("k", null);
+        Customer full = new Customer(
+                7L, new Address(null, 12), java.util.Arrays.asList(new Item("a", 1), null), attrs, new String[] {"x"});
+
+        GenericRowData row = converter.convert(full);
+        assertThat(row.getRow(1, 2).isNullAt(0)).isTrue();
+        assertThat(row.getRow(1, 2).getInt(1)).isEqualTo(12);
+        assertThat(row.getArray(2).getRow(0, 2).getString(0)).isEqualTo(StringData.fromString("a"));
+        assertThat(row.getArray(2).isNullAt(1)).isTrue();
+        assertThat(row.getMap(3).keyArray().getString(0)).isEqualTo(StringData.fromString("k"));
+        assertThat(row.getMap(3).valueArray().isNullAt(0)).isTrue();
+        GenericRowData nulls = converter.convert(new Customer(8L, null, null, null, null));
+        assertThat(List.of(nulls.isNullAt(1), nulls.isNullAt(2), nulls.isNullAt(3), nulls.isNullAt(4)))
+                .containsOnly(true);
+    }
+
+    record WrongAddress(String town) {}
+
+    record BadCustomer(long id, WrongAddress addr, List<Item> items, Map<String, Integer> attrs, String[] tags) {}
+
+    @Test
+    void aNestedRecordWithoutAFieldIsRefusedNamingItsPath() {
+        assertThatThrownBy(() -> PojoToRowData.create(BadCustomer.class, io.walsink.testing.NestedChanges.rowType()))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("addr.city");
+    }
 }

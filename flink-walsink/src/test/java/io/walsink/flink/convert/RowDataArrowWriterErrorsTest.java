@@ -139,23 +139,38 @@ class RowDataArrowWriterErrorsTest {
     }
 
     @Test
-    void anUnsupportedFlinkTypeIsNamedEvenIfTheTableHasAColumnForIt() {
-        Field map = new Field(
-                "attrs",
-                FieldType.nullable(new ArrowType.Map(false)),
-                List.of(new Field(
-                        "entries",
-                        FieldType.notNullable(ArrowType.Struct.INSTANCE),
-                        List.of(
-                                Field.notNullable("key", new ArrowType.Int(32, true)),
-                                Field.nullable("value", new ArrowType.Int(32, true))))));
+    void aMapWhoseKeysDifferFromTheTablesIsRefusedNamingItsKeys() {
+        Field map = io.walsink.testing.ArrowRows.mapField(
+                "attrs", new ArrowType.Int(32, true), new ArrowType.Int(32, true));
 
         assertThatThrownBy(() -> RowDataArrowWriter.create(
-                        row(new String[] {"attrs"}, new MapType(new IntType(false), new IntType())),
+                        row(new String[] {"attrs"}, new MapType(new BigIntType(false), new IntType())),
                         new Schema(List.of(map))))
-                .isInstanceOf(UnsupportedColumnTypeException.class)
-                .hasMessageContaining("column 'attrs'")
-                .hasMessageContaining("MAP");
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("attrs{}");
+        assertThat(RowDataArrowWriter.create(
+                                row(new String[] {"attrs"}, new MapType(new IntType(false), new IntType())),
+                                new Schema(List.of(map)))
+                        .schema()
+                        .getFields())
+                .containsExactly(map);
+    }
+
+    @Test
+    void aRowWhoseFieldsDifferFromTheTablesStructIsRefusedNamingThem() {
+        Field struct = new Field(
+                "addr",
+                FieldType.nullable(ArrowType.Struct.INSTANCE),
+                List.of(Field.nullable("city", ArrowType.Utf8.INSTANCE)));
+
+        assertThatThrownBy(() -> RowDataArrowWriter.create(
+                        row(new String[] {"addr"}, RowType.of(new LogicalType[] {new IntType()}, new String[] {"town"
+                        })),
+                        new Schema(List.of(struct))))
+                .isInstanceOf(SchemaMismatchException.class)
+                .hasMessageContaining("column 'addr'")
+                .hasMessageContaining("[town]")
+                .hasMessageContaining("[city]");
     }
 
     @Test

@@ -25,7 +25,7 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -162,7 +162,7 @@ class RowToRowDataTest {
 
     @Test
     void unsupportedTypesAreRefusedWhenBuilt() {
-        RowType type = RowType.of(new LogicalType[] {new MapType(new IntType(), new IntType())}, new String[] {"m"});
+        RowType type = RowType.of(new LogicalType[] {new MultisetType(new IntType())}, new String[] {"m"});
 
         assertThatThrownBy(() -> RowToRowData.create(type))
                 .isInstanceOf(UnsupportedColumnTypeException.class)

@@ -56,6 +56,11 @@ abstract class FieldWriter {
             // Arrow would accept it; the table's readers (and the primary-key index) would not.
             throw new ColumnValueException(column, "null value in a NOT NULL column");
         }
+        setNullValue(vector, index);
+    }
+
+    /** Stores a null at {@code index}; a struct also nulls its children there. */
+    void setNullValue(FieldVector vector, int index) {
         vector.setNull(index);
     }
 

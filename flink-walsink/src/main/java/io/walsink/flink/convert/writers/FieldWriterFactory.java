@@ -3,6 +3,7 @@ package io.walsink.flink.convert.writers;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.convert.SchemaMismatchException;
 import io.walsink.flink.convert.TemporalUnit;
+import java.util.List;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -11,6 +12,8 @@ import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 
@@ -19,7 +22,8 @@ import org.apache.flink.table.types.logical.TimestampType;
  * column. A Flink type is accepted by the Arrow type it maps to ({@link FlinkArrowTypes}) and by
  * a few others that hold every value losslessly: Utf8/LargeUtf8 for strings, Binary/LargeBinary/
  * FixedSizeBinary for bytes, Date(MILLISECOND), a finer time unit, a wider decimal, any zone for
- * TIMESTAMP_LTZ, and FixedSizeList for arrays. Integers and floats must match exactly.
+ * TIMESTAMP_LTZ, and FixedSizeList for arrays. Integers and floats must match exactly. A ROW's
+ * fields are matched with a struct's children by name, as columns are.
  */
 final class FieldWriterFactory {
     private FieldWriterFactory() {}
@@ -86,6 +90,10 @@ final class FieldWriterFactory {
                 return timestamp(column, flink, arrow, ((LocalZonedTimestampType) flink).getPrecision(), true);
             case ARRAY:
                 return array(column, (ArrayType) flink, arrow);
+            case ROW:
+                return struct(column, (RowType) flink, arrow);
+            case MAP:
+                return map(column, (MapType) flink, arrow);
             default:
                 throw new IllegalStateException("type " + flink + " passed the mapping but has no writer");
         }
@@ -128,6 +136,36 @@ final class FieldWriterFactory {
             return new FixedSizeListFieldWriter(column, arrow.isNullable(), element, fixed.getListSize());
         }
         return new ListFieldWriter(column, arrow.isNullable(), element);
+    }
+
+    /** The struct's children are matched with the row's fields by name, as the table's columns are. */
+    private static FieldWriter struct(String column, RowType flink, Field arrow) {
+        require(column, flink, arrow, arrow.getType() instanceof ArrowType.Struct);
+        List<Field> children = arrow.getChildren();
+        List<String> names = flink.getFieldNames();
+        if (children.size() != names.size()
+                || !children.stream().map(Field::getName).allMatch(names::contains)) {
+            throw new SchemaMismatchException(
+                    column,
+                    "Flink type " + flink + " has fields " + names + ", the table's struct has "
+                            + children.stream().map(Field::getName).toList());
+        }
+        FieldWriter[] writers = new FieldWriter[children.size()];
+        int[] positions = new int[children.size()];
+        for (int c = 0; c < writers.length; c++) {
+            Field child = children.get(c);
+            positions[c] = names.indexOf(child.getName());
+            writers[c] = create(column + "." + child.getName(), flink.getTypeAt(positions[c]), child);
+        }
+        return new StructFieldWriter(column, arrow.isNullable(), writers, positions, names.size());
+    }
+
+    private static FieldWriter map(String column, MapType flink, Field arrow) {
+        require(column, flink, arrow, arrow.getType() instanceof ArrowType.Map);
+        List<Field> entry = arrow.getChildren().get(0).getChildren();
+        FieldWriter key = create(column + "{}", flink.getKeyType(), entry.get(0));
+        FieldWriter value = create(column + "{}", flink.getValueType(), entry.get(1));
+        return new MapFieldWriter(column, arrow.isNullable(), key, value);
     }
 
     private static boolean isSignedInt(ArrowType type, int bits) {
