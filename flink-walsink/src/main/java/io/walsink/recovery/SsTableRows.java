@@ -167,9 +167,12 @@ final class SsTableRows extends ArrowReader {
 
     private ArrowReader open(Part part) {
         // Only the columns the SSTable has: those added to the table after it was written are nulls.
+        List<String> stored = part.sstable().getSchema().getFields().stream()
+                .map(Field::getName)
+                .toList();
         List<String> names = new ArrayList<>();
         for (Field f : columns) {
-            if (part.sstable().getSchema().findField(f.getName()) != null) {
+            if (stored.contains(f.getName())) {
                 names.add(f.getName());
             }
         }

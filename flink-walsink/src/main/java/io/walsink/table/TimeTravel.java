@@ -5,13 +5,19 @@ import static io.walsink.table.WalSinkTableOptions.SCAN_TIMESTAMP;
 import static io.walsink.table.WalSinkTableOptions.SCAN_VERSION;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.LanceTables;
 import io.walsink.read.snapshot.SnapshotReader;
 import io.walsink.read.snapshot.VersionAtTime;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
+import org.lance.Dataset;
 
 /**
  * A bounded read of one base table version ({@code scan.version}), of the version a tag names
@@ -71,6 +77,25 @@ public record TimeTravel(Long version, String tag, Instant timestamp) {
             return (tag != null ? reader.pinTag(tag) : reader.pinTimestamp(timestamp)).baseVersion();
         } catch (IllegalArgumentException missing) {
             throw new ValidationException(missing.getMessage(), missing);
+        }
+    }
+
+    /**
+     * Fails unless base version {@code version} has every column in {@code columns}: a version
+     * from before an ALTER TABLE ... ADD is read with the columns it has.
+     */
+    static void requireColumns(WalSinkTableConfig table, long version, List<String> columns) {
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset latest = LanceTables.openDataset(allocator, table.lanceUri(), table.lanceStorageOptions());
+                Dataset at = latest.checkoutVersion(version)) {
+            List<String> held =
+                    at.getSchema().getFields().stream().map(Field::getName).toList();
+            List<String> missing =
+                    columns.stream().filter(c -> !held.contains(c)).toList();
+            if (!missing.isEmpty()) {
+                throw new ValidationException("Version " + version + " of the walsink table at '" + table.path()
+                        + "' has no column " + missing + " (added after it): select the columns it has, " + held);
+            }
         }
     }
 }

@@ -94,7 +94,9 @@ final class WalSinkTableSource
                     + " version: a bounded SELECT (not with 'scan.startup-mode' initial or latest), without"
                     + " 'scan.full-text.*'");
         }
-        return config.timeTravel().get().resolve(config);
+        long version = config.timeTravel().get().resolve(config);
+        TimeTravel.requireColumns(config, version, produced.getFieldNames());
+        return version;
     }
 
     /** Whether a SELECT follows the table; a full-text SELECT never does. */

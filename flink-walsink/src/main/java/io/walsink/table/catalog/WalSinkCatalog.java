@@ -382,6 +382,6 @@ public final class WalSinkCatalog extends TablesOnlyCatalog {
             }
             throw new TableNotExistException(getName(), path);
         }
-        TableEvolution.apply(warehouse, getName(), path.getDatabaseName(), path.getObjectName(), changes);
+        TableEvolution.apply(warehouse, getName(), folder(path.getDatabaseName()), path.getObjectName(), changes);
     }
 }

@@ -218,7 +218,7 @@ class CatalogSchemaEvolutionTest {
                 .as("a version from before the ALTER, read with the columns it has")
                 .containsExactly(Row.of(1L, 2, 3.0f));
         assertThatThrownBy(() -> sql.executeSql("SELECT * FROM t /*+ OPTIONS('scan.tag' = 'narrow') */"))
-                .hasStackTraceContaining("has no column 's'");
+                .hasStackTraceContaining("has no column [s, d] (added after it)");
     }
 
     /**
