@@ -1,17 +1,23 @@
 package io.walsink.examples;
 
+import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSinkBuilder;
 import io.walsink.storage.S3Options;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
 
 /**
  * {@code --path}, {@code --rows}, {@code --keys}, {@code --buckets}, {@code --rate},
- * {@code --parallelism}, {@code --maintenance-interval}; every one optional. {@code rate} is changes
- * per second, 0 for as fast as possible (a throttled job stays running long enough to watch it, to
- * stop it with a savepoint or to kill a TaskManager under it). {@code parallelism} is the writers'
- * (the generator always runs as one task); {@code maintenanceSeconds} the sink's
- * {@code sink.maintenance.interval}, 0 for its default.
+ * {@code --parallelism}, {@code --maintenance-interval}, {@code --sink-option}; every one optional.
+ * {@code rate} is changes per second, 0 for as fast as possible (a throttled job stays running long
+ * enough to watch it, to stop it with a savepoint or to kill a TaskManager under it).
+ * {@code parallelism} is the writers' (the generator always runs as one task);
+ * {@code maintenanceSeconds} the sink's {@code sink.maintenance.interval}, 0 for its default;
+ * {@code sinkOptions} more {@link SinkOptions} by their SQL names
+ * ({@code --sink-option sink.memtable.max-age=1h}, repeatable), applied last.
  */
 record DemoArgs(
         String path,
@@ -21,15 +27,16 @@ record DemoArgs(
         S3Options s3,
         double rate,
         int parallelism,
-        long maintenanceSeconds) {
+        long maintenanceSeconds,
+        Map<String, String> sinkOptions) {
 
     DemoArgs(String path, long rows, int keys, int buckets) {
-        this(path, rows, keys, buckets, S3Options.defaults(), 0, 2, 0);
+        this(path, rows, keys, buckets, S3Options.defaults(), 0, 2, 0, Map.of());
     }
 
     /**
      * The demos' sink settings on {@code builder}: the table (created with {@link #buckets} if
-     * missing), key {@code id}, a 100 ms WAL flush, S3 and the maintenance interval.
+     * missing), key {@code id}, a 100 ms WAL flush, S3, the maintenance interval and the sink options.
      */
     <T> WalSinkBuilder<T> sink(WalSinkBuilder<T> builder) {
         builder.path(path)
@@ -37,7 +44,10 @@ record DemoArgs(
                 .createTableIfMissing(buckets)
                 .flushInterval(Duration.ofMillis(100))
                 .s3(s3);
-        return maintenanceSeconds > 0 ? builder.maintenanceInterval(Duration.ofSeconds(maintenanceSeconds)) : builder;
+        if (maintenanceSeconds > 0) {
+            builder.maintenanceInterval(Duration.ofSeconds(maintenanceSeconds));
+        }
+        return builder.options(Configuration.fromMap(sinkOptions));
     }
 
     /** Usage asked for: printed, and the demo ends with exit code 0. */
@@ -74,6 +84,7 @@ record DemoArgs(
         double rate = 0;
         int parallelism = 2;
         long maintenanceSeconds = 0;
+        Map<String, String> sinkOptions = new LinkedHashMap<>();
         S3Options.Builder s3 = S3Options.builder();
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
@@ -82,6 +93,7 @@ record DemoArgs(
                         + " [--path DIR|s3://bucket/prefix] [--rows N] [--keys N] [--buckets N] [--rate CHANGES_PER_S]\n"
                         + "        [--parallelism WRITERS (default 2)] [--maintenance-interval SECONDS (compaction and"
                         + " GC; default 10)]\n"
+                        + "        [--sink-option KEY=VALUE (a sink.* option of docs/configuration.md; repeatable)]\n"
                         + "        [--s3-endpoint URL] [--s3-region NAME] [--s3-path-style]   (s3:// paths; credentials"
                         + " from the AWS default chain)\n"
                         + "Runs on an embedded local Flink cluster; the table goes to a new folder under the temp"
@@ -103,14 +115,26 @@ record DemoArgs(
                 case "--rate" -> rate = positive(flag, Long.parseLong(value));
                 case "--parallelism" -> parallelism = (int) positive(flag, Integer.parseInt(value));
                 case "--maintenance-interval" -> maintenanceSeconds = positive(flag, Long.parseLong(value));
+                case "--sink-option" -> sinkOption(value, sinkOptions);
                 case "--s3-endpoint" -> s3.endpoint(value);
                 case "--s3-region" -> s3.region(value);
                 default -> throw new IllegalArgumentException("unknown option " + flag
                         + "; options: --path, --rows, --keys, --buckets, --rate, --parallelism,"
-                        + " --maintenance-interval, --s3-endpoint, --s3-region, --s3-path-style");
+                        + " --maintenance-interval, --sink-option, --s3-endpoint, --s3-region, --s3-path-style");
             }
         }
-        return new DemoArgs(path, rows, keys, buckets, s3.build(), rate, parallelism, maintenanceSeconds);
+        return new DemoArgs(
+                path, rows, keys, buckets, s3.build(), rate, parallelism, maintenanceSeconds, Map.copyOf(sinkOptions));
+    }
+
+    private static void sinkOption(String keyValue, Map<String, String> options) {
+        int eq = keyValue.indexOf('=');
+        String key = eq < 0 ? keyValue : keyValue.substring(0, eq);
+        if (eq < 0 || SinkOptions.all().stream().noneMatch(o -> o.key().equals(key))) {
+            throw new IllegalArgumentException("--sink-option takes KEY=VALUE with KEY a sink option"
+                    + " (docs/configuration.md), e.g. sink.memtable.max-age=1h; was " + keyValue);
+        }
+        options.put(key, keyValue.substring(eq + 1));
     }
 
     private static long positive(String flag, long value) {

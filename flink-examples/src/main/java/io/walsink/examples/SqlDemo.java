@@ -79,9 +79,18 @@ public final class SqlDemo {
     }
 
     private static String maintenance(DemoArgs args) {
-        return args.maintenanceSeconds() > 0
-                ? ", 'sink.maintenance.interval' = '" + args.maintenanceSeconds() + "s'"
-                : "";
+        StringBuilder with = new StringBuilder();
+        if (args.maintenanceSeconds() > 0) {
+            with.append(", 'sink.maintenance.interval' = '")
+                    .append(args.maintenanceSeconds())
+                    .append("s'");
+        }
+        args.sinkOptions().forEach((key, value) -> with.append(", '")
+                .append(key)
+                .append("' = '")
+                .append(value.replace("'", "''"))
+                .append("'"));
+        return with.toString();
     }
 
     /** The demo's S3 flags as the connector's {@code s3.*} options (credentials: the AWS default chain). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.cli.WalsinkCli;
 import java.nio.file.Path;
+import java.util.Map;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,11 +86,32 @@ class ExamplesTest {
     }
 
     @Test
-    void parallelismAndMaintenanceIntervalAreFlagsWithTheOldDefaults() {
-        DemoArgs args =
-                DemoArgs.parse("UpsertDemo", new String[] {"--parallelism", "3", "--maintenance-interval", "1"}, 1, 1);
+    void parallelismMaintenanceIntervalAndSinkOptionsAreFlagsWithTheOldDefaults() {
+        DemoArgs args = DemoArgs.parse(
+                "UpsertDemo",
+                new String[] {
+                    "--parallelism",
+                    "3",
+                    "--maintenance-interval",
+                    "1",
+                    "--sink-option",
+                    "sink.memtable.max-age=1 h",
+                    "--sink-option",
+                    "sink.compaction.enabled=false"
+                },
+                1,
+                1);
         assertThat(args.parallelism()).isEqualTo(3);
         assertThat(args.maintenanceSeconds()).isEqualTo(1);
+        assertThat(args.sinkOptions())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("sink.memtable.max-age", "1 h", "sink.compaction.enabled", "false"));
+        assertThatThrownBy(() -> DemoArgs.parse("UpsertDemo", new String[] {"--sink-option", "sink.nope=1"}, 1, 1))
+                .hasMessageContaining("--sink-option takes KEY=VALUE")
+                .hasMessageContaining("sink.nope=1");
+        assertThatThrownBy(() ->
+                        DemoArgs.parse("UpsertDemo", new String[] {"--sink-option", "sink.memtable.max-age"}, 1, 1))
+                .hasMessageContaining("--sink-option takes KEY=VALUE");
         DemoArgs defaults = DemoArgs.parse("UpsertDemo", new String[0], 1, 1);
         assertThat(defaults.parallelism())
                 .as("the demos' writers before the flag")
@@ -97,6 +119,7 @@ class ExamplesTest {
         assertThat(defaults.maintenanceSeconds())
                 .as("0: the sink's own default")
                 .isZero();
+        assertThat(defaults.sinkOptions()).isEmpty();
         assertThatThrownBy(() -> DemoArgs.parse("UpsertDemo", new String[] {"--parallelism", "0"}, 1, 1))
                 .hasMessageContaining("--parallelism must be positive");
     }

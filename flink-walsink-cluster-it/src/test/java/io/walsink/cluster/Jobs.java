@@ -59,6 +59,21 @@ final class Jobs {
                 .asLong();
     }
 
+    /** Cancels the job and waits until it is CANCELED. */
+    static void cancel(Rest rest, String jobId, Duration timeout) throws IOException {
+        rest.patch("/jobs/" + jobId + "?mode=cancel");
+        awaitState(rest, jobId, "CANCELED", timeout);
+    }
+
+    /** The location of the job's latest completed checkpoint ({@code flink run -s} takes it); null if none. */
+    static String latestCheckpoint(Rest rest, String jobId) throws IOException {
+        JsonNode completed =
+                rest.get("/jobs/" + jobId + "/checkpoints").get("latest").get("completed");
+        return completed == null || completed.isNull()
+                ? null
+                : completed.get("external_path").asText();
+    }
+
     /** The walsink writer's vertex (the operator WalSink names "walsink writer: PATH"). */
     static JsonNode writer(Rest rest, String jobId) throws IOException {
         for (JsonNode vertex : rest.get("/jobs/" + jobId).get("vertices")) {

@@ -11,7 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** GETs and POSTs on the JobManager's REST API, answers as JSON trees. */
+/** GETs, POSTs and PATCHes on the JobManager's REST API, answers as JSON trees. */
 final class Rest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http =
@@ -33,6 +33,13 @@ final class Rest {
                 HttpRequest.newBuilder(base.resolve(path))
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))));
+    }
+
+    /** PATCH without a body ({@code /jobs/ID?mode=cancel}). */
+    JsonNode patch(String path) throws IOException {
+        return send(
+                "PATCH " + path,
+                HttpRequest.newBuilder(base.resolve(path)).method("PATCH", HttpRequest.BodyPublishers.noBody()));
     }
 
     private JsonNode send(String what, HttpRequest.Builder builder) throws IOException {

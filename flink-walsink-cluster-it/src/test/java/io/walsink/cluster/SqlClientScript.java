@@ -144,11 +144,20 @@ final class SqlClientScript {
 
     /**
      * The rows of the tableau whose header names {@code keyColumn}, key to the next column's value
-     * (with or without an op column before them); the table ends at the first line that is neither
-     * a row nor a border.
+     * (with or without an op column before them).
      */
     static Map<Long, String> selected(String output, String keyColumn) {
         Map<Long, String> rows = new TreeMap<>();
+        selectedRows(output, keyColumn).forEach((key, cells) -> rows.put(key, cells.get(0)));
+        return rows;
+    }
+
+    /**
+     * The rows of the tableau whose header names {@code keyColumn}, key to the cells after it; the
+     * table ends at the first line that is neither a row nor a border.
+     */
+    static Map<Long, List<String>> selectedRows(String output, String keyColumn) {
+        Map<Long, List<String>> rows = new TreeMap<>();
         int keyIndex = -1;
         for (String line : output.split("\n")) {
             if (!line.startsWith("|")) {
@@ -162,7 +171,7 @@ final class SqlClientScript {
             if (cells.contains(keyColumn)) {
                 keyIndex = cells.indexOf(keyColumn);
             } else if (keyIndex >= 0) {
-                rows.put(Long.parseLong(cells.get(keyIndex)), cells.get(keyIndex + 1));
+                rows.put(Long.parseLong(cells.get(keyIndex)), cells.subList(keyIndex + 1, cells.size()));
             }
         }
         return rows;

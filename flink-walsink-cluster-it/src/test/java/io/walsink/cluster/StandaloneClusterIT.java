@@ -21,8 +21,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The shaded connector on a standalone Flink 2.3 session cluster (JobManager and TaskManager as
  * separate JVMs): demo jobs submitted with {@code flink run} on a job jar built from it, the
  * TaskManager's direct memory after each job, a {@code kill -9} of the TaskManager mid-job, the SQL
- * client with {@code -j}, the walsink metrics through REST, and a job on S3 (s3mock). The methods
- * run in order on one cluster.
+ * client with {@code -j}, the walsink metrics through REST, a job on S3 (s3mock), and the catalog
+ * with a column added between a job's checkpoint and its restore. The methods run in order on one
+ * cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StandaloneClusterIT {
@@ -166,6 +167,12 @@ class StandaloneClusterIT {
                 List.of("--s3-endpoint", S3.endpoint().toString(), "--s3-region", "us-east-1", "--s3-path-style"));
         awaitClient(name, client);
         ModelCheck.assertIsTheModel(table, S3.options(), 20_000, 1_000);
+    }
+
+    @Test
+    @Order(6)
+    void aCatalogTableGainsAColumnBetweenACheckpointAndTheRestoreOfItsInsertJob() throws Exception {
+        CatalogEvolution.run(cluster, workspace, JOB_TIMEOUT);
     }
 
     private static void runDemo(String name, long rows, int keys) throws Exception {
