@@ -16,6 +16,7 @@ import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,11 +70,16 @@ class WalSinkBuilderTest {
                         .path(dir.resolve("table").toString())
                         .build())
                 .hasMessageContaining("name");
-        RowType missing = RowType.of(new LogicalType[] {new BigIntType(false)}, new String[] {"id"});
-        assertThatThrownBy(() -> WalSink.forRowData(missing)
+        RowType extra = RowType.of(
+                new LogicalType[] {new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH), new IntType()},
+                new String[] {"id", "name", "extra"});
+        assertThatThrownBy(() -> WalSink.forRowData(extra)
                         .path(dir.resolve("table").toString())
                         .build())
-                .hasMessageContaining("name");
+                .hasMessageContaining("extra");
+        // A nullable column the rows do not declare (added after they were) is written as null.
+        RowType missing = RowType.of(new LogicalType[] {new BigIntType(false)}, new String[] {"id"});
+        WalSink.forRowData(missing).path(dir.resolve("table").toString()).build();
     }
 
     @Test
