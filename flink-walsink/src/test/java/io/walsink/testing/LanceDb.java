@@ -34,7 +34,7 @@ public final class LanceDb {
     private static final String RESOURCES = "/lancedb/";
     private static final Path INSTALL = Path.of("target/lancedb");
     private static final List<String> FILES =
-            List.of("package.json", "queries.mjs", "read.mjs", "named.mjs", "serve.mjs", "search.mjs");
+            List.of("package.json", "queries.mjs", "read.mjs", "named.mjs", "serve.mjs", "search.mjs", "create.mjs");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static boolean installed;
 
@@ -106,6 +106,20 @@ public final class LanceDb {
         List<Query> answered = new ArrayList<>(queries);
         answered.add(Query.of("tableNames", null, List.of("name")));
         return results(root.resolve(name), answered, out.lines().toList());
+    }
+
+    /** Creates table {@code name} in database folder {@code root} as a LanceDB user does, from JSON rows. */
+    public static void create(Path root, String name, String rowsJson) throws IOException, InterruptedException {
+        Path dir = install();
+        Process node = new ProcessBuilder(
+                        "node", "create.mjs", root.toAbsolutePath().toString(), name, rowsJson)
+                .directory(dir.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!node.waitFor(5, TimeUnit.MINUTES) || node.exitValue() != 0) {
+            throw new IllegalStateException("node create.mjs failed on " + name + " in " + root + ": " + out);
+        }
     }
 
     private static String spec(List<Query> queries) throws IOException {

@@ -276,6 +276,9 @@ public final class SnapshotReader implements AutoCloseable {
     public Optional<List<BucketSelection>> bucketsReadSeparately(TableSnapshot snapshot) {
         TableInfo info;
         try (Dataset base = openBase(snapshot)) {
+            if (base.memWalIndexDetails().isEmpty()) {
+                return Optional.empty(); // a plain Lance table (one LanceDB created): no shards
+            }
             info = LanceTables.describe(tableUri, base, true);
         }
         if (info.sharding().sharding().transform() != ShardTransform.BUCKET || !snapshot.everyShardNamesItsBucket()) {
