@@ -41,6 +41,17 @@ public final class AddedColumns {
      */
     public static long add(
             String path, S3Options s3, String lanceUri, Map<String, String> storageOptions, List<Field> columns) {
+        return add(path, s3, lanceUri, storageOptions, columns, () -> {});
+    }
+
+    /** As above; {@code beforeCommit} runs just before the columns' commit (a test's seam). */
+    static long add(
+            String path,
+            S3Options s3,
+            String lanceUri,
+            Map<String, String> storageOptions,
+            List<Field> columns,
+            Runnable beforeCommit) {
         for (Field f : columns) {
             if (!f.isNullable()) {
                 throw new IllegalArgumentException("column '" + f.getName() + "' cannot be added as NOT NULL: the rows"
@@ -66,6 +77,7 @@ public final class AddedColumns {
         LOG.info("Before adding columns to {}: {}", path, merged.describe(path));
         try (BufferAllocator allocator = new RootAllocator();
                 Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
+            beforeCommit.run();
             ds.addColumns(columns);
             LOG.info(
                     "Added columns {} to {} (base version {})",
