@@ -83,7 +83,7 @@ public final class AddedColumns {
         try (ObjectStore store = ObjectStores.open(path, s3Options);
                 BufferAllocator allocator = new RootAllocator()) {
             TableCompaction merge = new TableCompaction(
-                    TableLocation.of(store, path, s3Options),
+                    new TableLocation(store, lanceUri, storageOptions),
                     allocator,
                     CompactorOptions.defaults(),
                     LeaseClaimant.standalone("adding columns"));
