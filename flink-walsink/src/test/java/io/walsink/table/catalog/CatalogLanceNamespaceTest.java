@@ -30,9 +30,7 @@ class CatalogLanceNamespaceTest {
     @Test
     void lanceCoresDirectoryNamespaceListsAndLocatesTheCatalogsTables() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '2')");
         sql.executeSql("CREATE TABLE logs (line STRING) WITH ('buckets' = '1')");
