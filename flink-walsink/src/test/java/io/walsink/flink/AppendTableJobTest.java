@@ -2,16 +2,22 @@ package io.walsink.flink;
 
 import static io.walsink.flink.HarnessSupport.ROW;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.flink.convert.RowDataBucketHasher;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
 import io.walsink.format.manifest.SsTable;
+import io.walsink.format.table.MissingPrimaryKeyException;
 import io.walsink.format.table.TableLocation;
+import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.snapshot.ShardReader;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.BaseVersions;
+import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
 import java.nio.file.Path;
@@ -92,6 +98,30 @@ class AppendTableJobTest {
                     allocator, table.toString(), new LocalObjectStore(table), HarnessSupport.shards(table));
             assertThat(counts(lance)).as("lance-core, seed %d", seed).isEqualTo(expected);
         }
+        // The job's garbage collection ran beside the failures: fewer manifest versions remain than were written.
+        long written = 0;
+        long kept = 0;
+        for (UUID shard : HarnessSupport.shards(table)) {
+            List<Long> versions = new ManifestStore(new LocalObjectStore(table), shard).listVersions();
+            written += versions.get(versions.size() - 1);
+            kept += versions.size();
+        }
+        assertThat(kept).as("manifest versions kept of %d written", written).isLessThan(written);
+        // Not merged into the base table (see docs/architecture.md, "Append tables"): refused, nothing written.
+        long baseVersion = BaseVersions.latest(table.toString());
+        assertThatThrownBy(() -> Compactor.compact(table.toString(), null, CompactorOptions.defaults()))
+                .isInstanceOf(MissingPrimaryKeyException.class)
+                .hasMessageContaining("is an append table (no primary key)");
+        assertThat(BaseVersions.latest(table.toString())).isEqualTo(baseVersion);
+        // LanceDB: its default (LSM) read refuses a MemWAL table without a primary key, and its
+        // countRows() counts the base table, which no merge fills (the missing piece, docs above).
+        Map<String, LanceDb.Result> lanceDb = LanceDb.read(
+                table,
+                List.of(
+                        LanceDb.Query.of("default", null, List.of("id", "name")),
+                        LanceDb.Query.countRows("count", null)));
+        assertThat(lanceDb.get("default").error()).contains("requires an unenforced primary key");
+        assertThat(lanceDb.get("count").rows()).containsExactly(List.of("0"));
     }
 
     /**
@@ -158,6 +188,8 @@ class AppendTableJobTest {
                 .createTableIfMissing(SHARDS)
                 .flushInterval(Duration.ofMillis(20))
                 .memtableMaxRows(1_500)
+                .garbageCollection(true, Duration.ofSeconds(2))
+                .maintenanceInterval(Duration.ZERO)
                 .storeWrapper(FailoverTestSupport.flaky(0.02, seed))
                 .build();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "event numbers")

@@ -190,7 +190,12 @@ final class ShardWriterOperator<IN, OUT> extends AbstractStreamOperator<OUT>
                 tableContext,
                 options.settings().get(SinkOptions.MEMTABLE_MAX_AGE).toMillis());
         maintenance = SinkMaintenance.forSubtask(
-                options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
+                options,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                store,
+                metrics,
+                claimant,
+                !table.primaryKey().isEmpty());
         try {
             buckets.restoreOwned(
                     restored ? descriptors.restored(getKeyedStateBackend()) : List.of(),
