@@ -11,9 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,13 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
 /** A SQL table without a PRIMARY KEY and {@code 'buckets' = '4'}: rows spread round-robin over four shards. */
 class AppendTableSqlTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+    static final MiniClusterExtension FLINK =
+            MiniClusters.withSlots(4); // the continuous read holds two while an INSERT runs
 
     @TempDir
     Path dir;
 
     @Test
-    @Timeout(120)
+    @Timeout(180)
     void anAppendTableSpreadsItsRowsOverItsBucketsAndTheScanReadsThemAll() throws Exception {
         StreamTableEnvironment sql = SqlTables.env();
         Path path = dir.resolve("t");
@@ -51,5 +55,34 @@ class AppendTableSqlTest {
         Map<Long, Long> selected = scanned.stream()
                 .collect(Collectors.groupingBy(r -> (Long) r.getField(0), TreeMap::new, Collectors.counting()));
         assertThat(selected).isEqualTo(expected);
+
+        // The continuous read: the snapshot of all four shards, then rows published later, each once.
+        sql.executeSql(SqlTables.walsinkTable(
+                "tail",
+                "id BIGINT, name STRING",
+                path,
+                "scan.startup-mode",
+                "initial",
+                "scan.discovery-interval",
+                "100ms"));
+        TableResult following = sql.executeSql("SELECT id, name FROM tail");
+        List<Row> followed = new ArrayList<>();
+        try (CloseableIterator<Row> rows = following.collect()) {
+            while (followed.size() < 12) {
+                followed.add(rows.next());
+            }
+            sql.executeSql("INSERT INTO t VALUES (6, 'n6'), (7, 'n7'), (6, 'n6'), (8, 'n8')")
+                    .await();
+            while (followed.size() < 16) {
+                followed.add(rows.next());
+            }
+        }
+        expected.put(6L, 2L);
+        expected.put(7L, 1L);
+        expected.put(8L, 1L);
+        Map<Long, Long> streamed = followed.stream()
+                .peek(r -> assertThat(r.getKind()).isEqualTo(RowKind.INSERT))
+                .collect(Collectors.groupingBy(r -> (Long) r.getField(0), TreeMap::new, Collectors.counting()));
+        assertThat(streamed).isEqualTo(expected);
     }
 }
