@@ -47,7 +47,6 @@ public final class WalSinkBuilder<IN> {
     private String path;
     private List<String> primaryKey;
     private Integer createBuckets;
-    private String bucketColumn;
     private final Configuration settings = new Configuration();
     private S3Options s3 = S3Options.defaults();
     private final Map<String, String> lanceStorageOptions = new HashMap<>();
@@ -89,12 +88,12 @@ public final class WalSinkBuilder<IN> {
     }
 
     /**
-     * The column whose Lance bucket picks a row's shard when the table is created: a key column of
-     * a keyed table, any top-level primitive column of an append table. Ignored for an existing
-     * table, whose sharding spec decides.
+     * {@code sink.bucket-column}: the column whose Lance bucket picks a row's shard when the table
+     * is created: a key column of a keyed table, any top-level primitive column of an append table.
+     * Ignored for an existing table, whose sharding spec decides.
      */
     public WalSinkBuilder<IN> bucketColumn(String column) {
-        this.bucketColumn = Objects.requireNonNull(column, "column");
+        settings.set(SinkOptions.BUCKET_COLUMN, Objects.requireNonNull(column, "column"));
         return this;
     }
 
@@ -363,6 +362,7 @@ public final class WalSinkBuilder<IN> {
                         missing);
             }
             List<String> key = primaryKey == null ? List.of() : primaryKey;
+            String bucketColumn = options.settings().get(SinkOptions.BUCKET_COLUMN);
             String column = bucketColumn != null ? bucketColumn : key.isEmpty() ? null : key.get(0);
             TableSharding sharding =
                     column == null ? TableSharding.unsharded() : TableSharding.bucket(column, createBuckets);

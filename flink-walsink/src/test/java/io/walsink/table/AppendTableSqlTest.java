@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.flink.MiniClusters;
 import io.walsink.format.TableLayout;
+import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableInfo;
+import io.walsink.format.table.TableSharding;
 import io.walsink.storage.LocalObjectStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,5 +87,20 @@ class AppendTableSqlTest {
                 .peek(r -> assertThat(r.getKind()).isEqualTo(RowKind.INSERT))
                 .collect(Collectors.groupingBy(r -> (Long) r.getField(0), TreeMap::new, Collectors.counting()));
         assertThat(streamed).isEqualTo(expected);
+    }
+
+    @Test
+    @Timeout(120)
+    void sinkBucketColumnBucketsAnAppendTableOnThatColumn() throws Exception {
+        StreamTableEnvironment sql = SqlTables.env();
+        Path path = dir.resolve("c");
+        sql.executeSql(SqlTables.walsinkTable(
+                "c", "id BIGINT, name STRING", path, "buckets", "2", "sink.bucket-column", "name"));
+        sql.executeSql("INSERT INTO c VALUES (1, 'a'), (1, 'a'), (2, 'b')").await();
+
+        TableInfo table = LanceTables.open(path.toString(), Map.of(), true);
+        assertThat(table.primaryKey()).isEmpty();
+        assertThat(table.sharding().sharding()).isEqualTo(TableSharding.bucket("name", 2));
+        assertThat(SqlTables.read(path, io.walsink.read.ReadMode.COMMITTED)).hasSize(3);
     }
 }
