@@ -15,11 +15,13 @@ import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.snapshot.ShardReader;
+import io.walsink.shard.ShardOpener;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.BaseVersions;
 import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
+import io.walsink.testing.LogCapture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
@@ -44,6 +46,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -72,7 +75,14 @@ class AppendTableJobTest {
         long firstFailure = n / 5 + random.nextInt((int) (n / 5));
         long secondFailure = n * 3 / 5 + random.nextInt((int) (n / 5));
         Path table = dir.resolve("events");
-        run(table, n, seed, firstFailure, secondFailure);
+        List<String> restores;
+        try (LogCapture log = LogCapture.of(ShardOpener.class)) {
+            run(table, n, seed, firstFailure, secondFailure);
+            restores = log.messages(Level.WARN);
+        }
+        // Restores from checkpoints rolled back rows written after them (which a replay re-sends, maybe to another
+        // shard).
+        assertThat(restores).as("seed %d", seed).anyMatch(m -> m.contains("rolled back orphan entries"));
 
         assertThat(FailoverTestSupport.FAILED_AT).as("seed %d", seed).containsOnly(firstFailure, secondFailure);
         assertThat(HarnessSupport.shards(table)).as("seed %d", seed).hasSize(SHARDS);
