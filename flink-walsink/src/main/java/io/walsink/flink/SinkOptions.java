@@ -169,6 +169,14 @@ public final class SinkOptions {
                     + " the end; published generations are merged first) when the job is built, before it writes;"
                     + " rows written before read them as null. Off: such a sink fails naming the column.");
 
+    public static final ConfigOption<String> BUCKET_COLUMN = ConfigOptions.key("sink.bucket-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("When the sink creates the table: the column whose Lance bucket picks a row's shard (a key"
+                    + " column of a keyed table, by default the first; any top-level primitive column of a table"
+                    + " without a primary key, whose rows otherwise go round-robin over the shards). Ignored for an"
+                    + " existing table.");
+
     /** In the order docs/configuration.md lists them. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -190,6 +198,7 @@ public final class SinkOptions {
                 MAX_OFF_HEAP_BYTES_PER_SUBTASK,
                 PARALLELISM,
                 IO_THREADS,
-                ADD_COLUMNS);
+                ADD_COLUMNS,
+                BUCKET_COLUMN);
     }
 }

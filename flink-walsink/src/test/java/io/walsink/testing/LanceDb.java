@@ -47,10 +47,21 @@ public final class LanceDb {
      * @param where a filter in Lance's SQL, or null for all rows
      * @param lsm null for LanceDB's default read; false for the base table only
      * @param version null, or a version number or tag name the table is checked out at for this query
+     * @param countRows whether the query is {@code table.countRows(where)}: one row, the count
      */
-    public record Query(String name, String where, List<String> columns, Boolean lsm, Object version) {
+    public record Query(
+            String name, String where, List<String> columns, Boolean lsm, Object version, boolean countRows) {
         public Query(String name, String where, List<String> columns, Boolean lsm) {
             this(name, where, columns, lsm, null);
+        }
+
+        public Query(String name, String where, List<String> columns, Boolean lsm, Object version) {
+            this(name, where, columns, lsm, version, false);
+        }
+
+        /** LanceDB's {@code countRows(where)} (the base table's rows), as one row with one value. */
+        public static Query countRows(String name, String where) {
+            return new Query(name, where, List.of("count"), null, null, true);
         }
 
         public static Query of(String name, String where, List<String> columns) {
@@ -130,6 +141,9 @@ public final class LanceDb {
             q.columns().forEach(node.putArray("columns")::add);
             if (q.lsm() != null) {
                 node.put("lsm", q.lsm());
+            }
+            if (q.countRows()) {
+                node.put("countRows", true);
             }
             if (q.version() instanceof Number n) {
                 node.put("version", n.longValue());

@@ -7,6 +7,7 @@ import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
+import io.walsink.format.table.MissingPrimaryKeyException;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableLocation;
@@ -176,7 +177,16 @@ public final class TableCompaction {
                 Dataset base = location.openBase(allocator)) {
             GenerationMerge merge =
                     new GenerationMerge(base, location, allocator, hook, taken, new MergeJournal(store));
-            TableInfo table = LanceTables.describe(tableUri, base);
+            TableInfo table = LanceTables.describe(tableUri, base, true);
+            if (table.primaryKey().isEmpty()) {
+                throw new MissingPrimaryKeyException(
+                        tableUri,
+                        "table at " + tableUri + " is an append table (no primary key): walsink does not merge append"
+                                + " tables into the base table, since lance-core cannot append rows and mark their"
+                                + " generation merged in one commit; its rows stay in the shards' SSTables, where"
+                                + " walsink's readers read them",
+                        null);
+            }
             BaseIndexRefresh.warnOfKeyIndexes(base, keyFields(table), tableUri);
             List<ShardMerges> parts = plan(base, table);
             mergeInTurns(parts, table, merge, new RunBudget(options, nanoClock, () -> stopRequested));
