@@ -13,6 +13,7 @@ import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.schema.AddedColumns;
+import io.walsink.storage.ObjectStore;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
@@ -356,13 +357,16 @@ public final class WalSinkBuilder<IN> {
             TableSharding sharding =
                     key.isEmpty() ? TableSharding.unsharded() : TableSharding.bucket(key.get(0), createBuckets);
             LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, key, createBuckets);
-            return LanceTables.create(
-                    options.lanceUri(),
-                    FlinkArrowTypes.toArrowSchema(rowType, vectorColumns),
-                    key,
-                    sharding,
-                    options.lanceStorageOptions(),
-                    maintainedIndexes);
+            try (ObjectStore store = options.openStore()) {
+                return LanceTables.create(
+                        options.lanceUri(),
+                        FlinkArrowTypes.toArrowSchema(rowType, vectorColumns),
+                        key,
+                        sharding,
+                        options.lanceStorageOptions(),
+                        maintainedIndexes,
+                        store);
+            }
         }
     }
 }
