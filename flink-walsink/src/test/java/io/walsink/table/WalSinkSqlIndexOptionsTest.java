@@ -92,8 +92,8 @@ class WalSinkSqlIndexOptionsTest {
                 Dataset sstable =
                         LanceTables.openDataset(allocator, sstables.get(0).toString(), Map.of())) {
             assertThat(sstable.getIndexStatistics("emb_idx").toString())
-                    .as("the SSTable's HNSW graph is built with the declared degree")
-                    .contains("m=24");
+                    .as("the SSTable's vector index: exact (IVF_FLAT, one partition), with the declared metric")
+                    .contains("index_type=IVF_FLAT", "num_partitions=1", "metric_type=cosine");
         }
 
         sql.executeSql(SqlTables.walsinkTable("again", COLUMNS, path, "vector.emb.dimension", "4"));
