@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
+import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
 import io.walsink.read.TextQuery;
 import io.walsink.testing.Compactions;
+import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceDbSearch;
 import io.walsink.testing.LanceDbSearch.Hit;
 import io.walsink.testing.Vectors;
@@ -22,6 +24,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.data.GenericArrayData;
@@ -152,6 +155,14 @@ class LanceDbSearchableFromFirstCheckpointTest {
                         .isZero();
             }
         }
+        assertThat(HarnessSupport.read(table, ReadMode.COMMITTED).keySet())
+                .as("walsink's read %s (the base table holds the emptied placeholder fragment), seed %s", when, seed)
+                .isEqualTo(vectors.keySet());
+        LanceDb.Result all = LanceDb.read(table, List.of(LanceDb.Query.of("all", null, List.of("id"))))
+                .get("all");
+        assertThat(all.rows().stream().map(r -> Long.valueOf(r.get(0))).collect(Collectors.toSet()))
+                .as("LanceDB's default read %s, seed %s", when, seed)
+                .isEqualTo(vectors.keySet());
         List<float[]> queries = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             queries.add(Vectors.gaussian(random, DIMENSION));
