@@ -99,6 +99,9 @@ class WalSinkSqlIndexOptionsTest {
         sql.executeSql(SqlTables.walsinkTable("again", COLUMNS, path, "vector.emb.dimension", "4"));
         sql.executeSql("INSERT INTO again VALUES (2, 'c', ARRAY[CAST(1 AS FLOAT), 2, 3, 4])")
                 .await();
+        assertThat(SqlTables.collect(sql, "SELECT id FROM again").stream().map(r -> r.getField(0)))
+                .as("the SQL scan reads every row; the placeholder fragment of the vector index shows none")
+                .containsExactlyInAnyOrder(1L, 2L);
         sql.executeSql(SqlTables.walsinkTable("other", COLUMNS, path, "index.x.column", "id", "index.x.type", "btree"));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO other VALUES (3, 'd', ARRAY[CAST(1 AS FLOAT)])"))
                 .hasStackTraceContaining("maintains indexes")
