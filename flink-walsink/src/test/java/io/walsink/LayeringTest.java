@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * flink       -> maintenance, recovery, shard, format, storage, error   (not read, not table)
  * read        -> shard, format, storage, error    (no Flink); inside it, TableReader -> read.search -> read.snapshot,
  *                read.scan and read.lookup -> read.snapshot, and all of them -> the API's values
- * maintenance -> recovery, shard, format, storage, error    (no Flink; not read); inside it, Compactor ->
- *                maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart,
+ * maintenance -> recovery, shard, format, storage, error    (no Flink; not read); inside it, Compactor and
+ *                maintenance.schema -> maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart,
  *                and all of them -> the API's values
  * recovery    -> shard, format, storage, error    (no Flink)
  * shard   -> format, storage, error; inside it, driver -> shard (the writer) -> shard.io -> shard.memtable
@@ -193,7 +193,8 @@ class LayeringTest {
     }
 
     /**
-     * Inside maintenance: the user's entry point ({@code Compactor}) on the compaction engine, which
+     * Inside maintenance: the user's entry point ({@code Compactor}) and the column addition (which
+     * merges and commits its columns under one lease) on the compaction engine, which
      * uses the base table's index upkeep and what garbage collection knows of live consumers; the
      * shard id migration apart; the API's values ({@code CompactorOptions}, {@code CompactionResult})
      * at the bottom, used by all and using none. So the engine never reaches back up to the API type
@@ -206,6 +207,8 @@ class LayeringTest {
                 .consideringOnlyDependenciesInLayers()
                 .layer("entry")
                 .definedBy(entry)
+                .layer("schema")
+                .definedBy("io.walsink.maintenance.schema..")
                 .layer("compaction")
                 .definedBy("io.walsink.maintenance.compaction..")
                 .layer("index")
@@ -219,8 +222,10 @@ class LayeringTest {
                         .and(DescribedPredicate.not(entry)))
                 .whereLayer("entry")
                 .mayNotBeAccessedByAnyLayer()
+                .whereLayer("schema")
+                .mayNotBeAccessedByAnyLayer()
                 .whereLayer("compaction")
-                .mayOnlyBeAccessedByLayers("entry")
+                .mayOnlyBeAccessedByLayers("entry", "schema")
                 .whereLayer("index")
                 .mayOnlyBeAccessedByLayers("compaction")
                 .whereLayer("gc")

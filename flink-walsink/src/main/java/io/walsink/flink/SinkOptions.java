@@ -77,6 +77,16 @@ public final class SinkOptions {
                     + " this age plus one checkpoint interval. 0 publishes everything at every checkpoint (one"
                     + " SSTable per shard per checkpoint).");
 
+    public static final ConfigOption<Integer> MEMTABLE_MAX_AGED_PER_CHECKPOINT = ConfigOptions.key(
+                    "sink.memtable.max-aged-per-checkpoint")
+            .intType()
+            .defaultValue(32)
+            .withDescription("The most memtables one writer subtask writes as SSTables at a checkpoint because"
+                    + " of 'sink.memtable.max-age', oldest rows first; the others wait for the next checkpoints. A"
+                    + " subtask of n shards with rows then publishes each within ceil(n / this) checkpoints (logged"
+                    + " when the writer opens), and writes, and compaction merges, at most this many such SSTables"
+                    + " per checkpoint. Memtables that fill up are written regardless; must be positive.");
+
     public static final ConfigOption<Boolean> COMPACTION_ENABLED = ConfigOptions.key("sink.compaction.enabled")
             .booleanType()
             .defaultValue(true)
@@ -168,6 +178,7 @@ public final class SinkOptions {
                 MEMTABLE_MAX_SIZE,
                 MEMTABLE_MAX_ROWS,
                 MEMTABLE_MAX_AGE,
+                MEMTABLE_MAX_AGED_PER_CHECKPOINT,
                 COMPACTION_ENABLED,
                 COMPACTION_KEEP_MERGED_FOR,
                 GC_ENABLED,

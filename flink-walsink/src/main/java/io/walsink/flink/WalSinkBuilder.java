@@ -188,6 +188,16 @@ public final class WalSinkBuilder<IN> {
     }
 
     /**
+     * {@code sink.memtable.max-aged-per-checkpoint}: the most memtables a writer subtask writes at a
+     * checkpoint because of their age, oldest rows first (default 32); with n shards a subtask
+     * publishes each within ceil(n / this) checkpoints past the age.
+     */
+    public WalSinkBuilder<IN> memtableMaxAgedPerCheckpoint(int memtables) {
+        settings.set(SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT, memtables);
+        return this;
+    }
+
+    /**
      * {@code sink.compaction.enabled}: writer subtask 0 merges published SSTables into the Lance base
      * table on a thread of its own after completed checkpoints, without blocking the writers. Readers
      * that know nothing of MemWAL then see the rows, and reads merge fewer SSTables. On by default.

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -197,8 +198,20 @@ public final class LanceDb {
          *
          * @return the base table version the handle opened
          */
-        public synchronized long hold() throws IOException {
-            List<String> lines = exchange("{\"hold\":true}");
+        public long hold() throws IOException {
+            return hold(null);
+        }
+
+        /**
+         * As {@link #hold()}, connecting with LanceDB's {@code readConsistencyInterval} (null: its
+         * default, none), which makes the handle look for a newer base version when it is older.
+         */
+        public synchronized long hold(Duration readConsistencyInterval) throws IOException {
+            List<String> lines = exchange(
+                    readConsistencyInterval == null
+                            ? "{\"hold\":true}"
+                            : "{\"hold\":true,\"readConsistencyInterval\":"
+                                    + readConsistencyInterval.toMillis() / 1000.0 + "}");
             JsonNode answer = lines.size() == 1 ? JSON.readTree(lines.get(0)) : null;
             if (answer == null || !answer.has("version")) {
                 throw new IllegalStateException("LanceDB could not open " + table + ": " + lines);

@@ -187,7 +187,8 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 descriptors,
                 lineage,
                 tableContext,
-                options.settings().get(SinkOptions.MEMTABLE_MAX_AGE).toMillis());
+                options.settings().get(SinkOptions.MEMTABLE_MAX_AGE).toMillis(),
+                options.settings().get(SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT));
         maintenance = SinkMaintenance.forSubtask(
                 options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
         try {
@@ -202,13 +203,19 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         getProcessingTimeService()
                 .scheduleWithFixedDelay(
                         t -> refreshMetrics(), ShardWriterMetrics.REFRESH_MILLIS, ShardWriterMetrics.REFRESH_MILLIS);
+        int agedPerCheckpoint = options.settings().get(SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT);
         LOG.info(
-                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, {})",
+                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, {});"
+                        + " rows of its {} buckets are published within {} checkpoint(s) past sink.memtable.max-age"
+                        + " (at most {} aged memtables written per checkpoint)",
                 owner,
                 options.path(),
                 drivers.size(),
                 checkpointing,
-                budget.describe());
+                budget.describe(),
+                ownedBuckets,
+                ShardDrivers.checkpointsToVisibility(ownedBuckets, agedPerCheckpoint),
+                agedPerCheckpoint);
     }
 
     @Override

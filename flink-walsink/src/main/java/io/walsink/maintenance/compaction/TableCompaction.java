@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -160,6 +161,15 @@ public final class TableCompaction {
      * {@link #requestStop()}) is spent; what is left waits for the next run.
      */
     public CompactionResult run() {
+        return run(null);
+    }
+
+    /**
+     * As {@link #run()}, then {@code then} on the base table's latest version after the merges,
+     * under the same hold of the lease (renewed first): no other compactor's merge and no restore's
+     * reset commits between the merges and {@code then}'s commit. Before the housekeeping.
+     */
+    public CompactionResult run(Consumer<Dataset> then) {
         long started = nanoClock.getAsLong();
         try (CompactionLease taken =
                         CompactionLease.acquire(store, tableUri, claimant, options.leaseDuration(), leaseClock);
@@ -173,6 +183,11 @@ public final class TableCompaction {
             List<CompactionResult.ShardResult> results = new ArrayList<>();
             for (ShardMerges part : parts) {
                 results.add(part.result(base, tableUri));
+            }
+            if (then != null) {
+                base.checkoutLatest();
+                taken.renew();
+                then.accept(base);
             }
             boolean housekeeping = !stopRequested; // a stop skips it: it can take long
             boolean filesCompacted = false;
