@@ -14,6 +14,7 @@ import io.walsink.format.table.TableNotFoundException;
 import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.schema.AddedColumns;
+import io.walsink.storage.ObjectStore;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
@@ -386,8 +387,16 @@ public final class WalSinkBuilder<IN> {
                     key,
                     createBuckets,
                     column == null ? " (round-robin)" : " on " + column);
-            return LanceTables.create(
-                    options.lanceUri(), schema, key, sharding, options.lanceStorageOptions(), maintainedIndexes);
+            try (ObjectStore store = options.openStore()) {
+                return LanceTables.create(
+                        options.lanceUri(),
+                        schema,
+                        key,
+                        sharding,
+                        options.lanceStorageOptions(),
+                        maintainedIndexes,
+                        store);
+            }
         }
     }
 }

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
-import io.walsink.read.NearestQuery;
 import io.walsink.read.ReadMode;
-import io.walsink.read.TableReader;
 import io.walsink.testing.Compactions;
 import io.walsink.testing.LanceDbSearch;
 import io.walsink.testing.LanceDbSearch.Hit;
@@ -26,12 +24,7 @@ import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.types.logical.ArrayType;
-import org.apache.flink.table.types.logical.BigIntType;
-import org.apache.flink.table.types.logical.FloatType;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
@@ -56,14 +49,9 @@ class LanceDbMaintainedIndexTest {
 
     private static final int DIMENSION = 16;
     private static final int ROWS = 1_000;
-    private static final RowType ROW = RowType.of(
-            new LogicalType[] {
-                new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH), new ArrayType(new FloatType(false))
-            },
-            new String[] {"id", "text", "emb"});
-    private static final MaintainedIndex VECTORS = MaintainedIndex.ivfPq("emb_idx", "emb", 4, 4);
-    private static final MaintainedIndex TEXT =
-            MaintainedIndex.scalar("text_idx", "text", MaintainedIndex.Type.INVERTED);
+    private static final RowType ROW = VectorTableJob.TEXT_AND_VECTOR;
+    private static final MaintainedIndex VECTORS = VectorTableJob.EMB_IVF_PQ;
+    private static final MaintainedIndex TEXT = VectorTableJob.TEXT_INVERTED;
 
     // lance-core's native threads may still hold files when JUnit deletes the folder.
     @TempDir(cleanup = CleanupMode.NEVER)
@@ -117,7 +105,7 @@ class LanceDbMaintainedIndexTest {
                 .as("SSTables, each with both maintained indexes covering all its rows in its own manifest")
                 .isNotEmpty()
                 .allSatisfy(indexes -> assertThat(indexes)
-                        .containsEntry("emb_idx", "IVF_HNSW_SQ, 0 rows unindexed")
+                        .containsEntry("emb_idx", "IVF_FLAT, 0 rows unindexed")
                         .containsEntry("text_idx", "Inverted, 0 rows unindexed"));
 
         Set<Long> live = new TreeSet<>(first.keySet());
@@ -139,7 +127,7 @@ class LanceDbMaintainedIndexTest {
                     inserted,
                     seed);
             searchAndCheck(
-                    vectors -> walsinkNearest(table, vectors),
+                    vectors -> VectorTableJob.walsinkNearest(table, vectors, 10),
                     "walsink's reader " + when,
                     first,
                     updated,
@@ -163,18 +151,6 @@ class LanceDbMaintainedIndexTest {
     @FunctionalInterface
     private interface Search {
         List<List<Hit>> nearest(List<float[]> vectors) throws Exception;
-    }
-
-    private static List<List<Hit>> walsinkNearest(Path table, List<float[]> vectors) {
-        try (TableReader reader = TableReader.open(table.toString())) {
-            List<List<Hit>> all = new ArrayList<>();
-            for (float[] vector : vectors) {
-                all.add(reader.nearest(ReadMode.COMMITTED, NearestQuery.of("emb", vector, 10)).stream()
-                        .map(n -> new Hit((Long) n.row().get("id"), n.distance()))
-                        .toList());
-            }
-            return all;
-        }
     }
 
     private static void searchAndCheck(

@@ -92,13 +92,16 @@ class WalSinkSqlIndexOptionsTest {
                 Dataset sstable =
                         LanceTables.openDataset(allocator, sstables.get(0).toString(), Map.of())) {
             assertThat(sstable.getIndexStatistics("emb_idx").toString())
-                    .as("the SSTable's HNSW graph is built with the declared degree")
-                    .contains("m=24");
+                    .as("the SSTable's vector index: exact (IVF_FLAT, one partition), with the declared metric")
+                    .contains("index_type=IVF_FLAT", "num_partitions=1", "metric_type=cosine");
         }
 
         sql.executeSql(SqlTables.walsinkTable("again", COLUMNS, path, "vector.emb.dimension", "4"));
         sql.executeSql("INSERT INTO again VALUES (2, 'c', ARRAY[CAST(1 AS FLOAT), 2, 3, 4])")
                 .await();
+        assertThat(SqlTables.collect(sql, "SELECT id FROM again").stream().map(r -> r.getField(0)))
+                .as("the SQL scan reads every row; the placeholder fragment of the vector index shows none")
+                .containsExactlyInAnyOrder(1L, 2L);
         sql.executeSql(SqlTables.walsinkTable("other", COLUMNS, path, "index.x.column", "id", "index.x.type", "btree"));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO other VALUES (3, 'd', ARRAY[CAST(1 AS FLOAT)])"))
                 .hasStackTraceContaining("maintains indexes")

@@ -51,7 +51,7 @@ import org.lance.WriteParams;
  * What maintained indexes cost: the sink's rate with 0, 1 and 3 maintained indexes
  * (an IVF_PQ on the vector; plus a BTREE on the key and an INVERTED index on the text), each a job
  * writing a new table to its end (every SSTable then carries its indexes); and the time to index
- * one SSTable's rows the way walsink does (IVF_HNSW_SQ, one partition) beside lance-core building
+ * one SSTable's rows the way walsink does (IVF_FLAT, one partition) beside lance-core building
  * the declared IVF_PQ on the same rows.
  */
 public final class IndexReport {
@@ -168,7 +168,7 @@ public final class IndexReport {
         TextTable buildTable = new TextTable(
                 "index of one SSTable (" + builds.sstableRows() + " rows)", "median ms", "all rounds, ms");
         buildTable.row(
-                "walsink: IVF_HNSW_SQ, one partition (what every SSTable gets)",
+                "walsink: IVF_FLAT, one partition (what every SSTable gets)",
                 String.valueOf(medianMillis(builds.walsinkNanos())),
                 millis(builds.walsinkNanos()));
         buildTable.row(

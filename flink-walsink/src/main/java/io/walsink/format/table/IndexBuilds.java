@@ -26,10 +26,11 @@ import org.lance.index.vector.VectorIndexParams;
  * flushed generation through its index only ({@code fast_search}), so a generation without it is
  * invisible to them.
  *
- * <p>A vector index becomes IVF_HNSW_SQ with a single partition whatever the base table's type (what
- * Lance 10's flush writes for an IVF_PQ base index, measured): it needs no trained centroids or
- * codebook, so an SSTable of any size can have it, and its search over one generation is exact
- * enough to merge with the others. Scalar and full-text indexes are the base table's type.
+ * <p>A vector index becomes IVF_FLAT with a single partition whatever the base table's type: exact,
+ * and trained on any number of rows, so an SSTable of any size can have it. (Lance 10's flush
+ * writes IVF_HNSW_SQ with one partition, whose graph LanceDB's LSM search walks at a breadth of
+ * 1.5 k: it found 6 of the 10 nearest rows of a 29-row SSTable.) Scalar and full-text indexes are
+ * the base table's type.
  */
 @Internal
 public final class IndexBuilds {
@@ -40,7 +41,11 @@ public final class IndexBuilds {
 
     private IndexBuilds() {}
 
-    /** Builds every index of {@code indexes} on {@code generation}, a just-written SSTable dataset. */
+    /**
+     * Builds every index of {@code indexes} on {@code generation}, a just-written SSTable dataset
+     * (or the base table, for a starter vector index: see {@link EmptyTableIndexes}), replacing any
+     * of the same name.
+     */
     public static void buildOnGeneration(Dataset generation, List<MaintainedIndex> indexes) {
         for (MaintainedIndex index : indexes) {
             generation.createIndex(
@@ -100,9 +105,10 @@ public final class IndexBuilds {
         };
     }
 
-    static IndexType generationType(MaintainedIndex index) {
+    /** The type every SSTable (and a starter base index) gets for {@code index}. */
+    public static IndexType generationType(MaintainedIndex index) {
         return switch (index.type()) {
-            case IVF_PQ, IVF_HNSW_SQ, IVF_FLAT -> IndexType.IVF_HNSW_SQ;
+            case IVF_PQ, IVF_HNSW_SQ, IVF_FLAT -> IndexType.IVF_FLAT;
             case BTREE -> IndexType.BTREE;
             case BITMAP -> IndexType.BITMAP;
             case INVERTED -> IndexType.INVERTED;
@@ -112,11 +118,7 @@ public final class IndexBuilds {
     static IndexParams generationParams(MaintainedIndex index) {
         return switch (index.type()) {
             case IVF_PQ, IVF_HNSW_SQ, IVF_FLAT -> IndexParams.builder()
-                    .setVectorIndexParams(VectorIndexParams.withIvfHnswSqParams(
-                            distance(index.metric()),
-                            new IvfBuildParams.Builder().setNumPartitions(1).build(),
-                            hnsw(index),
-                            new SQBuildParams.Builder().build()))
+                    .setVectorIndexParams(VectorIndexParams.ivfFlat(1, distance(index.metric())))
                     .build();
             case BTREE -> IndexParams.builder()
                     .setScalarIndexParams(new BTreeIndexParams.Builder().build())

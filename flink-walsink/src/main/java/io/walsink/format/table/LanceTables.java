@@ -2,6 +2,7 @@ package io.walsink.format.table;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -49,14 +50,15 @@ public final class LanceTables {
             List<String> primaryKey,
             TableSharding sharding,
             Map<String, String> storageOptions) {
-        return create(uri, schema, primaryKey, sharding, storageOptions, List.of());
+        return create(uri, schema, primaryKey, sharding, storageOptions, List.of(), null);
     }
 
     /**
      * As {@link #create(String, Schema, List, TableSharding, Map)}, with {@code maintained} indexes
-     * declared in the schema metadata ({@link MaintainedIndexes}). The indexes themselves are built
-     * later, for every SSTable and by the compactor on the base table, which then lists them in the
-     * MemWAL index.
+     * declared in the schema metadata ({@link MaintainedIndexes}), built on the empty base table
+     * ({@link EmptyTableIndexes}) and listed in the MemWAL index, so LanceDB's default searches
+     * read the table from its first SSTable on; {@code store} is the table's (a vector index's
+     * placeholder rows are deleted through it; null when {@code maintained} holds none).
      *
      * @throws IllegalArgumentException for an index a column cannot take, or indexes on an
      *     append-only table (Lance's LSM readers need a primary key); nothing is written
@@ -67,10 +69,14 @@ public final class LanceTables {
             List<String> primaryKey,
             TableSharding sharding,
             Map<String, String> storageOptions,
-            List<MaintainedIndex> maintained) {
+            List<MaintainedIndex> maintained,
+            ObjectStore store) {
         if (!maintained.isEmpty() && primaryKey.isEmpty()) {
             throw new IllegalArgumentException(
                     "maintained indexes need a primary key: Lance's LSM readers merge SSTables by key");
+        }
+        if (store == null && maintained.stream().anyMatch(i -> i.type().isVector())) {
+            throw new IllegalArgumentException("a maintained vector index needs the table's object store");
         }
         Schema keyed = MaintainedIndexes.declare(withPrimaryKey(schema, primaryKey), maintained);
         requireShardingOnKey(sharding, primaryKey, schema);
@@ -80,8 +86,10 @@ public final class LanceTables {
         WriteParams params = builder.build();
         try (BufferAllocator allocator = new RootAllocator()) {
             try (Dataset ds = createDataset(allocator, uri, keyed, params, storageOptions)) {
-                // lance-core lists only indexes that exist; the compactor lists each once it built it
-                initializeMemWal(uri, ds, toLance(sharding), storageOptions);
+                // lance-core lists only indexes that exist: they are built on the empty table first
+                List<String> built = EmptyTableIndexes.build(
+                        allocator, ds, uri, maintained, storageOptions, store == null ? null : store::put);
+                initializeMemWal(uri, ds, toLance(sharding).withMaintainedIndexes(built), storageOptions);
                 LOG.info(
                         "Created table {} with primary key {}, {} sharding and maintained indexes {}",
                         uri,

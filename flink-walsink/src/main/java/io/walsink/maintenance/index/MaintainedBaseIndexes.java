@@ -13,11 +13,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the table's maintained indexes on the base table once it holds rows to build them from.
- * A table starts empty, and a vector index is trained on the rows it indexes, so the first
- * compaction that leaves enough rows in the base table builds it; from then on {@link
- * BaseIndexRefresh} keeps it covering what later merges add. Lance's LSM readers (LanceDB's default
- * search) need the base index to exist: until then they refuse a vector or full-text search.
+ * Creates the table's maintained indexes the base table lacks. A table gets them when it is created
+ * ({@code EmptyTableIndexes}), but lance-core drops a vector index once no fragment it covers is
+ * left (the placeholder fragment a new table's vector index covers goes at the first file
+ * compaction), and a table created before walsink built them there has none: a vector index is
+ * then built again over the base rows, as a starter (the type every SSTable gets) while they are
+ * fewer than its declared type trains on ({@link VectorIndexRetraining} replaces it later). Lance's
+ * LSM readers (LanceDB's default search) need the base index: without it they refuse a vector or
+ * full-text search.
  */
 final class MaintainedBaseIndexes {
     private static final Logger LOG = LoggerFactory.getLogger(MaintainedBaseIndexes.class);
@@ -40,7 +43,8 @@ final class MaintainedBaseIndexes {
                 continue;
             }
             rows = rows < 0 ? base.countRows() : rows;
-            if (rows < IndexBuilds.rowsToTrain(index)) {
+            boolean starter = rows < IndexBuilds.rowsToTrain(index);
+            if (starter && (!index.type().isVector() || rows == 0)) {
                 LOG.info(
                         "Maintained index {} of {} waits for {} base rows to build from ({} merged so far)",
                         index.name(),
@@ -51,7 +55,11 @@ final class MaintainedBaseIndexes {
             }
             long started = System.nanoTime();
             beforeCommit.run();
-            IndexBuilds.createOnBase(base, index);
+            if (starter) {
+                IndexBuilds.buildOnGeneration(base, List.of(index));
+            } else {
+                IndexBuilds.createOnBase(base, index);
+            }
             base.checkoutLatest();
             if (index.type().isVector()) {
                 VectorIndexRetraining.trained(base, index.name(), rows, beforeCommit);
@@ -60,7 +68,7 @@ final class MaintainedBaseIndexes {
             LOG.info(
                     "Created maintained index {} ({} on '{}') over {} base rows of {} in {} ms, version {}",
                     index.name(),
-                    index.type(),
+                    starter ? IndexBuilds.generationType(index) : index.type(),
                     index.column(),
                     rows,
                     tableUri,

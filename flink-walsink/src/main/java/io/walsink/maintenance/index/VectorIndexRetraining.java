@@ -1,8 +1,10 @@
 package io.walsink.maintenance.index;
 
+import io.walsink.format.table.EmptyTableIndexes;
 import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.MaintainedIndex;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,7 +36,7 @@ final class VectorIndexRetraining {
     private VectorIndexRetraining() {}
 
     static String configKey(String index) {
-        return "walsink.index." + index + ".trained-rows";
+        return EmptyTableIndexes.trainedRowsKey(index);
     }
 
     /**
@@ -69,12 +71,19 @@ final class VectorIndexRetraining {
                 continue;
             }
             long trainedOn = Long.parseLong(recorded);
-            if (rows < RETRAIN_GROWTH * Math.max(1, trainedOn)) {
+            boolean starter = trainedOn < IndexBuilds.rowsToTrain(index);
+            if (starter
+                    ? rows == 0 || !stale(base, index.name(), rows, trainedOn)
+                    : rows < RETRAIN_GROWTH * trainedOn) {
                 continue;
             }
             long started = System.nanoTime();
             beforeCommit.run();
-            IndexBuilds.createOnBase(base, index);
+            if (rows < IndexBuilds.rowsToTrain(index)) {
+                IndexBuilds.buildOnGeneration(base, List.of(index));
+            } else {
+                IndexBuilds.createOnBase(base, index);
+            }
             base.checkoutLatest();
             trained(base, index.name(), rows, beforeCommit);
             retrained.add(index.name());
@@ -88,5 +97,20 @@ final class VectorIndexRetraining {
                     base.version());
         }
         return retrained;
+    }
+
+    /**
+     * Whether a starter index (trained on fewer rows than the declared type needs: its table's
+     * placeholder rows, or a few merged ones) misses base rows: the row count changed or a fragment
+     * is outside it. It is built again whole each time, never extended: its quantizer saw too few rows.
+     */
+    private static boolean stale(Dataset base, String name, long rows, long trainedOn) {
+        if (rows != trainedOn) {
+            return true;
+        }
+        Set<Integer> covered = new HashSet<>();
+        base.getIndexes().stream().filter(i -> i.name().equals(name)).forEach(i -> i.fragments()
+                .ifPresent(covered::addAll));
+        return base.getFragments().stream().anyMatch(f -> !covered.contains(f.getId()));
     }
 }

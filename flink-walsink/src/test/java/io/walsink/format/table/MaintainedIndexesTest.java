@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import io.walsink.format.FormatException;
+import io.walsink.storage.ObjectStores;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
+import org.lance.index.Index;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
 import org.lance.index.scalar.BTreeIndexParams;
@@ -57,13 +59,21 @@ class MaintainedIndexesTest {
     void declarationsRoundTripThroughTheTablesSchemaMetadata() {
         String uri = dir.resolve("t").toString();
 
-        LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", 2), Map.of(), INDEXES);
+        create(uri, INDEXES.toArray(MaintainedIndex[]::new));
         TableInfo table = LanceTables.open(uri, Map.of());
 
         assertThat(MaintainedIndexes.of(table)).containsExactlyInAnyOrderElementsOf(INDEXES);
         assertThat(table.memWal().maintainedIndexes())
-                .as("listed only once built on the base table")
-                .isEmpty();
+                .as("built on the empty base table and listed when the table is created")
+                .containsExactlyInAnyOrder("emb_idx", "text_idx", "id_idx");
+        try (BufferAllocator allocator = new RootAllocator();
+                Dataset base = LanceTables.openDataset(allocator, uri, Map.of())) {
+            assertThat(base.countRows())
+                    .as("the vector index's placeholder rows are deleted")
+                    .isZero();
+            assertThat(base.getIndexes().stream().map(Index::name)).contains("emb_idx", "text_idx", "id_idx");
+            assertThat(base.getConfig()).containsEntry("walsink.index.emb_idx.trained-rows", "0");
+        }
         MaintainedIndexes.checkDeclared(List.of(), table);
         MaintainedIndexes.checkDeclared(List.of(INDEXES.get(2), INDEXES.get(0), INDEXES.get(1)), table);
         assertThatThrownBy(() -> MaintainedIndexes.checkDeclared(INDEXES.subList(0, 1), table))
@@ -109,7 +119,8 @@ class MaintainedIndexesTest {
                         List.of(),
                         TableSharding.unsharded(),
                         Map.of(),
-                        List.of(MaintainedIndex.scalar("i", "id", MaintainedIndex.Type.BTREE))))
+                        List.of(MaintainedIndex.scalar("i", "id", MaintainedIndex.Type.BTREE)),
+                        null))
                 .hasMessageContaining("maintained indexes need a primary key");
         assertThatThrownBy(() -> LanceTables.open(uri, Map.of()))
                 .as("nothing was created")
@@ -123,7 +134,7 @@ class MaintainedIndexesTest {
     @Test
     void listingAnIndexKeepsTheOtherMemWalDetailsAsStored() {
         String uri = dir.resolve("listed").toString();
-        LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", 2), Map.of(), INDEXES);
+        LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", 2), Map.of(), List.of(), null);
         try (BufferAllocator allocator = new RootAllocator();
                 Dataset base = LanceTables.openDataset(allocator, uri, Map.of())) {
             var before = base.memWalIndexDetails().orElseThrow();
@@ -169,7 +180,14 @@ class MaintainedIndexesTest {
     }
 
     private void create(String uri, MaintainedIndex... indexes) {
-        LanceTables.create(uri, SCHEMA, List.of("id"), TableSharding.bucket("id", 2), Map.of(), List.of(indexes));
+        LanceTables.create(
+                uri,
+                SCHEMA,
+                List.of("id"),
+                TableSharding.bucket("id", 2),
+                Map.of(),
+                List.of(indexes),
+                ObjectStores.open(uri, null));
     }
 
     /** MemWalIndexDetails with one compacted_sstables entry (field 9: shard_id = 1 {uuid = 1}, generation = 2). */
