@@ -25,7 +25,6 @@ import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ListPage;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.StorageException;
-import io.walsink.testing.LanceDb;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -562,9 +561,9 @@ final class RestoreSchedule {
         assertThat(f.read(ReadMode.LATEST)).as("LATEST (seed %s)", seed).isEqualTo(rows);
         assertThat(f.read(ReadMode.COMMITTED)).as("COMMITTED (seed %s)", seed).isEqualTo(rows);
         if (lanceDb) {
-            assertThat(lanceDbRows())
+            assertThat(f.lanceDbRows(seed))
                     .as("LanceDB's default read (seed %s)", seed)
-                    .isEqualTo(asStrings(rows));
+                    .isEqualTo(CompactionFixture.asStrings(rows));
             stats.lanceDbReads++;
         }
         new TableCompaction(new TableLocation(f.store, f.uri, Map.of()), f.allocator, CompactorOptions.defaults(), job)
@@ -578,38 +577,6 @@ final class RestoreSchedule {
         assertThat(f.read(ReadMode.COMMITTED))
                 .as("COMMITTED after merging (seed %s)", seed)
                 .isEqualTo(rows);
-    }
-
-    private List<List<String>> lanceDbRows() {
-        try {
-            LanceDb.Result all = LanceDb.read(
-                            f.tablePath, List.of(LanceDb.Query.of("all", null, CompactionFixture.COLUMNS)))
-                    .get("all");
-            if (all.failed()) {
-                throw new AssertionError("LanceDB failed to read the table (seed " + seed + "): " + all.error());
-            }
-            List<List<String>> sorted = new ArrayList<>(all.rows());
-            sorted.sort(Comparator.comparingLong(r -> Long.parseLong(r.get(0))));
-            return sorted;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static List<List<String>> asStrings(List<Map<String, Object>> rows) {
-        List<List<String>> strings = new ArrayList<>();
-        for (Map<String, Object> row : rows) {
-            List<String> values = new ArrayList<>();
-            for (String column : CompactionFixture.COLUMNS) {
-                Object v = row.get(column);
-                values.add(v == null ? null : v.toString());
-            }
-            strings.add(values);
-        }
-        return strings;
     }
 
     private int resetCount() {
