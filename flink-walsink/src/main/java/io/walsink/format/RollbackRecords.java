@@ -33,10 +33,19 @@ public final class RollbackRecords {
         this.store = store;
     }
 
-    /** A rollback to {@code target} begun at {@code startedMillis}; {@code epochs}: each shard's epoch before its claim. */
-    public record Intent(long target, long startedMillis, Map<UUID, Long> epochs) {
+    /**
+     * A rollback to {@code target} begun at {@code startedMillis}; {@code epochs}: each shard's
+     * epoch before its claim; {@code newBase}: the base version its Lance restore committed, -1
+     * before.
+     */
+    public record Intent(long target, long startedMillis, Map<UUID, Long> epochs, long newBase) {
         public Intent {
             epochs = Map.copyOf(epochs);
+        }
+
+        /** This intent once its Lance restore committed base version {@code version}. */
+        public Intent restoredAs(long version) {
+            return new Intent(target, startedMillis, epochs, version);
         }
     }
 
@@ -53,11 +62,13 @@ public final class RollbackRecords {
     }
 
     public void writeIntent(Intent intent) {
-        store.put(TableLayout.ROLLBACK_INTENT, encode(intent.target(), -1, intent.startedMillis(), intent.epochs()));
+        store.put(
+                TableLayout.ROLLBACK_INTENT,
+                encode(intent.target(), intent.newBase(), intent.startedMillis(), intent.epochs()));
     }
 
     public Optional<Intent> readIntent() {
-        return read(TableLayout.ROLLBACK_INTENT).map(f -> new Intent(f.target, f.millis, f.epochs));
+        return read(TableLayout.ROLLBACK_INTENT).map(f -> new Intent(f.target, f.millis, f.epochs, f.base));
     }
 
     public void removeIntent() {

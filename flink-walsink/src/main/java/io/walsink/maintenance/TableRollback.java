@@ -12,7 +12,7 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * Rolls a table back to a base table version or tag: afterwards every reader reads exactly that
  * version, and writers go on from there. What {@code walsink rollback} and the catalog's {@code
- * sys.rollback} and {@code sys.rollback_to_tag} do (docs/operations.md, "Rollback").
+ * sys.rollback_to} and {@code sys.rollback_to_tag} do (docs/operations.md, "Rolling a table back").
  *
  * <p>Refused, before anything is written, while a shard holds rows only in its WAL (a job writes
  * it, or stopped without a savepoint) unless forced, while a compaction, collection or restore

@@ -4,6 +4,7 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.RollbackRecords;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.table.MergedGenerations;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.RollbackResult;
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rolls a table back to a base table version: docs/architecture.md, "The restore protocol",
- * "Rollback". Every refusal comes before the first write; after the intent is durable, running it
- * again finishes it, whatever point the earlier run reached.
+ * "Rolling the table back". Every refusal comes before the first write; after the intent is
+ * durable, running it again finishes it, whatever point the earlier run reached.
  */
 @Internal
 public final class RollbackRun {
@@ -105,10 +106,14 @@ public final class RollbackRun {
      */
     public RollbackResult run(long target, boolean force) {
         TableInfo table = location.describe(true);
-        requireVersion(target);
         RollbackRecords records = new RollbackRecords(store);
         ShardFence fence = new ShardFence(store, table, allocator);
         Optional<RollbackRecords.Intent> unfinished = records.readIntent();
+        if (unfinished.isEmpty()
+                || unfinished.get().target() != target
+                || unfinished.get().newBase() < 0) {
+            requireVersion(target); // once restored, the cleanup may remove the target: the intent has it
+        }
         requireSameTarget(unfinished, target);
         Map<UUID, ShardManifest> shards = new TreeMap<>();
         for (UUID shard : TableLayout.shards(store)) {
@@ -131,12 +136,15 @@ public final class RollbackRun {
             unfinished = records.readIntent();
             requireSameTarget(unfinished, target);
             boolean resumed = unfinished.isPresent();
+            RollbackRecords.Intent intent;
             if (!resumed) {
                 Map<UUID, Long> seen = new TreeMap<>();
                 shards.forEach((shard, m) -> seen.put(shard, m.writerEpoch()));
-                records.writeIntent(new RollbackRecords.Intent(target, clock.getAsLong(), seen));
+                intent = new RollbackRecords.Intent(target, clock.getAsLong(), seen, -1);
+                records.writeIntent(intent);
                 LOG.info("Rolling back {} to version {}: {} shards", location.uri(), target, shards.size());
             } else {
+                intent = unfinished.get();
                 LOG.info("Finishing the rollback of {} to version {} begun earlier", location.uri(), target);
             }
             hook.after(Point.INTENT, null);
@@ -153,7 +161,13 @@ public final class RollbackRun {
                 }
             }
             lease.renew();
-            long newBase = restoreBase(target);
+            long newBase = intent.newBase();
+            if (newBase < 0) {
+                // Recorded, so that a re-run does not restore again (or need the target, which the
+                // cleanup may remove once it is no longer the latest).
+                newBase = restoreBase(target);
+                records.writeIntent(intent.restoredAs(newBase));
+            }
             hook.after(Point.LANCE_RESTORE, null);
             reclaimWhereOthersClaimed(fence, fenced, lease);
             for (UUID shard : fenced.keySet()) {
@@ -238,6 +252,7 @@ public final class RollbackRun {
         }
         held.sort(Long::compare);
         if (held.contains(target)) {
+            requireMemWal(target);
             return;
         }
         String holds = "it holds " + held.size() + " versions, " + held.get(0) + " to " + held.get(held.size() - 1);
@@ -248,6 +263,18 @@ public final class RollbackRun {
         }
         throw new IllegalArgumentException(
                 "Table " + location.uri() + " has no base version " + target + " (" + holds + ")");
+    }
+
+    /** A version without the MemWAL index (the table's first, before walsink set it up) would leave no table to write. */
+    private void requireMemWal(long target) {
+        try (Dataset base = location.openBase(allocator);
+                Dataset at = base.checkoutVersion(target)) {
+            if (at.getIndexes().stream().noneMatch(i -> MergedGenerations.MEM_WAL_INDEX.equals(i.name()))) {
+                throw new IllegalArgumentException("Not rolling back " + location.uri() + " to version " + target
+                        + ": that version has no MemWAL index (it predates the table's set-up), so writers could"
+                        + " not open the table after it; roll back to a later version");
+            }
+        }
     }
 
     private void requireSameTarget(Optional<RollbackRecords.Intent> unfinished, long target) {

@@ -54,6 +54,8 @@ final class RestoreSchedule {
     private static final int BUCKETS = CompactionFixture.BUCKETS;
     private static final int KEYS = 60;
     private static final int RETAINED = 4;
+    /** A rollback step after about one step in this many. */
+    private static final int ROLLBACK_EVERY = 10;
 
     /** What the schedules reached, counted across a run. */
     static final class Stats {
@@ -81,6 +83,7 @@ final class RestoreSchedule {
         long collectedObjects;
         int migrations;
         int interruptedMigrations;
+        final ScheduledRollback.Counts rollbacks = new ScheduledRollback.Counts();
 
         @Override
         public String toString() {
@@ -96,7 +99,7 @@ final class RestoreSchedule {
                     + " base-table tags and branches, " + cleanups + " base-table cleanups (" + cleanedVersions
                     + " versions removed), " + collections + " garbage collections (" + collectedObjects
                     + " objects removed), " + migrations + " shard-id migrations (" + interruptedMigrations
-                    + " interrupted by a store fault and run again)";
+                    + " interrupted by a store fault and run again), " + rollbacks;
         }
     }
 
@@ -215,6 +218,23 @@ final class RestoreSchedule {
             pokeZombies();
         }
         housekeeping();
+        if (random.nextInt(ROLLBACK_EVERY) == 0 && (!legacy || migrated)) {
+            rollback();
+        }
+    }
+
+    /**
+     * The table rolled back to a base version ({@link ScheduledRollback}): the writers of before are
+     * fenced zombies, and the checkpoints of before are refused, so none is retained.
+     */
+    private void rollback() {
+        new ScheduledRollback(f, store, ctx, ids, random, seed, stats.rollbacks, this::log)
+                .run(live, retained.stream().map(Checkpoint::shards).toList())
+                .ifPresent(fresh -> {
+                    zombies.addAll(live);
+                    live = fresh;
+                    retained.clear();
+                });
     }
 
     /**

@@ -32,7 +32,7 @@ import org.lance.Dataset;
 /**
  * A table rolled back to a tag reads as the tagged base version by every reader, goes on from
  * there, restores its checkpoints taken after the rollback and refuses those taken before; a
- * refused rollback writes nothing (docs/operations.md, "Rollback").
+ * refused rollback writes nothing (docs/operations.md, "Rolling a table back").
  */
 class TableRollbackTest {
     private static final String TAG = "good";
@@ -70,6 +70,8 @@ class TableRollbackTest {
             assertRefusedWritingNothing(
                     f, () -> TableRollback.of(f.uri, null).toVersion(tagged + 1000, false), "has no base version");
             assertRefusedWritingNothing(f, () -> TableRollback.of(f.uri, null).toTag("nope", false), "no tag 'nope'");
+            assertRefusedWritingNothing(
+                    f, () -> TableRollback.of(f.uri, null).toVersion(1, false), "that version has no MemWAL index");
             try (CompactionLease held = CompactionLease.acquire(
                     f.store, f.uri, "a compactor", CompactionLease.DEFAULT_DURATION, System::currentTimeMillis)) {
                 assertRefusedWritingNothing(
