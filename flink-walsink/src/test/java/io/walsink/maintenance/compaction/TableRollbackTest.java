@@ -4,14 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.RollbackRecords;
+import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.RollbackResult;
 import io.walsink.maintenance.TableRollback;
+import io.walsink.maintenance.rollback.RollbackRun;
 import io.walsink.read.ReadMode;
 import io.walsink.recovery.CompactionLease;
 import io.walsink.recovery.CompactionLeaseException;
 import io.walsink.shard.ShardDescriptor;
+import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.SyncShardDriver;
 import java.io.IOException;
@@ -42,8 +46,8 @@ class TableRollbackTest {
 
     @Test
     void aTableRolledBackToATagReadsAsTheTagAndGoesOnFromThere() throws Exception {
-        long seed = System.nanoTime();
-        System.out.println("TableRollbackTest seed " + seed);
+        long seed = Long.getLong("walsink.test.seed", 2026);
+        System.out.println("TableRollbackTest seed " + seed + " (-Dwalsink.test.seed=N for another)");
         try (CompactionFixture f = new CompactionFixture(dir, seed)) {
             List<ShardWriter> writers = f.openAll();
             f.randomOps(writers, 80, 60, "a");
@@ -101,8 +105,7 @@ class TableRollbackTest {
                     .isEqualTo(mergedAtTag);
 
             // A checkpoint of before the rollback is refused before any claim.
-            long epoch = new io.walsink.format.manifest.ManifestStore(
-                            f.store, before.get(0).shardId())
+            long epoch = new ManifestStore(f.store, before.get(0).shardId())
                     .readLatest()
                     .orElseThrow()
                     .writerEpoch();
@@ -110,8 +113,7 @@ class TableRollbackTest {
                     .hasMessageContaining("was rolled back to version " + tagged)
                     .hasMessageContaining("this checkpoint was taken before")
                     .hasMessageContaining("start the job without its state");
-            assertThat(new io.walsink.format.manifest.ManifestStore(
-                                    f.store, before.get(0).shardId())
+            assertThat(new ManifestStore(f.store, before.get(0).shardId())
                             .readLatest()
                             .orElseThrow()
                             .writerEpoch())
@@ -141,6 +143,48 @@ class TableRollbackTest {
             f.model.putAll(expected);
             f.assertRestoredTo(f.restore(after), expected, seed);
             assertThat(new RollbackRecords(f.store).readIntent()).isEmpty();
+        }
+    }
+
+    /** A writer that passed its check before the intent and claims during the rollback is claimed again. */
+    @Test
+    void aShardClaimedDuringTheRollbackIsClaimedAgain() {
+        try (CompactionFixture f = new CompactionFixture(dir, 7)) {
+            List<ShardWriter> writers = f.openAll();
+            f.randomOps(writers, 40, 60, "a");
+            CompactionFixture.publishGeneration(writers);
+            f.compactor(CompactorOptions.defaults()).run();
+            long target = f.baseVersion();
+            Map<Long, Map<String, Object>> atTarget = new TreeMap<>(f.model);
+            f.randomOps(writers, 40, 60, "b");
+            CompactionFixture.publishGeneration(writers);
+            writers.forEach(ShardWriter::close);
+            UUID shard = CompactionFixture.SHARDS.get(0);
+            long[] racer = {0};
+            RollbackRun.Hook hook = (point, claimed) -> {
+                if (point == RollbackRun.Point.LANCE_RESTORE) {
+                    racer[0] = ShardOpener.claim(f.context, shard, f.placement(0), 0)
+                            .manifest()
+                            .writerEpoch();
+                }
+            };
+            RollbackResult result = new RollbackRun(
+                            new TableLocation(f.store, f.uri, Map.of()),
+                            f.allocator,
+                            RollbackRun.claimant("test"),
+                            System::currentTimeMillis,
+                            hook)
+                    .run(target, false);
+            long latest =
+                    new ManifestStore(f.store, shard).readLatest().orElseThrow().writerEpoch();
+            assertThat(result.fencedEpochs().get(shard))
+                    .as("the rollback claimed the shard again after the racing claim")
+                    .isGreaterThan(racer[0])
+                    .isEqualTo(latest);
+            f.model.clear();
+            f.model.putAll(atTarget);
+            assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.modelRows());
+            assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.modelRows());
         }
     }
 
