@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.walsink.format.RollbackRecords;
+import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableLocation;
+import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.RollbackResult;
 import io.walsink.maintenance.TableRollback;
@@ -14,10 +16,13 @@ import io.walsink.maintenance.rollback.RollbackRun;
 import io.walsink.read.ReadMode;
 import io.walsink.recovery.CompactionLease;
 import io.walsink.recovery.CompactionLeaseException;
+import io.walsink.recovery.ShardRestore;
 import io.walsink.shard.ShardDescriptor;
 import io.walsink.shard.ShardOpener;
 import io.walsink.shard.ShardWriter;
 import io.walsink.shard.SyncShardDriver;
+import io.walsink.shard.TableContext;
+import io.walsink.storage.ForwardingObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -185,6 +190,54 @@ class TableRollbackTest {
             f.model.putAll(atTarget);
             assertThat(f.read(ReadMode.LATEST)).isEqualTo(f.modelRows());
             assertThat(f.read(ReadMode.COMMITTED)).isEqualTo(f.modelRows());
+        }
+    }
+
+    /**
+     * A restore whose check passed just before a rollback finished is refused right after its
+     * claim: the rollback runs when the restore reads the shard's last reset, between its check and
+     * its claim.
+     */
+    @Test
+    void aRestoreCheckedBeforeARollbackFinishedIsRefusedAfterItsClaim() {
+        try (CompactionFixture f = new CompactionFixture(dir, 11)) {
+            List<ShardWriter> writers = f.openAll();
+            f.randomOps(writers, 40, 60, "a");
+            CompactionFixture.publishGeneration(writers);
+            f.compactor(CompactorOptions.defaults()).run();
+            long target = f.baseVersion();
+            ShardDescriptor before = writers.get(0).snapshot();
+            writers.forEach(ShardWriter::close);
+            UUID shard = before.shardId();
+            boolean[] rolledBack = {false};
+            ForwardingObjectStore racing = new ForwardingObjectStore(f.store) {
+                @Override
+                public byte[] get(String key) {
+                    if (key.equals(TableLayout.lastResetKey(shard)) && !rolledBack[0]) {
+                        rolledBack[0] = true;
+                        TableRollback.of(f.uri, null).toVersion(target, false);
+                    }
+                    return super.get(key);
+                }
+            };
+            TableContext ctx = new TableContext(
+                    new TableLocation(racing, f.table.uri(), Map.of()),
+                    f.table,
+                    WalSchemaProfile.SPEC,
+                    f.context.config(),
+                    f.allocator);
+            assertThatThrownBy(() -> ShardRestore.restore(ctx, before, f.placement(0)))
+                    .hasMessageContaining("was rolled back to version " + target)
+                    .hasMessageContaining("this checkpoint was taken before");
+            assertThat(rolledBack[0])
+                    .as("the rollback ran between the check and the claim")
+                    .isTrue();
+            assertThat(new ManifestStore(f.store, shard)
+                            .readLatest()
+                            .orElseThrow()
+                            .sstables())
+                    .as("the refused restore published nothing")
+                    .isEmpty();
         }
     }
 
