@@ -1,13 +1,19 @@
 // The queries the LanceDB readers (read.mjs, serve.mjs) run, as a LanceDB user writes them: each on
 // LanceDB's defaults unless it sets "lsm" (useLsm), "where" or "columns".
 //   queries: [{"name": "...", "where": "id > 5" | null, "columns": ["id", ...], "lsm": true | false | null,
-//              "version": a version number or tag name to check out for this query | null}]
+//              "version": a version number or tag name to check out for this query | null,
+//              "countRows": true for table.countRows(where), answered as one row [count] | absent}]
 // Returns one JSON line per query: {"name", "rows": [[...], ...]} or {"name", "error"}.
 export async function runQueries(table, queries) {
   const lines = [];
   for (const q of queries) {
     try {
       if (q.version !== null && q.version !== undefined) await table.checkout(q.version);
+      if (q.countRows) {
+        const count = await table.countRows(q.where ?? undefined);
+        lines.push(JSON.stringify({ name: q.name, rows: [[String(count)]] }));
+        continue;
+      }
       let query = table.query();
       if (q.where) query = query.where(q.where);
       if (q.lsm !== null && q.lsm !== undefined) query = query.useLsm(q.lsm);

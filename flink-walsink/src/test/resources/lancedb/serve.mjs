@@ -7,7 +7,8 @@
 // the base table version the request's handle had opened ("version"), when it opened one.
 // A request {"hold": true} instead opens the table once and keeps that handle, as an application
 // that opens a table at its start does, and prints {"version": N}; {"held": QUERIES_JSON} then runs
-// the queries on that handle (LanceDB's defaults: it keeps the base table version it opened).
+// the queries on that handle (LanceDB's defaults: it keeps the base table version it opened;
+// {"hold": true, "readConsistencyInterval": SECONDS} connects with that option instead).
 // Exits when stdin closes.
 import * as lancedb from "@lancedb/lancedb";
 import fs from "node:fs";
@@ -29,7 +30,9 @@ try {
     let version;
     try {
       if (request.hold) {
-        held = await (await lancedb.connect(db)).openTable("t");
+        const interval = request.readConsistencyInterval;
+        const options = interval == null ? {} : { readConsistencyInterval: interval };
+        held = await (await lancedb.connect(db, options)).openTable("t");
         lines = [JSON.stringify({ version: await held.version() })];
       } else if (request.held) {
         if (!held) throw new Error("no table held: send {\"hold\": true} first");

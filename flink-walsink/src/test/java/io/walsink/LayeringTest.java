@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
  * flink       -> maintenance, recovery, shard, format, storage, error   (not read, not table)
  * read        -> shard, format, storage, error    (no Flink); inside it, TableReader -> read.search -> read.snapshot,
  *                read.scan and read.lookup -> read.snapshot, and all of them -> the API's values
- * maintenance -> recovery, shard, format, storage, error    (no Flink; not read); inside it, Compactor ->
- *                maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart;
+ * maintenance -> recovery, shard, format, storage, error    (no Flink; not read); inside it, Compactor and
+ *                maintenance.schema -> maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart;
  *                TableRollback -> maintenance.rollback;
  *                and all of them -> the API's values
  * recovery    -> shard, format, storage, error    (no Flink)
@@ -195,9 +195,11 @@ class LayeringTest {
     }
 
     /**
-     * Inside maintenance: the user's entry points ({@code Compactor}, {@code TableRollback}) on the
-     * compaction engine, which uses the base table's index upkeep and what garbage collection knows
-     * of live consumers, and on the rollback engine; the shard id migration apart; the API's values ({@code CompactorOptions}, {@code CompactionResult})
+     * Inside maintenance: the user's entry points ({@code Compactor}, {@code TableRollback}) and the
+     * column addition (which merges and commits its columns under one lease) on the compaction
+     * engine, which uses the base table's index upkeep and what garbage collection knows of live
+     * consumers, and on the rollback engine; the shard id migration apart; the API's values ({@code
+     * CompactorOptions}, {@code CompactionResult})
      * at the bottom, used by all and using none. So the engine never reaches back up to the API type
      * users run, and collection, indexes and migration stay usable on their own.
      */
@@ -208,6 +210,8 @@ class LayeringTest {
                 .consideringOnlyDependenciesInLayers()
                 .layer("entry")
                 .definedBy(entry)
+                .layer("schema")
+                .definedBy("io.walsink.maintenance.schema..")
                 .layer("compaction")
                 .definedBy("io.walsink.maintenance.compaction..")
                 .layer("index")
@@ -223,8 +227,10 @@ class LayeringTest {
                         .and(DescribedPredicate.not(entry)))
                 .whereLayer("entry")
                 .mayNotBeAccessedByAnyLayer()
+                .whereLayer("schema")
+                .mayNotBeAccessedByAnyLayer()
                 .whereLayer("compaction")
-                .mayOnlyBeAccessedByLayers("entry")
+                .mayOnlyBeAccessedByLayers("entry", "schema")
                 .whereLayer("index")
                 .mayOnlyBeAccessedByLayers("compaction")
                 .whereLayer("gc")

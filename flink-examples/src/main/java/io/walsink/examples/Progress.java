@@ -7,17 +7,24 @@ import org.apache.flink.types.Row;
 final class Progress implements MapFunction<Row, Row> {
     private final long total;
     private final long step;
+    private final String what;
     private long seen;
 
     Progress(long total) {
+        this(total, "changes");
+    }
+
+    /** {@code what}: the records' name in the progress lines. */
+    Progress(long total, String what) {
         this.total = total;
         this.step = Math.max(1, total / 10);
+        this.what = what;
     }
 
     @Override
     public Row map(Row row) {
         if (++seen % step == 0 || seen == total) {
-            System.out.printf("  generated %,d of %,d changes (%d%%)%n", seen, total, seen * 100 / total);
+            System.out.printf("  generated %,d of %,d %s (%d%%)%n", seen, total, what, seen * 100 / total);
         }
         return row;
     }

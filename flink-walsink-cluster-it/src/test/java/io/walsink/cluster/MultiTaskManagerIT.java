@@ -20,12 +20,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The shaded connector on a standalone Flink 2.3 cluster of two TaskManagers with two slots each
- * (Flink's default memory settings, as {@link StandaloneClusterIT}): the upsert demo at parallelism
+ * The shaded connector in Flink's lib/ folder of a standalone Flink 2.3 cluster of two TaskManagers
+ * with two slots each (Flink's default memory settings, as {@link StandaloneClusterIT}, which gives
+ * the connector with each job instead): the upsert demo at parallelism
  * 4 into 8 buckets with compaction on, stopped with a savepoint and restored at parallelism 2, 3 (8
  * buckets do not divide among 3 writers) and 4; then restored at parallelism 2 across both
  * TaskManagers, one of which is killed with {@code kill -9}, so that the job recovers on the other
- * one's two slots; then SQL through the SQL client at parallelism 4. After every step the table is
+ * one's two slots; then SQL through the SQL client at parallelism 4, the catalog included. After every step the table is
  * read by walsink's reader and by LanceDB and must be the model of the changes written so far.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -54,7 +55,7 @@ class MultiTaskManagerIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        workspace = Workspace.create("multi-tm");
+        workspace = Workspace.createWithConnectorInLib("multi-tm");
         table = workspace.tables().resolve("demo");
         // Spread the slots a job asks for over the TaskManagers, so that a parallelism-2 run has a
         // writer on each and a kill takes one of them away (Flink's default fills one TaskManager first).
@@ -146,10 +147,11 @@ class MultiTaskManagerIT {
         }
         MultiTaskManagerSql.run(
                 cluster,
-                workspace.connectorJar(),
+                workspace.sqlClientJar(),
                 workspace.tables().resolve("sql"),
                 table,
-                new ChangeStream(KEYS).model(ROWS));
+                new ChangeStream(KEYS).model(ROWS),
+                workspace.tables().resolve("lake"));
     }
 
     /**

@@ -75,18 +75,18 @@ final class SqlClientScript {
     }
 
     /**
-     * Runs {@code statements} as one script ({@code sql-client -j CONNECTOR -f script}), output in
-     * {@code log/NAME.out}; the client must exit 0 without an {@code [ERROR]}. Returns its output.
+     * Runs {@code statements} as one script ({@code sql-client -j CONNECTOR -f script}, or without
+     * {@code -j} when {@code connectorJar} is null: the cluster's lib/ holds it), output in {@code
+     * log/NAME.out}; the client must exit 0 without an {@code [ERROR]}. Returns its output.
      */
     static String execute(StandaloneCluster cluster, String name, Path connectorJar, List<String> statements)
             throws Exception {
         Path script = cluster.work().resolve(name + ".sql");
         Files.writeString(script, String.join("\n", statements) + "\n");
-        Process client = cluster.startClient(
-                name,
-                true,
-                "org.apache.flink.table.client.SqlClient",
-                List.of("-j", connectorJar.toString(), "-f", script.toString()));
+        List<String> args = connectorJar == null
+                ? List.of("-f", script.toString())
+                : List.of("-j", connectorJar.toString(), "-f", script.toString());
+        Process client = cluster.startClient(name, true, "org.apache.flink.table.client.SqlClient", args);
         boolean ended = client.waitFor(StandaloneClusterIT.JOB_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         String output = cluster.output(name);
         assertThat(ended).as("the SQL client ended; output:%n%s", output).isTrue();

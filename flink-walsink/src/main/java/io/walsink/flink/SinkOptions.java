@@ -77,6 +77,16 @@ public final class SinkOptions {
                     + " this age plus one checkpoint interval. 0 publishes everything at every checkpoint (one"
                     + " SSTable per shard per checkpoint).");
 
+    public static final ConfigOption<Integer> MEMTABLE_MAX_AGED_PER_CHECKPOINT = ConfigOptions.key(
+                    "sink.memtable.max-aged-per-checkpoint")
+            .intType()
+            .defaultValue(32)
+            .withDescription("The most memtables one writer subtask writes as SSTables at a checkpoint because"
+                    + " of 'sink.memtable.max-age', oldest rows first; the others wait for the next checkpoints. A"
+                    + " subtask of n shards with rows then publishes each within ceil(n / this) checkpoints (logged"
+                    + " when the writer opens), and writes, and compaction merges, at most this many such SSTables"
+                    + " per checkpoint. Memtables that fill up are written regardless; must be positive.");
+
     public static final ConfigOption<Boolean> COMPACTION_ENABLED = ConfigOptions.key("sink.compaction.enabled")
             .booleanType()
             .defaultValue(true)
@@ -159,6 +169,14 @@ public final class SinkOptions {
                     + " the end; published generations are merged first) when the job is built, before it writes;"
                     + " rows written before read them as null. Off: such a sink fails naming the column.");
 
+    public static final ConfigOption<String> BUCKET_COLUMN = ConfigOptions.key("sink.bucket-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("When the sink creates the table: the column whose Lance bucket picks a row's shard (a key"
+                    + " column of a keyed table, by default the first; any top-level primitive column of a table"
+                    + " without a primary key, whose rows otherwise go round-robin over the shards). Ignored for an"
+                    + " existing table.");
+
     /** In the order docs/configuration.md lists them. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -168,6 +186,7 @@ public final class SinkOptions {
                 MEMTABLE_MAX_SIZE,
                 MEMTABLE_MAX_ROWS,
                 MEMTABLE_MAX_AGE,
+                MEMTABLE_MAX_AGED_PER_CHECKPOINT,
                 COMPACTION_ENABLED,
                 COMPACTION_KEEP_MERGED_FOR,
                 GC_ENABLED,
@@ -179,6 +198,7 @@ public final class SinkOptions {
                 MAX_OFF_HEAP_BYTES_PER_SUBTASK,
                 PARALLELISM,
                 IO_THREADS,
-                ADD_COLUMNS);
+                ADD_COLUMNS,
+                BUCKET_COLUMN);
     }
 }

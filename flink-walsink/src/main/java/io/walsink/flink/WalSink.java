@@ -7,9 +7,11 @@ import io.walsink.flink.convert.writers.RowDataArrowWriter;
 import io.walsink.flink.internal.BucketKeySelector;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.NoRecordsWriter;
+import io.walsink.flink.internal.RoundRobinBuckets;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
 import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.flink.internal.routing.BucketRouting;
+import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.TableContext;
@@ -18,6 +20,8 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.memory.ManagedMemoryUseCase;
@@ -57,6 +61,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     private final InputConversion<IN> conversion;
     private final RowDataBucketHasher hasher;
     private final int buckets;
+    private final boolean roundRobin; // an append table spread over its shards without a column
     private final Integer parallelism;
 
     WalSink(
@@ -65,12 +70,14 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
             InputConversion<IN> conversion,
             RowDataBucketHasher hasher,
             int buckets,
+            boolean roundRobin,
             Integer parallelism) {
         this.options = options;
         this.rowType = rowType;
         this.conversion = conversion;
         this.hasher = hasher;
         this.buckets = buckets;
+        this.roundRobin = roundRobin;
         this.parallelism = parallelism;
     }
 
@@ -116,16 +123,20 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         } else if (table.sharding().sharding().transform() != ShardTransform.UNSHARDED) {
             throw new IllegalArgumentException("table at " + table.uri() + " uses "
                     + table.sharding().sharding().transform() + " sharding; walsink writes bucket or unsharded tables");
+        } else {
+            buckets = AppendShards.of(table); // 1 for a keyed table
         }
-        return new WalSink<>(options, rowType, conversion, hasher, buckets, parallelism);
+        return new WalSink<>(options, rowType, conversion, hasher, buckets, buckets > 1 && hasher == null, parallelism);
     }
 
     @Override
     public DataStream<IN> addPreWriteTopology(DataStream<IN> input) {
         int maxParallelism = writerMaxParallelism(input.getExecutionEnvironment());
-        SingleOutputStreamOperator<IN> written = input.keyBy(keySelector(maxParallelism), Types.INT)
-                .transform("walsink writer: " + options.path(), input.getType(), operatorFactory())
-                .name("walsink writer: " + options.path());
+        SingleOutputStreamOperator<IN> written = roundRobin
+                ? roundRobin(input, maxParallelism)
+                : input.keyBy(keySelector(maxParallelism), Types.INT)
+                        .transform("walsink writer: " + options.path(), input.getType(), operatorFactory());
+        written.name("walsink writer: " + options.path());
         if (parallelism != null) {
             written.setParallelism(parallelism);
         }
@@ -157,6 +168,20 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, settings.offHeapBytesPerSubtask() >> 20));
     }
 
+    /** An append table's records tagged with buckets in turn, then keyed by the tag ({@link RoundRobinBuckets}). */
+    private SingleOutputStreamOperator<IN> roundRobin(DataStream<IN> input, int maxParallelism) {
+        SingleOutputStreamOperator<Tuple2<Integer, IN>> tagged = input.map(
+                        new RoundRobinBuckets<>(new BucketRouting(buckets, maxParallelism)))
+                .returns(new TupleTypeInfo<>(Types.INT, input.getType()))
+                .name("walsink buckets: " + options.path());
+        tagged.setParallelism(input.getParallelism()); // chained to the input, where a key selector runs
+        return tagged.keyBy(t -> t.f0, Types.INT)
+                .transform(
+                        "walsink writer: " + options.path(),
+                        input.getType(),
+                        new ShardWriterOperatorFactory<>(options, rowType, RoundRobinBuckets.conversion(conversion)));
+    }
+
     BucketKeySelector<IN> keySelector(int maxParallelism) {
         return new BucketKeySelector<>(conversion, rowType, hasher, new BucketRouting(buckets, maxParallelism));
     }
@@ -176,7 +201,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     }
 
     /** The writer decides at run time, from its job's configuration, whether checkpoints drive publication. */
-    ShardWriterOperatorFactory<IN> operatorFactory() {
+    ShardWriterOperatorFactory<IN, IN> operatorFactory() {
         return new ShardWriterOperatorFactory<>(options, rowType, conversion);
     }
 

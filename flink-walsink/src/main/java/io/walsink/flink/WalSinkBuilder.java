@@ -4,6 +4,7 @@ import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.memory.SinkSettings;
+import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -75,12 +77,23 @@ public final class WalSinkBuilder<IN> {
 
     /**
      * Creates the table if {@code path} holds none: the row type's schema, the primary key, and
-     * bucket sharding on the first key column with {@code buckets} buckets (1 to 1024). Without a
-     * primary key the table is append-only (rows are never deduplicated) and has one shard, so
-     * {@code buckets} must be 1.
+     * {@code buckets} shards (1 to 1024), bucket-sharded on the {@link #bucketColumn} (by default the
+     * first key column). Without a primary key the table is an append table (rows are never
+     * deduplicated): its rows go to the shard of their bucket column's bucket, or without one
+     * round-robin over the shards.
      */
     public WalSinkBuilder<IN> createTableIfMissing(int buckets) {
         this.createBuckets = buckets;
+        return this;
+    }
+
+    /**
+     * {@code sink.bucket-column}: the column whose Lance bucket picks a row's shard when the table
+     * is created: a key column of a keyed table, any top-level primitive column of an append table.
+     * Ignored for an existing table, whose sharding spec decides.
+     */
+    public WalSinkBuilder<IN> bucketColumn(String column) {
+        settings.set(SinkOptions.BUCKET_COLUMN, Objects.requireNonNull(column, "column"));
         return this;
     }
 
@@ -183,6 +196,16 @@ public final class WalSinkBuilder<IN> {
      */
     public WalSinkBuilder<IN> memtableMaxAge(Duration age) {
         settings.set(SinkOptions.MEMTABLE_MAX_AGE, age);
+        return this;
+    }
+
+    /**
+     * {@code sink.memtable.max-aged-per-checkpoint}: the most memtables a writer subtask writes at a
+     * checkpoint because of their age, oldest rows first (default 32); with n shards a subtask
+     * publishes each within ceil(n / this) checkpoints past the age.
+     */
+    public WalSinkBuilder<IN> memtableMaxAgedPerCheckpoint(int memtables) {
+        settings.set(SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT, memtables);
         return this;
     }
 
@@ -349,20 +372,22 @@ public final class WalSinkBuilder<IN> {
                         missing);
             }
             List<String> key = primaryKey == null ? List.of() : primaryKey;
-            if (key.isEmpty() && createBuckets != 1) {
-                throw new IllegalArgumentException("an append-only table (no primary key) has one shard: use "
-                        + "createTableIfMissing(1), or declare a primary key to shard by bucket");
-            }
+            String bucketColumn = options.settings().get(SinkOptions.BUCKET_COLUMN);
+            String column = bucketColumn != null ? bucketColumn : key.isEmpty() ? null : key.get(0);
             TableSharding sharding =
-                    key.isEmpty() ? TableSharding.unsharded() : TableSharding.bucket(key.get(0), createBuckets);
-            LOG.info("Creating Lance table at {} with primary key {} and {} buckets", path, key, createBuckets);
-            return LanceTables.create(
-                    options.lanceUri(),
-                    FlinkArrowTypes.toArrowSchema(rowType, vectorColumns),
+                    column == null ? TableSharding.unsharded() : TableSharding.bucket(column, createBuckets);
+            Schema schema = FlinkArrowTypes.toArrowSchema(rowType, vectorColumns);
+            if (column == null) {
+                schema = AppendShards.declare(schema, createBuckets); // round-robin over the shards
+            }
+            LOG.info(
+                    "Creating Lance table at {} with primary key {} and {} buckets{}",
+                    path,
                     key,
-                    sharding,
-                    options.lanceStorageOptions(),
-                    maintainedIndexes);
+                    createBuckets,
+                    column == null ? " (round-robin)" : " on " + column);
+            return LanceTables.create(
+                    options.lanceUri(), schema, key, sharding, options.lanceStorageOptions(), maintainedIndexes);
         }
     }
 }

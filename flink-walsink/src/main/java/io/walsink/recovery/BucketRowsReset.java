@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * version, for a restore whose checkpoint the compactor has merged past (rows of another branch,
  * of a later attempt, or half of a generation). Keys are sharded, so no other shard's rows move.
  *
- * <p>Two fenced merge-inserts: the bucket's rows of the earlier version upserted, then the keys the
- * bucket gained since deleted. Neither marks a generation merged (merge progress only rises), and
+ * <p>Two fenced merge-inserts: the bucket's rows of the earlier version upserted (columns added to
+ * the table since read as null: a merge-insert of rows lacking a column keeps the matched rows'
+ * value of it, which may be newer than the earlier version), then the keys the bucket gained since
+ * deleted. Neither marks a generation merged (merge progress only rises), and
  * repeating the whole reset after a crash between them ends the same. The bucket's keys of the
  * earlier version are held in memory while the latest version's keys are compared with them.
  */
@@ -128,7 +130,12 @@ final class BucketRowsReset {
                             BaseMergeInsert.fenced(new MergeInsertParams(key))
                                     .withMatchedUpdateAll()
                                     .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll),
-                            new FilteredRowsReader(allocator, scanner.scanBatches(), this::bucketRows),
+                            new FilteredRowsReader(
+                                    allocator,
+                                    scanner.scanBatches(),
+                                    this::bucketRows,
+                                    base.getSchema().getFields(),
+                                    uri + " version " + version),
                             allocator);
                 }
                 base.checkoutLatest();

@@ -42,6 +42,11 @@ public final class MemtableAges {
         return activeSince != null && now - activeSince >= maxAgeMillis;
     }
 
+    /** When the active memtable's first row arrived; {@code Long.MAX_VALUE} while it has none. */
+    public long activeSince() {
+        return activeSince == null ? Long.MAX_VALUE : activeSince;
+    }
+
     /** Freezes the shard's active memtable (a no-op without rows). */
     public void freeze(ShardWriter shard, long now) {
         int before = shard.frozenMemtables();

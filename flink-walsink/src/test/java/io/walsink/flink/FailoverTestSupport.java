@@ -3,12 +3,15 @@ package io.walsink.flink;
 import io.walsink.storage.fault.Fault;
 import io.walsink.storage.fault.FaultInjectingObjectStore;
 import io.walsink.storage.fault.Operation;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 
 /**
  * Failure injection for MiniCluster jobs, shared through statics because the MiniCluster runs in
@@ -30,6 +33,15 @@ public final class FailoverTestSupport {
         FAILED_AT.clear();
         STORE_FAULT_BUDGET.set(storeFaults);
         FLAKY_STORES.clear();
+    }
+
+    /** A job configuration that restarts a failed job at once, up to 100 times. */
+    public static Configuration restarting() {
+        Configuration config = new Configuration();
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(50));
+        return config;
     }
 
     /** {@code fixedSeed} unless {@value #SEED_PROPERTY} is set; printed so a failing run can be replayed. */

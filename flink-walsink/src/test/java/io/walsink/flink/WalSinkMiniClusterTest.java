@@ -85,12 +85,14 @@ class WalSinkMiniClusterTest {
     }
 
     @Test
-    void appendOnlyTablesHaveOneShard() {
+    void anAppendTablesBucketColumnMustBeOneOfItsColumns() {
         assertThatThrownBy(() -> WalSink.forRowData(ROW)
                         .path(dir.resolve("log").toString())
                         .createTableIfMissing(4)
+                        .bucketColumn("missing")
                         .build())
-                .hasMessageContaining("append-only");
+                .hasMessageContaining("bucket column 'missing' is not a column");
+        assertThat(dir.resolve("log")).doesNotExist();
     }
 
     @Test

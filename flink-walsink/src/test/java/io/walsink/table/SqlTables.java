@@ -26,6 +26,14 @@ public final class SqlTables {
         return StreamTableEnvironment.create(streamEnv());
     }
 
+    /** {@link #env()} with catalog {@code lake} of type walsink over {@code warehouse} in use. */
+    public static StreamTableEnvironment catalog(Path warehouse) {
+        StreamTableEnvironment sql = env();
+        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
+        sql.executeSql("USE CATALOG lake");
+        return sql;
+    }
+
     /** The DataStream environment {@link #env()} is made on, for a test that feeds SQL from a stream. */
     public static StreamExecutionEnvironment streamEnv() {
         Configuration config = new Configuration();

@@ -10,7 +10,6 @@ import io.walsink.read.ReadMode;
 import io.walsink.storage.LocalObjectStore;
 import io.walsink.testing.LanceOracle;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,8 +17,6 @@ import java.util.UUID;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -101,11 +98,8 @@ class WalSinkSqlChangelogTest {
     private static StreamTableEnvironment write(
             ChangeGenerator changes, long n, Path path, MapFunction<Long, Long> failures, long checkpointMillis)
             throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(50));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FailoverTestSupport.restarting());
         env.setParallelism(1);
         env.enableCheckpointing(checkpointMillis);
         StreamTableEnvironment sql = StreamTableEnvironment.create(env);

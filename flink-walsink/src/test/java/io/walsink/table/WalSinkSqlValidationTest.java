@@ -139,13 +139,6 @@ class WalSinkSqlValidationTest {
     }
 
     @Test
-    void anAppendOnlyTableHasOneBucket() {
-        sql.executeSql(SqlTables.walsinkTable("t", "id BIGINT, name STRING", dir.resolve("t"), "buckets", "4"));
-        assertThatThrownBy(() -> sql.executeSql("INSERT INTO t VALUES (1, 'a')"))
-                .hasStackTraceContaining("append-only");
-    }
-
-    @Test
     void creatingATableNeedsBuckets() {
         sql.executeSql(SqlTables.walsinkTable("t", COLUMNS, dir.resolve("t")));
         assertThatThrownBy(() -> sql.executeSql("INSERT INTO t VALUES (1, 'a')"))

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,10 +47,21 @@ public final class LanceDb {
      * @param where a filter in Lance's SQL, or null for all rows
      * @param lsm null for LanceDB's default read; false for the base table only
      * @param version null, or a version number or tag name the table is checked out at for this query
+     * @param countRows whether the query is {@code table.countRows(where)}: one row, the count
      */
-    public record Query(String name, String where, List<String> columns, Boolean lsm, Object version) {
+    public record Query(
+            String name, String where, List<String> columns, Boolean lsm, Object version, boolean countRows) {
         public Query(String name, String where, List<String> columns, Boolean lsm) {
             this(name, where, columns, lsm, null);
+        }
+
+        public Query(String name, String where, List<String> columns, Boolean lsm, Object version) {
+            this(name, where, columns, lsm, version, false);
+        }
+
+        /** LanceDB's {@code countRows(where)} (the base table's rows), as one row with one value. */
+        public static Query countRows(String name, String where) {
+            return new Query(name, where, List.of("count"), null, null, true);
         }
 
         public static Query of(String name, String where, List<String> columns) {
@@ -130,6 +142,9 @@ public final class LanceDb {
             if (q.lsm() != null) {
                 node.put("lsm", q.lsm());
             }
+            if (q.countRows()) {
+                node.put("countRows", true);
+            }
             if (q.version() instanceof Number n) {
                 node.put("version", n.longValue());
             } else if (q.version() != null) {
@@ -197,8 +212,20 @@ public final class LanceDb {
          *
          * @return the base table version the handle opened
          */
-        public synchronized long hold() throws IOException {
-            List<String> lines = exchange("{\"hold\":true}");
+        public long hold() throws IOException {
+            return hold(null);
+        }
+
+        /**
+         * As {@link #hold()}, connecting with LanceDB's {@code readConsistencyInterval} (null: its
+         * default, none), which makes the handle look for a newer base version when it is older.
+         */
+        public synchronized long hold(Duration readConsistencyInterval) throws IOException {
+            List<String> lines = exchange(
+                    readConsistencyInterval == null
+                            ? "{\"hold\":true}"
+                            : "{\"hold\":true,\"readConsistencyInterval\":"
+                                    + readConsistencyInterval.toMillis() / 1000.0 + "}");
             JsonNode answer = lines.size() == 1 ? JSON.readTree(lines.get(0)) : null;
             if (answer == null || !answer.has("version")) {
                 throw new IllegalStateException("LanceDB could not open " + table + ": " + lines);

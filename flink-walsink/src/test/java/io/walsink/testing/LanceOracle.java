@@ -114,4 +114,30 @@ public final class LanceOracle {
         }
         return rows;
     }
+
+    /**
+     * An append table (no primary key, which {@code LsmScanner} refuses) as plain lance-core reads
+     * it: the base table's rows, then those of every SSTable the shards' latest manifests list above
+     * the base's merge progress, each opened as the Lance dataset it is (tombstones excluded).
+     */
+    public static List<Map<String, Object>> scanAppendTable(
+            BufferAllocator allocator, String uri, ObjectStore store, Collection<UUID> shards) {
+        List<ShardManifest> manifests = latestManifests(store, shards);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        Map<UUID, Long> merged;
+        try (Dataset ds = Dataset.open(allocator, uri, new ReadOptions.Builder().build())) {
+            merged = MergedGenerations.of(ds, uri);
+            rows.addAll(LanceRows.scan(ds));
+        }
+        for (ShardManifest m : manifests) {
+            for (SsTable t : m.sstables()) {
+                if (t.generation() > merged.getOrDefault(m.shardId(), 0L)) {
+                    String path = io.walsink.format.table.TableLocation.ssTableUri(uri, m.shardId(), t.path());
+                    rows.addAll(LanceRows.scan(allocator, path, Map.of()));
+                }
+            }
+        }
+        rows.forEach(r -> r.remove("_tombstone"));
+        return rows;
+    }
 }

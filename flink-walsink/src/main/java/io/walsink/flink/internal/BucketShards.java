@@ -3,6 +3,7 @@ package io.walsink.flink.internal;
 import io.walsink.format.manifest.LegacyShardIdsException;
 import io.walsink.format.manifest.OverlappingShardsException;
 import io.walsink.format.manifest.TableShards;
+import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.shard.ShardDescriptor;
@@ -41,9 +42,11 @@ final class BucketShards {
      */
     static BucketShards discover(ObjectStore store, TableInfo table) {
         int specId = table.sharding().specId();
+        // Round-robin shards of an append table carry Lance's ids of their buckets, as bucket shards do.
+        int appendShards = AppendShards.of(table);
         OptionalInt buckets = table.sharding().sharding().transform() == ShardTransform.BUCKET
                 ? table.sharding().sharding().numBuckets()
-                : OptionalInt.empty();
+                : appendShards > 1 ? OptionalInt.of(appendShards) : OptionalInt.empty();
         TableShards shards =
                 TableShards.read(store, specId, buckets, !table.primaryKey().isEmpty());
         if (!shards.legacy().isEmpty()) {

@@ -11,6 +11,7 @@ import io.walsink.flink.internal.state.CheckpointAlignment;
 import io.walsink.flink.internal.state.JobLineage;
 import io.walsink.flink.internal.state.JobStartDescriptors;
 import io.walsink.flink.internal.state.ShardDescriptorState;
+import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableLocation;
 import io.walsink.recovery.LeaseClaimant;
@@ -55,8 +56,8 @@ import org.slf4j.LoggerFactory;
  * checkpointing nothing is rolled back (at-least-once). Whether checkpointing is on is read from
  * the running job's configuration, not decided while the graph was built.
  */
-final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
-        implements OneInputStreamOperator<IN, IN>, Triggerable<Integer, VoidNamespace> {
+final class ShardWriterOperator<IN, OUT> extends AbstractStreamOperator<OUT>
+        implements OneInputStreamOperator<IN, OUT>, Triggerable<Integer, VoidNamespace> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ShardWriterOperator.class);
     /** How long close() waits for I/O in flight before it frees the memory that I/O reads. */
@@ -93,7 +94,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
 
     /** Emits nothing: its output only exists because a pre-write topology must return a stream. */
     public ShardWriterOperator(
-            StreamOperatorParameters<IN> parameters,
+            StreamOperatorParameters<OUT> parameters,
             WalSinkOptions options,
             RowType rowType,
             InputConversion<IN> conversion) {
@@ -141,7 +142,7 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 failure -> SinkAllocators.explain(failure, allocator, owner),
                 getContainingTask()::isMailboxLoopRunning);
         routing = new BucketRouting(
-                table.sharding().sharding().numBuckets().orElse(1),
+                table.sharding().sharding().numBuckets().orElse(AppendShards.of(table)),
                 getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
         ShardDescriptorState descriptors = ShardDescriptorState.open(getRuntimeContext(), routing, this::setCurrentKey);
         ticker = new BucketTicker(
@@ -187,9 +188,15 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
                 descriptors,
                 lineage,
                 tableContext,
-                options.settings().get(SinkOptions.MEMTABLE_MAX_AGE).toMillis());
+                options.settings().get(SinkOptions.MEMTABLE_MAX_AGE).toMillis(),
+                options.settings().get(SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT));
         maintenance = SinkMaintenance.forSubtask(
-                options, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), store, metrics, claimant);
+                options,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                store,
+                metrics,
+                claimant,
+                !table.primaryKey().isEmpty());
         try {
             buckets.restoreOwned(
                     restored ? descriptors.restored(getKeyedStateBackend()) : List.of(),
@@ -202,13 +209,19 @@ final class ShardWriterOperator<IN> extends AbstractStreamOperator<IN>
         getProcessingTimeService()
                 .scheduleWithFixedDelay(
                         t -> refreshMetrics(), ShardWriterMetrics.REFRESH_MILLIS, ShardWriterMetrics.REFRESH_MILLIS);
+        int agedPerCheckpoint = options.settings().get(SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT);
         LOG.info(
-                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, {})",
+                "walsink writer {} opened on {} ({} shards restored, checkpoint-aligned publication: {}, {});"
+                        + " rows of its {} buckets are published within {} checkpoint(s) past sink.memtable.max-age"
+                        + " (at most {} aged memtables written per checkpoint)",
                 owner,
                 options.path(),
                 drivers.size(),
                 checkpointing,
-                budget.describe());
+                budget.describe(),
+                ownedBuckets,
+                ShardDrivers.checkpointsToVisibility(ownedBuckets, agedPerCheckpoint),
+                agedPerCheckpoint);
     }
 
     @Override

@@ -8,10 +8,13 @@ import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.table.types.logical.RowType;
 
-/** Creates {@link ShardWriterOperator}s (its {@code setup} is not public, hence a factory). */
+/**
+ * Creates {@link ShardWriterOperator}s (its {@code setup} is not public, hence a factory). The
+ * operator emits nothing; {@code OUT} is the type of the stream the sink's writer stage is given.
+ */
 @Internal
-public final class ShardWriterOperatorFactory<IN> extends AbstractStreamOperatorFactory<IN>
-        implements OneInputStreamOperatorFactory<IN, IN> {
+public final class ShardWriterOperatorFactory<IN, OUT> extends AbstractStreamOperatorFactory<OUT>
+        implements OneInputStreamOperatorFactory<IN, OUT> {
     private static final long serialVersionUID = 1L;
 
     private final WalSinkOptions options;
@@ -26,7 +29,7 @@ public final class ShardWriterOperatorFactory<IN> extends AbstractStreamOperator
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends StreamOperator<IN>> T createStreamOperator(StreamOperatorParameters<IN> parameters) {
+    public <T extends StreamOperator<OUT>> T createStreamOperator(StreamOperatorParameters<OUT> parameters) {
         return (T) new ShardWriterOperator<>(parameters, options, rowType, conversion);
     }
 

@@ -102,15 +102,27 @@ final class SinkMaintenance implements AutoCloseable {
         this.allocator = SinkAllocators.open(Long.MAX_VALUE, "maintenance of " + path);
     }
 
-    /** Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else null. */
+    /**
+     * Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else
+     * null. An append table ({@code keyed} false) is not compacted: walsink cannot yet merge its
+     * rows into the base table exactly once (docs/architecture.md, "Append tables").
+     */
     static SinkMaintenance forSubtask(
             WalSinkOptions options,
             int subtask,
             ObjectStore store,
             ShardWriterMetrics metrics,
-            LeaseClaimant claimant) {
+            LeaseClaimant claimant,
+            boolean keyed) {
         SinkSettings settings = options.settings();
-        boolean compaction = settings.get(SinkOptions.COMPACTION_ENABLED);
+        boolean compaction = settings.get(SinkOptions.COMPACTION_ENABLED) && keyed;
+        if (subtask == 0 && !keyed && settings.get(SinkOptions.COMPACTION_ENABLED)) {
+            LOG.info(
+                    "{} is an append table (no primary key): {} does not apply to it, its rows stay in the shards'"
+                            + " SSTables",
+                    options.path(),
+                    SinkOptions.COMPACTION_ENABLED.key());
+        }
         boolean collection = settings.get(SinkOptions.GC_ENABLED);
         if (subtask != 0 || !(compaction || collection)) {
             return null;

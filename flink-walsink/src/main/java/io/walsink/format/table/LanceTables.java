@@ -40,7 +40,8 @@ public final class LanceTables {
     /**
      * Creates an empty table with {@code primaryKey} declared on {@code schema} (key columns become
      * non-nullable) and initialises its MemWAL index with {@code sharding}. An empty key makes an
-     * append-only table, which must be unsharded.
+     * append table: unsharded (one shard, or round-robin shards declared by {@link AppendShards}),
+     * or bucket-sharded on any top-level primitive column.
      */
     public static TableInfo create(
             String uri,
@@ -72,7 +73,7 @@ public final class LanceTables {
                     "maintained indexes need a primary key: Lance's LSM readers merge SSTables by key");
         }
         Schema keyed = MaintainedIndexes.declare(withPrimaryKey(schema, primaryKey), maintained);
-        requireShardingOnKey(sharding, primaryKey);
+        requireShardingOnKey(sharding, primaryKey, schema);
         WriteParams.Builder builder =
                 new WriteParams.Builder().withMode(WriteParams.WriteMode.CREATE).withStorageOptions(storageOptions);
         dataStorageVersion(schema).ifPresent(builder::withDataStorageVersion);
@@ -224,8 +225,20 @@ public final class LanceTables {
         return new Schema(fields, schema.getCustomMetadata());
     }
 
-    private static void requireShardingOnKey(TableSharding sharding, List<String> primaryKey) {
+    private static void requireShardingOnKey(TableSharding sharding, List<String> primaryKey, Schema schema) {
         sharding.sourceColumn().ifPresent(column -> {
+            if (primaryKey.isEmpty()) { // an append table: rows have no key, any column spreads them
+                Field field = schema.getFields().stream()
+                        .filter(f -> f.getName().equals(column))
+                        .findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException(
+                                "bucket column '" + column + "' is not a column of the table"));
+                if (!field.getChildren().isEmpty()) {
+                    throw new IllegalArgumentException(
+                            "bucket column '" + column + "' must be a primitive type, got " + field.getType());
+                }
+                return;
+            }
             if (!primaryKey.contains(column)) {
                 throw new IllegalArgumentException("sharding column '" + column + "' must be a primary key column "
                         + primaryKey + ", otherwise one key could live in two shards");

@@ -7,6 +7,7 @@ import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
+import io.walsink.format.table.MissingPrimaryKeyException;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableLocation;
@@ -35,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -160,19 +162,42 @@ public final class TableCompaction {
      * {@link #requestStop()}) is spent; what is left waits for the next run.
      */
     public CompactionResult run() {
+        return run(null);
+    }
+
+    /**
+     * As {@link #run()}, then {@code then} on the base table's latest version after the merges,
+     * under the same hold of the lease (renewed first): no other compactor's merge and no restore's
+     * reset commits between the merges and {@code then}'s commit. Before the housekeeping.
+     */
+    public CompactionResult run(Consumer<Dataset> then) {
         long started = nanoClock.getAsLong();
         try (CompactionLease taken =
                         CompactionLease.acquire(store, tableUri, claimant, options.leaseDuration(), leaseClock);
                 Dataset base = location.openBase(allocator)) {
             GenerationMerge merge =
                     new GenerationMerge(base, location, allocator, hook, taken, new MergeJournal(store));
-            TableInfo table = LanceTables.describe(tableUri, base);
+            TableInfo table = LanceTables.describe(tableUri, base, true);
+            if (table.primaryKey().isEmpty()) {
+                throw new MissingPrimaryKeyException(
+                        tableUri,
+                        "table at " + tableUri + " is an append table (no primary key): walsink does not merge append"
+                                + " tables into the base table, since lance-core cannot append rows and mark their"
+                                + " generation merged in one commit; its rows stay in the shards' SSTables, where"
+                                + " walsink's readers read them",
+                        null);
+            }
             BaseIndexRefresh.warnOfKeyIndexes(base, keyFields(table), tableUri);
             List<ShardMerges> parts = plan(base, table);
             mergeInTurns(parts, table, merge, new RunBudget(options, nanoClock, () -> stopRequested));
             List<CompactionResult.ShardResult> results = new ArrayList<>();
             for (ShardMerges part : parts) {
                 results.add(part.result(base, tableUri));
+            }
+            if (then != null) {
+                base.checkoutLatest();
+                taken.renew();
+                then.accept(base);
             }
             boolean housekeeping = !stopRequested; // a stop skips it: it can take long
             boolean filesCompacted = false;

@@ -265,7 +265,11 @@ public final class RollbackRun {
                 "Table " + location.uri() + " has no base version " + target + " (" + holds + ")");
     }
 
-    /** A version without the MemWAL index (the table's first, before walsink set it up) would leave no table to write. */
+    /**
+     * A version without the MemWAL index (the table's first, before walsink set it up) would leave
+     * no table to write; one with other columns would leave writers and checkpoints of the current
+     * columns on a table without them.
+     */
     private void requireMemWal(long target) {
         try (Dataset base = location.openBase(allocator);
                 Dataset at = base.checkoutVersion(target)) {
@@ -274,7 +278,20 @@ public final class RollbackRun {
                         + ": that version has no MemWAL index (it predates the table's set-up), so writers could"
                         + " not open the table after it; roll back to a later version");
             }
+            List<String> then = columns(at.getSchema());
+            List<String> now = columns(base.getSchema());
+            if (!then.equals(now)) {
+                throw new IllegalArgumentException("Not rolling back " + location.uri() + " to version " + target
+                        + ": its columns " + then + " are not the table's now " + now
+                        + "; a rollback across a schema change is not supported");
+            }
         }
+    }
+
+    private static List<String> columns(org.apache.arrow.vector.types.pojo.Schema schema) {
+        return schema.getFields().stream()
+                .map(f -> f.getName() + " " + f.getType())
+                .toList();
     }
 
     private void requireSameTarget(Optional<RollbackRecords.Intent> unfinished, long target) {

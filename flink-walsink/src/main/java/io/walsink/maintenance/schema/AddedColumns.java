@@ -2,10 +2,14 @@ package io.walsink.maintenance.schema;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.table.LanceTables;
+import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.maintenance.CompactionResult;
-import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.compaction.TableCompaction;
+import io.walsink.recovery.LeaseClaimant;
+import io.walsink.storage.ObjectStore;
+import io.walsink.storage.ObjectStores;
 import io.walsink.storage.S3Options;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * MemWAL. The generations published so far are merged into the base table first: LanceDB's MemWAL
  * reader (Lance core 10) fails on an SSTable that lacks a column of the table, where newer Lance
  * and walsink read it as null. The merge takes the compaction lease, so a job compacting the table
- * itself makes this fail naming the holder.
+ * itself makes this fail naming the holder, and the columns are committed under the same hold of
+ * it: no merge and no restore's reset commits between the two.
  */
 @Internal
 public final class AddedColumns {
@@ -41,6 +46,17 @@ public final class AddedColumns {
      */
     public static long add(
             String path, S3Options s3, String lanceUri, Map<String, String> storageOptions, List<Field> columns) {
+        return add(path, s3, lanceUri, storageOptions, columns, () -> {});
+    }
+
+    /** As above; {@code beforeCommit} runs just before the columns' commit (a test's seam). */
+    static long add(
+            String path,
+            S3Options s3,
+            String lanceUri,
+            Map<String, String> storageOptions,
+            List<Field> columns,
+            Runnable beforeCommit) {
         for (Field f : columns) {
             if (!f.isNullable()) {
                 throw new IllegalArgumentException("column '" + f.getName() + "' cannot be added as NOT NULL: the rows"
@@ -62,17 +78,27 @@ public final class AddedColumns {
                 }
             }
         }
-        CompactionResult merged = Compactor.compact(path, s3, CompactorOptions.defaults());
-        LOG.info("Before adding columns to {}: {}", path, merged.describe(path));
-        try (BufferAllocator allocator = new RootAllocator();
-                Dataset ds = LanceTables.openDataset(allocator, lanceUri, storageOptions)) {
-            ds.addColumns(columns);
+        S3Options s3Options = s3 == null ? S3Options.defaults() : s3;
+        long[] added = {-1};
+        try (ObjectStore store = ObjectStores.open(path, s3Options);
+                BufferAllocator allocator = new RootAllocator()) {
+            TableCompaction merge = new TableCompaction(
+                    new TableLocation(store, lanceUri, storageOptions),
+                    allocator,
+                    CompactorOptions.defaults(),
+                    LeaseClaimant.standalone("adding columns"));
+            CompactionResult merged = merge.run(base -> {
+                beforeCommit.run();
+                base.addColumns(columns);
+                added[0] = base.version();
+            });
             LOG.info(
-                    "Added columns {} to {} (base version {})",
+                    "Added columns {} to {} (base version {}), after merging under the same lease: {}",
                     columns.stream().map(Field::getName).toList(),
                     path,
-                    ds.version());
-            return ds.version();
+                    added[0],
+                    merged.describe(path));
         }
+        return added[0];
     }
 }

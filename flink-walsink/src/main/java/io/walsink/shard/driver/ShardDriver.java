@@ -257,6 +257,10 @@ public final class ShardDriver {
         return ages.activeOlderThan(now, maxAgeMillis);
     }
 
+    long activeSince() {
+        return ages.activeSince();
+    }
+
     // ---------------------------------------------------------------- what the owner waits for
 
     boolean appending() {

@@ -221,21 +221,22 @@ public final class ShardDrivers {
     }
 
     /**
-     * Bounded visibility: freezes the memtables holding rows older than {@code maxAgeMillis} and
-     * waits until they are SSTables, so the checkpoint about to be taken covers (and publishes) them.
+     * Bounded visibility: freezes the memtables holding rows older than {@code maxAgeMillis}, at
+     * most {@code budget} of them, oldest rows first ({@link AgedFirst}), and waits until they are
+     * SSTables, so the checkpoint about to be taken covers (and publishes) them.
      */
-    public void flushAged(long maxAgeMillis) throws InterruptedException {
+    public void flushAged(long maxAgeMillis, int budget) throws InterruptedException {
         long now = clock.getAsLong();
-        List<ShardDriver> aged = new ArrayList<>();
-        for (ShardDriver d : all) {
-            if (d.activeOlderThan(now, maxAgeMillis)) {
-                d.freeze(now);
-                aged.add(d);
-            }
-        }
+        List<ShardDriver> aged = AgedFirst.choose(all, now, maxAgeMillis, budget);
+        aged.forEach(d -> d.freeze(now));
         if (!aged.isEmpty()) {
             drainFlushes(aged);
         }
+    }
+
+    /** Checkpoints past the age limit within which {@link #flushAged} writes each of {@code shards}. */
+    public static int checkpointsToVisibility(int shards, int budget) {
+        return AgedFirst.checkpointsToVisibility(shards, budget);
     }
 
     /**

@@ -97,10 +97,32 @@ class LanceTablesTest {
         assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of("nope"), TableSharding.unsharded(), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'nope'");
-        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of(), TableSharding.bucket("id", 2), Map.of()))
+        // an append table may be bucket-sharded on any column, but on a column it has
+        assertThatThrownBy(() -> LanceTables.create(uri, SCHEMA, List.of(), TableSharding.bucket("nope", 2), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'id'");
+                .hasMessageContaining("bucket column 'nope' is not a column");
         assertThat(dir.resolve("t")).doesNotExist();
+    }
+
+    @Test
+    void anAppendTableIsShardedOnAnyColumnOrRoundRobinOverTheShardsItDeclares() {
+        TableInfo byColumn = LanceTables.create(
+                dir.resolve("a").toString(), SCHEMA, List.of(), TableSharding.bucket("score", 4), Map.of());
+        assertThat(byColumn.primaryKey()).isEmpty();
+        assertThat(byColumn.sharding().sharding()).isEqualTo(TableSharding.bucket("score", 4));
+        assertThat(AppendShards.of(byColumn)).isEqualTo(1);
+
+        TableInfo roundRobin = LanceTables.create(
+                dir.resolve("b").toString(),
+                AppendShards.declare(SCHEMA, 4),
+                List.of(),
+                TableSharding.unsharded(),
+                Map.of());
+        assertThat(AppendShards.of(roundRobin)).isEqualTo(4);
+        assertThat(AppendShards.of(LanceTables.create(
+                        dir.resolve("c").toString(), SCHEMA, List.of(), TableSharding.unsharded(), Map.of())))
+                .isEqualTo(1);
+        assertThatThrownBy(() -> AppendShards.declare(SCHEMA, 0)).hasMessageContaining("[1, 1024], got 0");
     }
 
     @Test

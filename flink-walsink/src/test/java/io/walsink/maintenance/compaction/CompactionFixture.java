@@ -81,6 +81,8 @@ public final class CompactionFixture implements AutoCloseable {
     final Random random;
     /** id -> row; deleted ids absent. */
     final Map<Long, Map<String, Object>> model = new TreeMap<>();
+    /** A nullable column added since the table was created ({@link #columnAdded}), or null. */
+    private Field added;
 
     /** Thrown by a commit hook: stands for a compactor process that dies at the hooked point. */
     static final class Crash extends RuntimeException {
@@ -157,6 +159,9 @@ public final class CompactionFixture implements AutoCloseable {
         row.put("id", id);
         row.put("name", name);
         row.put("score", score);
+        if (added != null) {
+            row.put(added.getName(), noteOf(name, score));
+        }
         model.put(id, row);
     }
 
@@ -225,7 +230,7 @@ public final class CompactionFixture implements AutoCloseable {
     }
 
     VectorSchemaRoot rows(long id, String name, int score) {
-        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema(), allocator);
         ((BigIntVector) root.getVector(0)).setSafe(0, id);
         VarCharVector names = (VarCharVector) root.getVector(1);
         if (name == null) {
@@ -234,6 +239,15 @@ public final class CompactionFixture implements AutoCloseable {
             names.setSafe(0, name.getBytes(StandardCharsets.UTF_8));
         }
         ((IntVector) root.getVector(2)).setSafe(0, score);
+        if (added != null) {
+            String note = noteOf(name, score);
+            VarCharVector notes = (VarCharVector) root.getVector(3);
+            if (note == null) {
+                notes.setNull(0);
+            } else {
+                notes.setSafe(0, note.getBytes(StandardCharsets.UTF_8));
+            }
+        }
         root.setRowCount(1);
         return root;
     }
@@ -262,7 +276,7 @@ public final class CompactionFixture implements AutoCloseable {
     /** As {@link #lsmScan()} over the shards {@code shards}. */
     List<Map<String, Object>> lsmScan(List<UUID> shards) {
         return byId(
-                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, shards, merged()), COLUMNS));
+                LanceOracle.scan(allocator, uri, Map.of(), LanceOracle.snapshots(store, shards, merged()), columns()));
     }
 
     /** The base table's latest version: one more per commit. */
@@ -315,10 +329,39 @@ public final class CompactionFixture implements AutoCloseable {
         restored.close();
     }
 
+    /**
+     * From now on rows are written with {@code column}, a nullable Utf8 column just added to the
+     * table (ALTER TABLE ... ADD COLUMN), which {@link #put} sets from the row's other values: null
+     * for a null name or a score divisible by 4. Rows of the model so far have it null.
+     */
+    void columnAdded(Field column) {
+        added = column;
+        model.values().forEach(row -> row.putIfAbsent(column.getName(), null));
+    }
+
+    private static String noteOf(String name, int score) {
+        return name == null || score % 4 == 0 ? null : "note-" + score;
+    }
+
+    /** The columns rows are written with: {@link #SCHEMA}'s and the one added since, if any. */
+    Schema schema() {
+        if (added == null) {
+            return SCHEMA;
+        }
+        List<Field> fields = new ArrayList<>(SCHEMA.getFields());
+        fields.add(added);
+        return new Schema(fields);
+    }
+
+    /** {@link #schema()}'s column names. */
+    List<String> columns() {
+        return schema().getFields().stream().map(Field::getName).toList();
+    }
+
     /** LanceDB's default read of the table (one Node process), rows as strings by id. */
     List<List<String>> lanceDbRows(long seed) {
         try {
-            LanceDb.Result all = LanceDb.read(tablePath, List.of(LanceDb.Query.of("all", null, COLUMNS)))
+            LanceDb.Result all = LanceDb.read(tablePath, List.of(LanceDb.Query.of("all", null, columns())))
                     .get("all");
             if (all.failed()) {
                 throw new AssertionError("LanceDB failed to read the table (seed " + seed + "): " + all.error());
@@ -335,11 +378,11 @@ public final class CompactionFixture implements AutoCloseable {
     }
 
     /** Rows as LanceDB's reads return them: values as strings in column order. */
-    static List<List<String>> asStrings(List<Map<String, Object>> rows) {
+    List<List<String>> asStrings(List<Map<String, Object>> rows) {
         List<List<String>> strings = new ArrayList<>();
         for (Map<String, Object> row : rows) {
             List<String> values = new ArrayList<>();
-            for (String column : COLUMNS) {
+            for (String column : columns()) {
                 Object v = row.get(column);
                 values.add(v == null ? null : v.toString());
             }

@@ -95,17 +95,52 @@ class LanceDbAcrossMergesTest {
     }
 
     /**
+     * The advice for applications that keep a handle: connected with a {@code
+     * readConsistencyInterval} of 0, the handle looks for the newest base version at every read,
+     * so even SSTables dropped at once are read from the base table they were merged into.
+     */
+    @Test
+    void aHandleConnectedWithAReadConsistencyIntervalOfZeroFollowsTheMerge() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("LanceDbAcrossMergesTest seed " + seed);
+        ShardWriterConfig atOnce =
+                ShardWriterConfig.builder().keepMergedFor(Duration.ZERO).build();
+        try (CompactionFixture f = new CompactionFixture(dir, seed, atOnce);
+                LanceDb.Session lanceDb = LanceDb.session(f.tablePath)) {
+            long opened = mergeUnderAnOpenHandle(f, lanceDb, seed, Duration.ZERO);
+            for (ShardWriter w : writers) {
+                assertThat(w.manifest().sstables())
+                        .extracting(SsTable::generation)
+                        .containsExactly(4L);
+            }
+            assertThat(rows(lanceDb.readHeld(List.of(ALL))))
+                    .as("the handle opened at base version %d with readConsistencyInterval 0, seed %s", opened, seed)
+                    .isEqualTo(model(f));
+            assertThat(lanceDb.lastBaseVersion())
+                    .as("the base version the handle read")
+                    .isEqualTo(f.baseVersion());
+        }
+    }
+
+    private long mergeUnderAnOpenHandle(CompactionFixture f, LanceDb.Session lanceDb, long seed) throws Exception {
+        return mergeUnderAnOpenHandle(f, lanceDb, seed, null);
+    }
+
+    /**
      * Three generations published by both shards, a handle opened, the six generations merged (a
      * newer base version), then a fourth generation published: the writers' manifest update after
-     * the merge. Returns the base version the handle opened.
+     * the merge. Returns the base version the handle opened ({@code readConsistencyInterval} null:
+     * on LanceDB's defaults).
      */
-    private long mergeUnderAnOpenHandle(CompactionFixture f, LanceDb.Session lanceDb, long seed) throws Exception {
+    private long mergeUnderAnOpenHandle(
+            CompactionFixture f, LanceDb.Session lanceDb, long seed, Duration readConsistencyInterval)
+            throws Exception {
         writers = f.openAll();
         for (int generation = 1; generation <= 3; generation++) {
             f.randomOps(writers, 120, 60, "g" + generation);
             CompactionFixture.publishGeneration(writers);
         }
-        long opened = lanceDb.hold();
+        long opened = lanceDb.hold(readConsistencyInterval);
         assertThat(rows(lanceDb.readHeld(List.of(ALL))))
                 .as("the handle before the merge, seed %s", seed)
                 .isEqualTo(model(f));

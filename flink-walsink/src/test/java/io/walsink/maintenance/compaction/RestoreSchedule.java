@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.format.TableLayout;
 import io.walsink.format.sharding.ShardIds;
+import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableLocation;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.maintenance.migration.ShardIdMigration;
+import io.walsink.maintenance.schema.AddedColumns;
 import io.walsink.read.ReadMode;
 import io.walsink.recovery.CommitHook;
 import io.walsink.recovery.LeaseClaimant;
@@ -41,13 +43,15 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * One seeded schedule of {@link RestoreSimulationTest}: a job of two bucket shards on a real
  * lance-core table, driven step by step by its random source through writes, publications,
  * checkpoints, compactor runs (crashing at a chosen commit), restores of retained checkpoints
  * (meeting a store fault at a chosen write, or stalling while a newer attempt restores, writes and
- * merges), zombie writers and a key index. The model is the last-write-wins map of every row
+ * merges), zombie writers, a key index and an added column. The model is the last-write-wins map of every row
  * written since the checkpoint restored last; the end checks every reader against it.
  */
 final class RestoreSchedule {
@@ -84,6 +88,8 @@ final class RestoreSchedule {
         int migrations;
         int interruptedMigrations;
         final ScheduledRollback.Counts rollbacks = new ScheduledRollback.Counts();
+        int columnsAdded;
+        int resetsAcrossAddedColumn;
 
         @Override
         public String toString() {
@@ -99,7 +105,8 @@ final class RestoreSchedule {
                     + " base-table tags and branches, " + cleanups + " base-table cleanups (" + cleanedVersions
                     + " versions removed), " + collections + " garbage collections (" + collectedObjects
                     + " objects removed), " + migrations + " shard-id migrations (" + interruptedMigrations
-                    + " interrupted by a store fault and run again), " + rollbacks;
+                    + " interrupted by a store fault and run again), " + columnsAdded + " columns added ("
+                    + resetsAcrossAddedColumn + " bucket resets to a checkpoint from before), " + rollbacks;
         }
     }
 
@@ -127,6 +134,8 @@ final class RestoreSchedule {
     private boolean corruptModel;
     private boolean lanceDb;
     private int checkpoints;
+    /** The last checkpoint taken before the column was added; 0 while it is not. */
+    private int beforeAddedColumn;
 
     RestoreSchedule(Path dir, long seed, Stats stats) {
         this.dir = dir;
@@ -162,6 +171,7 @@ final class RestoreSchedule {
             housekeeping = new TableHousekeeping(f, job);
             int steps = 4 + random.nextInt(10);
             int indexAt = random.nextBoolean() ? random.nextInt(steps) : -1;
+            int columnAt = columnAddedAt(steps);
             legacy = random.nextInt(4) == 0;
             if (legacy) {
                 ids = new ArrayList<>();
@@ -180,6 +190,9 @@ final class RestoreSchedule {
                     f.createKeyIndex();
                     keyIndex = true;
                     stats.keyIndexes++;
+                }
+                if (s == columnAt) {
+                    addColumn();
                 }
                 step(s);
                 stats.steps++;
@@ -459,6 +472,7 @@ final class RestoreSchedule {
                     log("  published a passed-over generation as a copy");
                 }
                 countResets(resetsBefore);
+                countResetsAcrossAddedColumn(c.id(), resetsBefore);
                 stats.restores++;
                 if (stalled.fired) {
                     log("  the stalled attempt ended without touching anything; its writers are zombies");
@@ -583,7 +597,7 @@ final class RestoreSchedule {
         if (lanceDb) {
             assertThat(f.lanceDbRows(seed))
                     .as("LanceDB's default read (seed %s)", seed)
-                    .isEqualTo(CompactionFixture.asStrings(rows));
+                    .isEqualTo(f.asStrings(rows));
             stats.lanceDbReads++;
         }
         new TableCompaction(new TableLocation(f.store, f.uri, Map.of()), f.allocator, CompactorOptions.defaults(), job)
@@ -597,6 +611,50 @@ final class RestoreSchedule {
         assertThat(f.read(ReadMode.COMMITTED))
                 .as("COMMITTED after merging (seed %s)", seed)
                 .isEqualTo(rows);
+    }
+
+    /**
+     * The step before which ALTER TABLE ... ADD COLUMN runs, in one schedule in three, or -1. Drawn
+     * from a source of its own, so that the other choices of a schedule without it stay as they were.
+     */
+    private int columnAddedAt(int steps) {
+        Random alter = new Random(~seed);
+        return alter.nextInt(3) == 0 ? alter.nextInt(steps) : -1;
+    }
+
+    /**
+     * ALTER TABLE ... ADD COLUMN note, as operations.md asks: the job stops with a savepoint, the
+     * column is added ({@code AddedColumns}: a merge, then the column, under one lease), and the job
+     * restarts from the savepoint with the table's columns now. Rows so far read the column as null
+     * (in the model and in every retained checkpoint's); rows written after set it now and then.
+     */
+    private void addColumn() {
+        checkpoint();
+        Checkpoint savepoint = retained.get(retained.size() - 1);
+        live.forEach(ShardWriter::close);
+        live = List.of();
+        Field note = Field.nullable("note", ArrowType.Utf8.INSTANCE);
+        long version = AddedColumns.add(f.uri, null, f.uri, Map.of(), List.of(note));
+        f.columnAdded(note);
+        retained.forEach(c -> c.model().values().forEach(row -> row.putIfAbsent("note", null)));
+        beforeAddedColumn = savepoint.id();
+        stats.columnsAdded++;
+        log("stop with savepoint " + savepoint.id() + ", ALTER TABLE ADD COLUMN note (base version " + version
+                + "), restart from the savepoint");
+        ctx = new TableContext(
+                new TableLocation(store, f.uri, Map.of()),
+                LanceTables.open(f.uri, Map.of()),
+                WalSchemaProfile.SPEC,
+                f.context.config(),
+                f.allocator);
+        restore(savepoint, true);
+    }
+
+    /** Resets that set a bucket back to a checkpoint from before the column was added. */
+    private void countResetsAcrossAddedColumn(int checkpoint, int resetsBefore) {
+        if (beforeAddedColumn > 0 && checkpoint <= beforeAddedColumn) {
+            stats.resetsAcrossAddedColumn += store.intentsBegun - resetsBefore;
+        }
     }
 
     private int resetCount() {

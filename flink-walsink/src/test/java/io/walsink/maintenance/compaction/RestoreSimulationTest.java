@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The restore protocol checked by seeded schedules ({@link RestoreSchedule}): writers of several
  * epochs, generations, checkpoints, compactor runs that crash at any commit, restores of any retained
  * checkpoint that meet a store fault at any write, restores that stall while a newer attempt takes
- * the shard, zombies of fenced attempts, and a key index appearing at any moment. After every
+ * the shard, zombies of fenced attempts, a key index appearing at any moment and, in one schedule in
+ * three, a column added (ALTER TABLE ... ADD COLUMN) at any round. After every
  * schedule, LATEST, COMMITTED, LanceDB's default read (one schedule in 40), the base table alone
  * (after a final merge) and lance-core's LsmScanner equal the model of the checkpoint restored
  * last plus what was written after it.
@@ -92,8 +93,17 @@ class RestoreSimulationTest {
             assertThat(stats.interruptedMigrations)
                     .as("migrations interrupted and run again")
                     .isPositive();
+            schemaChangesWereReached(stats);
             assertRollbacksReached(stats.rollbacks);
         }
+    }
+
+    /** Columns were added, and restores reset buckets to checkpoints from before the addition. */
+    private static void schemaChangesWereReached(RestoreSchedule.Stats stats) {
+        assertThat(stats.columnsAdded).as("columns added").isPositive();
+        assertThat(stats.resetsAcrossAddedColumn)
+                .as("bucket resets to a checkpoint from before a column was added")
+                .isPositive();
     }
 
     /** Each rollback crash point was reached and finished by a second run; the refusals were met. */

@@ -29,6 +29,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.lance.Dataset;
 import org.lance.Version;
 
@@ -50,6 +51,7 @@ final class ScheduledRollback {
         int refusedWhileUnderWay;
         int refusedStaleRestores;
         int refusedFirstVersion;
+        int refusedOtherSchema;
 
         int crashes(RollbackRun.Point point) {
             return crashes.getOrDefault(point, 0);
@@ -57,7 +59,8 @@ final class ScheduledRollback {
 
         @Override
         public String toString() {
-            return rollbacks + " rollbacks (" + refusedFirstVersion + " to version 1 refused, " + forced
+            return rollbacks + " rollbacks (" + refusedFirstVersion + " to version 1 and " + refusedOtherSchema
+                    + " to other columns refused, " + forced
                     + " forced past WAL rows, " + resumed
                     + " finished by a second run after a crash " + crashes + "; " + refusedWhileUnderWay
                     + " restores and opens refused while one was under way, " + refusedStaleRestores
@@ -106,7 +109,17 @@ final class ScheduledRollback {
                     .hasMessageContaining("has no MemWAL index");
             counts.refusedFirstVersion++;
         }
-        List<Long> targets = held.stream().filter(v -> v > 1).toList();
+        // Versions of other columns (before an ADD COLUMN) are refused, writing nothing.
+        List<Long> otherSchema =
+                held.stream().filter(v -> v > 1 && !sameColumns(v)).toList();
+        if (!otherSchema.isEmpty() && random.nextInt(4) == 0) {
+            long other = otherSchema.get(random.nextInt(otherSchema.size()));
+            assertThatThrownBy(() -> rollback(RollbackRun.Hook.NONE).run(other, true))
+                    .hasMessageContaining("a rollback across a schema change is not supported");
+            counts.refusedOtherSchema++;
+        }
+        List<Long> targets =
+                held.stream().filter(v -> v > 1 && !otherSchema.contains(v)).toList();
         if (targets.isEmpty()) {
             return Optional.empty();
         }
@@ -249,6 +262,18 @@ final class ScheduledRollback {
                 .readLatest()
                 .map(ShardManifest::writerEpoch)
                 .orElse(0L);
+    }
+
+    private boolean sameColumns(long version) {
+        try (Dataset base = LanceTables.openDataset(f.allocator, f.uri, Map.of());
+                Dataset at = base.checkoutVersion(version)) {
+            return at.getSchema().getFields().stream()
+                    .map(Field::getName)
+                    .toList()
+                    .equals(base.getSchema().getFields().stream()
+                            .map(Field::getName)
+                            .toList());
+        }
     }
 
     private List<Long> versions() {

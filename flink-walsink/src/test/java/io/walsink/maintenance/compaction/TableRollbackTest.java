@@ -248,7 +248,7 @@ class TableRollbackTest {
         assertThat(f.lsmScan()).as("lance-core's LsmScanner, seed %s", seed).isEqualTo(rows);
         assertThat(f.lanceDbRows(seed))
                 .as("LanceDB's default read, seed %s", seed)
-                .isEqualTo(CompactionFixture.asStrings(rows));
+                .isEqualTo(f.asStrings(rows));
     }
 
     private static void assertRefusedWritingNothing(CompactionFixture f, Runnable rollback, String message) {

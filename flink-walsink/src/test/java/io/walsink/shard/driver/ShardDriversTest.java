@@ -218,6 +218,88 @@ class ShardDriversTest {
                 .isLessThanOrEqualTo(6 * 3_000 / 300 + 6);
     }
 
+    /**
+     * Ten shards, each given a row every checkpoint in a seeded random order, with a budget of three
+     * aged memtables per checkpoint (max-age 0): each checkpoint writes at most three SSTables, the
+     * three whose rows waited longest, and every shard's rows are written within ceil(10 / 3) = 4
+     * checkpoints of their first row. The control, with no budget, writes all ten every checkpoint.
+     */
+    @Test
+    void agedMemtablesAreWrittenOldestFirstWithinTheBudget() throws Exception {
+        long seed = Long.getLong("walsink.test.seed", System.nanoTime());
+        System.out.println("agedMemtablesAreWrittenOldestFirstWithinTheBudget seed " + seed);
+        int shards = 10;
+        int budget = 3;
+        int bound = ShardDrivers.checkpointsToVisibility(shards, budget);
+        assertThat(bound).isEqualTo(4);
+        assertThat(agedRounds(shards, budget, 20, new java.util.Random(seed)))
+                .as("most checkpoints a shard's rows waited, seed %s", seed)
+                .isBetween(bound - 1, bound);
+        assertThat(agedRounds(shards, Integer.MAX_VALUE, 5, new java.util.Random(seed)))
+                .as("control: without a budget every checkpoint writes every shard, seed %s", seed)
+                .isEqualTo(1);
+    }
+
+    /**
+     * Runs {@code rounds} checkpoints over {@code shards} shards as above; returns the most
+     * checkpoints a shard's first unwritten row waited for its SSTable (1: the checkpoint it came before).
+     */
+    private int agedRounds(int shards, int budget, int rounds, java.util.Random random) throws Exception {
+        try (ShardFixture f =
+                new ShardFixture(dir.resolve("aged-" + budget), WalSchemaProfile.SPEC, ShardWriterConfig.defaults())) {
+            ShardDrivers drivers = drivers();
+            List<ShardDriver> d = new ArrayList<>();
+            for (int b = 0; b < shards; b++) {
+                d.add(drivers.add(b, ShardOpener.open(f.context, java.util.UUID.randomUUID(), 0, f.placement())));
+            }
+            Map<Long, String> model = new TreeMap<>();
+            int[] waitingSince = new int[shards];
+            java.util.Arrays.fill(waitingSince, -1);
+            int longest = 0;
+            long id = 0;
+            for (int round = 0; round < rounds; round++) {
+                List<Integer> order = new ArrayList<>(
+                        java.util.stream.IntStream.range(0, shards).boxed().toList());
+                java.util.Collections.shuffle(order, random);
+                for (int b : order) {
+                    clock.incrementAndGet();
+                    write(drivers, d.get(b), model, id++, "r" + round);
+                    if (waitingSince[b] < 0) {
+                        waitingSince[b] = round;
+                    }
+                }
+                long[] since = d.stream().mapToLong(ShardDriver::activeSince).toArray();
+                int sstablesBefore = counts.sstables;
+                drivers.drainAppends();
+                drivers.flushAged(0, budget);
+                runCompletions();
+                List<Integer> written = new ArrayList<>();
+                for (int b = 0; b < shards; b++) {
+                    if (d.get(b).activeSince() == Long.MAX_VALUE) {
+                        written.add(b);
+                        longest = Math.max(longest, round - waitingSince[b] + 1);
+                        waitingSince[b] = -1;
+                    }
+                }
+                assertThat(counts.sstables - sstablesBefore)
+                        .as("SSTables written at checkpoint %d", round)
+                        .isEqualTo(written.size())
+                        .isEqualTo(Math.min(budget, shards));
+                long newestWritten =
+                        written.stream().mapToLong(b -> since[b]).max().orElseThrow();
+                for (int b = 0; b < shards; b++) {
+                    if (!written.contains(b)) {
+                        assertThat(since[b])
+                                .as("shard %d waits at checkpoint %d: its rows are no older than any written", b, round)
+                                .isGreaterThanOrEqualTo(newestWritten);
+                    }
+                }
+            }
+            drivers.closeAll();
+            return longest;
+        }
+    }
+
     /** Appends of {@code shards} shards driven by their own ticks for {@code millis} of simulated time. */
     private int tickAppends(int shards, int appendsPerSecond, long millis) throws Exception {
         long spacing = Math.max(INTERVAL, (shards * 1000L + appendsPerSecond - 1) / appendsPerSecond);

@@ -24,9 +24,7 @@ class CatalogCreateTableLikeTest {
     @Test
     void createTableLikeCopiesASchemaAndKeyAndTheCatalogPlacesTheTable() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '2', 'scan.startup-mode' = 'snapshot')");
         // LIKE would copy the source's location: the catalog places each table itself.

@@ -28,9 +28,7 @@ class CatalogLanceDbTableTest {
         Path warehouse = dir.resolve("lake");
         LanceDb.create(warehouse, "docs", "[{\"id\": 1, \"title\": \"a\"}, {\"id\": 2, \"title\": \"b\"}]");
 
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         assertThat(SqlTables.collect(sql, "SHOW TABLES")).containsExactly(Row.of("docs"));
         // LanceDB stores JavaScript numbers as DOUBLE.
         assertThat(SqlTables.collect(

@@ -64,19 +64,12 @@ class CatalogSchemaEvolutionTest {
     @TempDir
     Path dir;
 
-    private StreamTableEnvironment catalog(Path warehouse) {
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
-        return sql;
-    }
-
     @Test
     void anInsertJobRestoredFromBeforeAnAddColumnWritesItAndEveryReaderSeesOldRowsAsNull() throws Exception {
         Path warehouse = dir.resolve("lake");
         Path table = warehouse.resolve("events.lance");
         Path checkpoints = dir.resolve("checkpoints");
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         // Memtables stay open for an hour: what a checkpoint covers is in WAL entries, which the
         // restore replays under the new schema.
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
@@ -178,7 +171,7 @@ class CatalogSchemaEvolutionTest {
     @Test
     void changesNoReaderCouldFollowFailNamingTheProblemBeforeAnythingIsWritten() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         sql.executeSql("CREATE TABLE t (id BIGINT, n INT, f FLOAT, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '1', 'scan.startup-mode' = 'snapshot')");
         sql.executeSql("INSERT INTO t VALUES (1, 2, 3.0)").await();

@@ -44,9 +44,7 @@ class CatalogTimeTravelTest {
     void aVersionReadsTheSameThreeWaysAndATaggedOneOutlivesTheCleanup() throws Exception {
         Path warehouse = dir.resolve("lake");
         Path table = warehouse.resolve("events.lance");
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false', 'scan.startup-mode' = 'snapshot')");
 
@@ -114,10 +112,8 @@ class CatalogTimeTravelTest {
     void aTimestampReadsTheVersionThatWasLatestThenUntilTheCleanupRemovesWhatTellsWhich() throws Exception {
         Path warehouse = dir.resolve("lake");
         Path table = warehouse.resolve("events.lance");
-        StreamTableEnvironment sql = SqlTables.env();
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         sql.getConfig().setLocalTimeZone(ZoneOffset.UTC);
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
         // no 'scan.startup-mode': a time-travel read is bounded by itself
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false')");

@@ -34,17 +34,10 @@ class WalSinkCatalogTest {
     @TempDir
     Path dir;
 
-    private StreamTableEnvironment catalog(Path warehouse) {
-        StreamTableEnvironment sql = SqlTables.env();
-        sql.executeSql("CREATE CATALOG lake WITH ('type' = 'walsink', 'warehouse' = '" + warehouse + "')");
-        sql.executeSql("USE CATALOG lake");
-        return sql;
-    }
-
     @Test
     void aTableCreatedInTheCatalogIsWrittenAndReadByNameWithoutRepeatingItsOptions() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         assertThat(SqlTables.collect(sql, "SHOW TABLES")).isEmpty();
 
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, score DOUBLE, PRIMARY KEY (id) NOT ENFORCED)"
@@ -100,7 +93,7 @@ class WalSinkCatalogTest {
         writeOutside(warehouse.resolve("scores.lance"), "id BIGINT, player STRING", "(7, 'x'), (8, 'y')");
         Files.createDirectories(warehouse.resolve("notes")); // a folder that is not a table
 
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         assertThat(SqlTables.collect(sql, "SHOW TABLES")).containsExactly(Row.of("scores"));
         assertThat(sql.from("scores")
                         .getResolvedSchema()
@@ -117,7 +110,7 @@ class WalSinkCatalogTest {
     void badDefinitionsFailNamingTheProblemBeforeAnythingIsWritten() throws Exception {
         Path warehouse = dir.resolve("lake");
         Files.createDirectories(warehouse);
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         String columns = "(id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)";
 
         assertThatThrownBy(() -> sql.executeSql("CREATE TABLE t " + columns + " WITH ('buckets' = '2', 'path' = '"
@@ -172,7 +165,7 @@ class WalSinkCatalogTest {
     @Test
     void proceduresCompactCollectAndTagATableByName() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         sql.executeSql("CREATE TABLE events (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('buckets' = '2', 'sink.compaction.enabled' = 'false')");
         sql.executeSql("INSERT INTO events VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
@@ -219,7 +212,7 @@ class WalSinkCatalogTest {
     @Test
     void aDatabaseIsTheSubFolderLanceDbConnectsToAndDropsOnlyWithCascade() throws Exception {
         Path warehouse = dir.resolve("lake");
-        StreamTableEnvironment sql = catalog(warehouse);
+        StreamTableEnvironment sql = SqlTables.catalog(warehouse);
         assertThat(SqlTables.collect(sql, "SHOW DATABASES")).containsExactly(Row.of("default"));
 
         sql.executeSql("CREATE DATABASE analytics COMMENT 'for reports' WITH ('owner' = 'ops')");

@@ -10,6 +10,7 @@ import static io.walsink.flink.SinkOptions.MAX_OFF_HEAP_BYTES_PER_SUBTASK;
 import static io.walsink.flink.SinkOptions.MAX_UNFLUSHED_BYTES;
 import static io.walsink.flink.SinkOptions.MAX_UNFLUSHED_BYTES_PER_SUBTASK;
 import static io.walsink.flink.SinkOptions.MEMTABLE_MAX_AGE;
+import static io.walsink.flink.SinkOptions.MEMTABLE_MAX_AGED_PER_CHECKPOINT;
 import static io.walsink.flink.SinkOptions.MEMTABLE_MAX_ROWS;
 import static io.walsink.flink.SinkOptions.MEMTABLE_MAX_SIZE;
 import static io.walsink.flink.SinkOptions.PARALLELISM;
@@ -143,6 +144,7 @@ public final class SinkSettings implements Serializable {
         }
         positive(problems, WAL_MAX_APPENDS_PER_SECOND, get(WAL_MAX_APPENDS_PER_SECOND));
         positive(problems, MEMTABLE_MAX_ROWS, get(MEMTABLE_MAX_ROWS));
+        positive(problems, MEMTABLE_MAX_AGED_PER_CHECKPOINT, get(MEMTABLE_MAX_AGED_PER_CHECKPOINT));
         positive(problems, IO_THREADS, get(IO_THREADS));
         if (isSet(PARALLELISM)) {
             positive(problems, PARALLELISM, get(PARALLELISM));

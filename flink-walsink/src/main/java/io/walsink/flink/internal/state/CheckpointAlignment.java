@@ -8,7 +8,8 @@ import io.walsink.shard.driver.ShardDrivers;
 
 /**
  * Keeps the shards in step with Flink's checkpoints. Before a barrier every row is made durable
- * and memtables older than {@code sink.memtable.max-age} become SSTables; the snapshot stores each
+ * and memtables older than {@code sink.memtable.max-age} become SSTables, up to {@code
+ * sink.memtable.max-aged-per-checkpoint} of them, oldest first; the snapshot stores each
  * shard's descriptor (WAL positions, not rows) and notes which SSTables the checkpoint covers
  * ({@link PublicationLedger}); its completion publishes them. A stop-with-savepoint covers every
  * row as an SSTable, since no later checkpoint will publish what young memtables hold.
@@ -20,6 +21,7 @@ public final class CheckpointAlignment {
     private final JobLineage lineage;
     private final TableContext table;
     private final long maxAgeMillis;
+    private final int agedPerCheckpoint;
     private final PublicationLedger ledger = new PublicationLedger();
     /** A synchronous savepoint (stop-with-savepoint): the task may close right after it completes. */
     private long stoppingAt = -1;
@@ -29,17 +31,19 @@ public final class CheckpointAlignment {
             ShardDescriptorState descriptors,
             JobLineage lineage,
             TableContext table,
-            long maxAgeMillis) {
+            long maxAgeMillis,
+            int agedPerCheckpoint) {
         this.drivers = drivers;
         this.descriptors = descriptors;
         this.lineage = lineage;
         this.table = table;
         this.maxAgeMillis = maxAgeMillis;
+        this.agedPerCheckpoint = agedPerCheckpoint;
     }
 
     public void beforeBarrier() throws InterruptedException {
         drivers.drainAppends();
-        drivers.flushAged(maxAgeMillis); // so this checkpoint publishes them
+        drivers.flushAged(maxAgeMillis, agedPerCheckpoint); // so this checkpoint publishes them
     }
 
     /** Rows are durable already (before the barrier), and no record arrives after it. */
