@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.TableRollback;
 import io.walsink.read.TableReader;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * read        -> shard, format, storage, error    (no Flink); inside it, TableReader -> read.search -> read.snapshot,
  *                read.scan and read.lookup -> read.snapshot, and all of them -> the API's values
  * maintenance -> recovery, shard, format, storage, error    (no Flink; not read); inside it, Compactor and
- *                maintenance.schema -> maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart,
+ *                maintenance.schema -> maintenance.compaction -> maintenance.index and maintenance.gc, maintenance.migration apart;
+ *                TableRollback -> maintenance.rollback;
  *                and all of them -> the API's values
  * recovery    -> shard, format, storage, error    (no Flink)
  * shard   -> format, storage, error; inside it, driver -> shard (the writer) -> shard.io -> shard.memtable
@@ -193,16 +195,17 @@ class LayeringTest {
     }
 
     /**
-     * Inside maintenance: the user's entry point ({@code Compactor}) and the column addition (which
-     * merges and commits its columns under one lease) on the compaction engine, which
-     * uses the base table's index upkeep and what garbage collection knows of live consumers; the
-     * shard id migration apart; the API's values ({@code CompactorOptions}, {@code CompactionResult})
+     * Inside maintenance: the user's entry points ({@code Compactor}, {@code TableRollback}) and the
+     * column addition (which merges and commits its columns under one lease) on the compaction
+     * engine, which uses the base table's index upkeep and what garbage collection knows of live
+     * consumers, and on the rollback engine; the shard id migration apart; the API's values ({@code
+     * CompactorOptions}, {@code CompactionResult})
      * at the bottom, used by all and using none. So the engine never reaches back up to the API type
      * users run, and collection, indexes and migration stay usable on their own.
      */
     @Test
     void maintenanceIsLayeredByConcern() {
-        DescribedPredicate<JavaClass> entry = JavaClass.Predicates.belongToAnyOf(Compactor.class);
+        DescribedPredicate<JavaClass> entry = JavaClass.Predicates.belongToAnyOf(Compactor.class, TableRollback.class);
         layeredArchitecture()
                 .consideringOnlyDependenciesInLayers()
                 .layer("entry")
@@ -217,6 +220,8 @@ class LayeringTest {
                 .definedBy("io.walsink.maintenance.gc..")
                 .layer("migration")
                 .definedBy("io.walsink.maintenance.migration..")
+                .layer("rollback")
+                .definedBy("io.walsink.maintenance.rollback..")
                 .layer("values")
                 .definedBy(JavaClass.Predicates.resideInAPackage("io.walsink.maintenance")
                         .and(DescribedPredicate.not(entry)))
@@ -232,6 +237,8 @@ class LayeringTest {
                 .mayOnlyBeAccessedByLayers("compaction")
                 .whereLayer("migration")
                 .mayNotBeAccessedByAnyLayer()
+                .whereLayer("rollback")
+                .mayOnlyBeAccessedByLayers("entry")
                 .whereLayer("values")
                 .mayNotAccessAnyLayer()
                 .check(MAIN);

@@ -57,6 +57,8 @@ class PublicApiTest {
             "io.walsink.maintenance.Compactor",
             "io.walsink.maintenance.CompactorOptions",
             "io.walsink.maintenance.CompactionResult",
+            "io.walsink.maintenance.RollbackResult",
+            "io.walsink.maintenance.TableRollback",
             "io.walsink.maintenance.TableTags",
             "io.walsink.storage.S3Options",
             "io.walsink.format.wal.WalSchemaProfile",

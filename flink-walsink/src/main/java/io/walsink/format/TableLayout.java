@@ -44,6 +44,10 @@ public final class TableLayout {
     public static final String VERSION_HINT = "version_hint.json";
     public static final String COMPACTION_LEASE_FOLDER = WALSINK + "compaction-lease/";
     public static final String JOB_START_FOLDER = WALSINK + "jobs/";
+    /** A table rollback begun and not finished ({@code RollbackRecords}). */
+    public static final String ROLLBACK_INTENT = WALSINK + "rollback/intent";
+    /** The latest table rollback that finished ({@code RollbackRecords}). */
+    public static final String ROLLBACK_RECORD = WALSINK + "rollback/done";
     /** Continuous reads' consumer records: {@code consumers/{id}/{split}.json}. */
     public static final String CONSUMER_FOLDER = WALSINK + "consumers/";
 

@@ -2,6 +2,7 @@ package io.walsink.recovery;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.FormatException;
+import io.walsink.format.RollbackRecords;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.manifest.GcFloor;
 import io.walsink.format.manifest.ManifestStore;
@@ -67,6 +68,8 @@ public final class ShardRestore {
         Objects.requireNonNull(asOf, "asOf");
         // Checked before the claim: a restore that cannot succeed must not fence the running writer.
         ManifestStore manifests = new ManifestStore(ctx.store(), asOf.shardId());
+        RollbackRecords rollbacks = new RollbackRecords(ctx.store());
+        rollbacks.requireRestorable(ctx.table().uri(), asOf.shardId(), asOf.epoch(), asOf.baseVersion());
         requireNotCollected(manifests, new WalLog(ctx.store(), asOf.shardId(), ctx.codec()), asOf);
         List<SsTable> state = new ArrayList<>(published(manifests, asOf));
         for (WrittenSsTable t : asOf.unpublished()) {
@@ -76,6 +79,9 @@ public final class ShardRestore {
         requireSsTables(ctx, asOf.shardId(), resets(ctx, asOf, seen) ? state : unmerged(state, seen));
         ShardOpener.Claimed c = ShardOpener.claimAsOf(
                 ctx, asOf.shardId(), placement, seen.progress().mergedThrough(), asOf.coveredGeneration());
+        // Again after the claim: a rollback that finished since the check above is caught here, one
+        // that claims after us re-claims when it sees our epoch (docs/architecture.md).
+        rollbacks.requireRestorable(ctx.table().uri(), asOf.shardId(), asOf.epoch(), asOf.baseVersion());
         // Read after the claim: every claim that may have counted a number of this state as its own
         // recorded it before, or is fenced by ours.
         List<SkippedGenerations.Range> skipped = new SkippedGenerations(ctx.store()).read(asOf.shardId());

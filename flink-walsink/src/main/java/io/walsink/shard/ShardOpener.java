@@ -1,6 +1,7 @@
 package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.RollbackRecords;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardClaimer;
@@ -12,6 +13,7 @@ import io.walsink.shard.io.MergeProgress;
 import io.walsink.shard.io.ShardPoisonedException;
 import io.walsink.shard.io.ShardPoisonedException.Reason;
 import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectStore;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -49,7 +51,18 @@ public final class ShardOpener {
                     + "; a shard opens only once the base table version its state builds on is known (see the"
                     + " warning above)");
         }
+        RollbackRecords rollbacks = new RollbackRecords(ctx.store());
+        rollbacks.requireNoneUnderWay(ctx.table().uri(), shardId);
         Claimed c = claim(ctx, shardId, placement, progress.mergedThrough());
+        // Checked again after the claim: a rollback that claimed before us re-claims after us, and
+        // one that finished meanwhile committed a base version our progress read may predate.
+        rollbacks.requireNoneUnderWay(ctx.table().uri(), shardId);
+        long newBase = rollbacks.readDone().map(RollbackRecords.Done::newBase).orElse(0L);
+        if (progress.baseVersion() < newBase) {
+            throw new IllegalStateException(
+                    "shard " + shardId + " is not opened: table " + ctx.table().uri()
+                            + " was rolled back while it opened (base version " + newBase + "); opening again");
+        }
         // Replay starts after replay_after, whatever the SSTable list holds: a compactor may have
         // emptied it (Lance PR #6767 fixed a writer that took an empty list for a fresh shard and
         // replayed merged rows again).
@@ -196,7 +209,7 @@ public final class ShardOpener {
         ShardManifest claimed = new ShardClaimer(manifests).claim(placement, mergedThrough);
         ctx.store().removeLeftovers(TableLayout.shardFolder(shardId)); // temporary files of killed writers
         long epoch = claimed.writerEpoch();
-        long next = Math.max(claimed.currentGeneration(), highestSsTableFolder(ctx, shardId) + 1);
+        long next = Math.max(claimed.currentGeneration(), highestSsTableFolder(ctx.store(), shardId) + 1);
         long covered = coveredThrough >= 0 ? coveredThrough : claimed.currentGeneration() - 1;
         // Before the state can be checkpointed under the new epoch, and so before the lineage counts
         // these numbers as its own.
@@ -205,15 +218,15 @@ public final class ShardOpener {
         if (epoch < 2) {
             return new Claimed(manifests, wal, claimed, 0, tip - 1, tip, next);
         }
-        long sentinel = writeSentinel(manifests, wal, ctx, shardId, epoch, tip);
+        long sentinel = writeSentinel(manifests, wal, ctx.codec().encodeSentinel(epoch), epoch, tip);
         return new Claimed(manifests, wal, claimed, sentinel, sentinel - 1, sentinel + 1, next);
     }
 
     /** The highest generation among the shard's SSTable folders (one delimited listing); 0 if none. */
-    private static long highestSsTableFolder(TableContext ctx, UUID shardId) {
+    public static long highestSsTableFolder(ObjectStore store, UUID shardId) {
         String shardFolder = TableLayout.shardFolder(shardId);
         long highest = 0;
-        for (String folder : ctx.store().listFolders(shardFolder)) {
+        for (String folder : store.listFolders(shardFolder)) {
             String name = folder.substring(shardFolder.length(), folder.length() - 1);
             highest = Math.max(highest, TableLayout.ssTableGeneration(name).orElse(0));
         }
@@ -223,10 +236,10 @@ public final class ShardOpener {
     /**
      * A predecessor's next append collides with the sentinel and, re-reading the manifest, finds
      * itself fenced. If a predecessor appended at the tip meanwhile, the sentinel goes after it.
+     * Returns its position.
      */
-    private static long writeSentinel(
-            ManifestStore manifests, WalLog wal, TableContext ctx, UUID shardId, long epoch, long tip) {
-        byte[] sentinel = ctx.codec().encodeSentinel(epoch);
+    public static long writeSentinel(ManifestStore manifests, WalLog wal, byte[] sentinel, long epoch, long tip) {
+        UUID shardId = manifests.shardId();
         for (long position = tip; ; position++) {
             try {
                 wal.append(position, sentinel);

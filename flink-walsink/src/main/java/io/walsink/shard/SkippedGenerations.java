@@ -54,6 +54,16 @@ public final class SkippedGenerations {
         }
     }
 
+    /**
+     * Forgets every record of {@code shard}: a table rollback claimed it above every number given
+     * out, and no restorable state holds an SSTable under a number recorded before.
+     */
+    public void forget(UUID shard) {
+        for (Range r : read(shard)) {
+            store.delete(key(shard, r.from(), r.to()));
+        }
+    }
+
     /** Every recorded range of {@code shard}. */
     public List<Range> read(UUID shard) {
         String folder = TableLayout.skippedGenerationsFolder(shard);

@@ -7,6 +7,8 @@ import io.walsink.format.table.TableLocation;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.RollbackResult;
+import io.walsink.maintenance.TableRollback;
 import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.maintenance.gc.GcSummary;
 import io.walsink.maintenance.migration.ShardIdMigration;
@@ -20,6 +22,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -36,6 +39,7 @@ import org.apache.arrow.memory.RootAllocator;
  * walsink compact TABLE
  * walsink gc TABLE [--retention 1h] [--consumer-expiration 1d] [--dry-run]
  * walsink migrate-shard-ids TABLE [--dry-run]
+ * walsink rollback TABLE --version N | --tag NAME [--force]
  * </pre>
  *
  * TABLE is a directory, a {@code file://} URI or {@code s3://bucket/prefix} (with {@code
@@ -61,6 +65,7 @@ public final class WalsinkCli {
             + "  compact   merge the shards' SSTables into the base table\n"
             + "  gc        remove what no reader or restore needs any more\n"
             + "  tag       create, list or delete the names of base table versions\n"
+            + "  rollback  make the table read as a base table version again\n"
             + "  migrate-shard-ids  move shards under the legacy ids of earlier releases to the ids Lance's writers use\n"
             + "TABLE: a directory, file:///dir or s3://bucket/prefix. `walsink COMMAND --help` for a command's options.\n"
             + "Exit codes: 0 ok, 1 problems found (verify), 2 bad usage or error.\n";
@@ -204,8 +209,34 @@ public final class WalsinkCli {
                     Set.of(),
                     Set.of("dry-run"),
                     this::migrateShardIds);
+            case "rollback" -> new Command(
+                    "Usage: walsink rollback TABLE --version N | --tag NAME [--force]\n"
+                            + "Makes every reader read base table version N (or the version a tag names) alone;\n"
+                            + "writes go on from there. Refused while a shard holds rows only in its WAL (a job\n"
+                            + "writes the table, or stopped without a savepoint) and while a compaction, collection or\n"
+                            + "restore holds the compaction lease. A running job is fenced, and its checkpoints taken\n"
+                            + "before cannot be restored: start it without state. A rerun finishes an interrupted one.\n"
+                            + "  --force   drop the rows shards hold only in their WAL instead of refusing\n",
+                    Set.of("version", "tag"),
+                    Set.of("force"),
+                    this::rollback);
             default -> null;
         };
+    }
+
+    private int rollback(Args args) {
+        String path = args.table();
+        Optional<String> version = args.option("version");
+        Optional<String> tag = args.option("tag");
+        if (version.isPresent() == tag.isPresent()) {
+            throw new UsageException("rollback takes one of --version N and --tag NAME");
+        }
+        TableRollback rollback = TableRollback.of(path, args.s3());
+        RollbackResult result = version.isPresent()
+                ? rollback.toVersion(TagCommand.version(version.get()), args.flag("force"))
+                : rollback.toTag(tag.get(), args.flag("force"));
+        result.describe(path).forEach(out::println);
+        return OK;
     }
 
     // ---- verify ----

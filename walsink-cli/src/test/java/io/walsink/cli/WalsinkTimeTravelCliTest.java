@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code scan --version/--tag/--timestamp} and {@code tag create|list|delete} on a table compacted once. */
+/**
+ * {@code scan --version/--tag/--timestamp}, {@code tag create|list|delete} and {@code rollback} on a
+ * table compacted once.
+ */
 class WalsinkTimeTravelCliTest {
     @TempDir
     Path dir;
@@ -32,8 +35,8 @@ class WalsinkTimeTravelCliTest {
         return RowOp.put(row("id", id, "name", name, "score", null));
     }
 
-    @Test
-    void scanReadsAVersionByNumberTagOrTimeAndTagsSayWhatTheyDid() {
+    /** Base rows 1 and 2, then generation 1 (2 and 3) published and not merged; returns the table's path. */
+    private String tableWithAGeneration() {
         String uri = dir.resolve("table").toString();
         LanceTables.create(uri, WalsinkCliTest.TABLE, List.of("id"), TableSharding.bucket("id", 2), Map.of());
         MemWalTable table = new MemWalTable(
@@ -42,6 +45,12 @@ class WalsinkTimeTravelCliTest {
         MemWalTable.Shard shard = table.shard();
         shard.flush(List.of(put(2, "gen1"), put(3, "gen1")), 4);
         shard.publish();
+        return uri;
+    }
+
+    @Test
+    void scanReadsAVersionByNumberTagOrTimeAndTagsSayWhatTheyDid() {
+        String uri = tableWithAGeneration();
         List<String> before = List.of("id,name", "1,base", "2,base");
         List<String> after = List.of("id,name", "1,base", "2,gen1", "3,gen1");
 
@@ -115,6 +124,31 @@ class WalsinkTimeTravelCliTest {
                 List.of(new String[] {"scan", uri, "--version", "0"}, new String[] {"tag", "create", uri})) {
             assertThat(WalsinkCliTest.run(bad).code()).isEqualTo(WalsinkCli.ERROR);
         }
+    }
+
+    @Test
+    void rollbackMakesTheTableReadAsTheTaggedVersionAndSaysWhatItDid() {
+        String uri = tableWithAGeneration();
+        assertThat(WalsinkCliTest.run("tag", "create", uri, "before").code()).isZero();
+        long version = BaseVersions.latest(uri);
+        assertThat(WalsinkCliTest.run("compact", uri).code()).isZero();
+        assertThat(scan(uri)).containsExactly("id,name", "1,base", "2,gen1", "3,gen1");
+
+        Run both = WalsinkCliTest.run("rollback", uri, "--tag", "before", "--version", "1");
+        assertThat(both.code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(both.err()).contains("one of --version N and --tag NAME");
+        Run missing = WalsinkCliTest.run("rollback", uri, "--version", "999");
+        assertThat(missing.code()).isEqualTo(WalsinkCli.ERROR);
+        assertThat(missing.err()).contains("has no base version 999");
+
+        Run rolledBack = WalsinkCliTest.run("rollback", uri, "--tag", "before");
+        assertThat(rolledBack.code()).as(rolledBack.err()).isZero();
+        assertThat(rolledBack.out())
+                .startsWith("Rolled back " + uri + " to version " + version + " as new base version ");
+        assertThat(scan(uri)).containsExactly("id,name", "1,base", "2,base");
+        assertThat(WalsinkCliTest.run("verify", uri).code())
+                .as("the format invariants hold")
+                .isZero();
     }
 
     private static List<String> scan(String uri, String... travel) {

@@ -4,6 +4,8 @@ import io.walsink.annotation.Internal;
 import io.walsink.maintenance.CompactionResult;
 import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
+import io.walsink.maintenance.RollbackResult;
+import io.walsink.maintenance.TableRollback;
 import io.walsink.maintenance.TableTags;
 import io.walsink.maintenance.gc.GarbageCollector;
 import io.walsink.maintenance.gc.GcSummary;
@@ -12,6 +14,7 @@ import io.walsink.storage.ObjectStores;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.procedure.ProcedureContext;
 import org.apache.flink.table.procedures.Procedure;
@@ -36,6 +39,10 @@ public final class TableProcedures {
         procedures.put("create_tag", new CreateTag(warehouse));
         procedures.put("delete_tag", new DeleteTag(warehouse));
         procedures.put("list_tags", new ListTags(warehouse));
+        // ROLLBACK is reserved in Flink SQL: `rollback` needs back quotes, rollback_to does not.
+        procedures.put("rollback", new Rollback(warehouse));
+        procedures.put("rollback_to", new Rollback(warehouse));
+        procedures.put("rollback_to_tag", new RollbackToTag(warehouse));
         return procedures;
     }
 
@@ -145,6 +152,57 @@ public final class TableProcedures {
             return tags(warehouse, table).list().entrySet().stream()
                     .map(t -> t.getKey() + " = version " + t.getValue())
                     .toArray(String[]::new);
+        }
+    }
+
+    /**
+     * {@code rollback_to(table, version [, force])}, also {@code `rollback`}: the table reads as base table version {@code
+     * version} alone, and writes go on from there ({@link TableRollback}). Refused while a shard holds
+     * rows only in its WAL (unless {@code force}) or while the maintenance lease is held.
+     */
+    public static final class Rollback implements Procedure {
+        private final Warehouse warehouse;
+
+        Rollback(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table, Long version) {
+            return call(context, table, version, false);
+        }
+
+        public String[] call(ProcedureContext context, String table, Long version, Boolean force) {
+            if (version == null) {
+                throw new ValidationException("rollback: name the base table version to roll " + table + " back to");
+            }
+            TableRollback rollback = TableRollback.of(existing(warehouse, table), warehouse.s3());
+            return rolledBack(table, () -> rollback.toVersion(version, Boolean.TRUE.equals(force)));
+        }
+    }
+
+    /** {@code rollback_to_tag(table, tag [, force])}: as {@code rollback_to}, to the version the tag names. */
+    public static final class RollbackToTag implements Procedure {
+        private final Warehouse warehouse;
+
+        RollbackToTag(Warehouse warehouse) {
+            this.warehouse = warehouse;
+        }
+
+        public String[] call(ProcedureContext context, String table, String tag) {
+            return call(context, table, tag, false);
+        }
+
+        public String[] call(ProcedureContext context, String table, String tag, Boolean force) {
+            TableRollback rollback = TableRollback.of(existing(warehouse, table), warehouse.s3());
+            return rolledBack(table, () -> rollback.toTag(tag, Boolean.TRUE.equals(force)));
+        }
+    }
+
+    private static String[] rolledBack(String table, Supplier<RollbackResult> rollback) {
+        try {
+            return rollback.get().describe(table).toArray(String[]::new);
+        } catch (IllegalArgumentException refused) {
+            throw new ValidationException(refused.getMessage(), refused);
         }
     }
 

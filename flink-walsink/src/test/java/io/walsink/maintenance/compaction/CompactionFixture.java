@@ -24,8 +24,11 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.SyncShardDriver;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -353,6 +356,39 @@ public final class CompactionFixture implements AutoCloseable {
     /** {@link #schema()}'s column names. */
     List<String> columns() {
         return schema().getFields().stream().map(Field::getName).toList();
+    }
+
+    /** LanceDB's default read of the table (one Node process), rows as strings by id. */
+    List<List<String>> lanceDbRows(long seed) {
+        try {
+            LanceDb.Result all = LanceDb.read(tablePath, List.of(LanceDb.Query.of("all", null, columns())))
+                    .get("all");
+            if (all.failed()) {
+                throw new AssertionError("LanceDB failed to read the table (seed " + seed + "): " + all.error());
+            }
+            List<List<String>> sorted = new ArrayList<>(all.rows());
+            sorted.sort(Comparator.comparingLong(r -> Long.parseLong(r.get(0))));
+            return sorted;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Rows as LanceDB's reads return them: values as strings in column order. */
+    List<List<String>> asStrings(List<Map<String, Object>> rows) {
+        List<List<String>> strings = new ArrayList<>();
+        for (Map<String, Object> row : rows) {
+            List<String> values = new ArrayList<>();
+            for (String column : columns()) {
+                Object v = row.get(column);
+                values.add(v == null ? null : v.toString());
+            }
+            strings.add(values);
+        }
+        return strings;
     }
 
     @Override

@@ -27,7 +27,6 @@ import io.walsink.storage.ForwardingObjectStore;
 import io.walsink.storage.ListPage;
 import io.walsink.storage.ObjectStore;
 import io.walsink.storage.StorageException;
-import io.walsink.testing.LanceDb;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -59,6 +58,8 @@ final class RestoreSchedule {
     private static final int BUCKETS = CompactionFixture.BUCKETS;
     private static final int KEYS = 60;
     private static final int RETAINED = 4;
+    /** A rollback step after about one step in this many. */
+    private static final int ROLLBACK_EVERY = 10;
 
     /** What the schedules reached, counted across a run. */
     static final class Stats {
@@ -86,6 +87,7 @@ final class RestoreSchedule {
         long collectedObjects;
         int migrations;
         int interruptedMigrations;
+        final ScheduledRollback.Counts rollbacks = new ScheduledRollback.Counts();
         int columnsAdded;
         int resetsAcrossAddedColumn;
 
@@ -104,7 +106,7 @@ final class RestoreSchedule {
                     + " versions removed), " + collections + " garbage collections (" + collectedObjects
                     + " objects removed), " + migrations + " shard-id migrations (" + interruptedMigrations
                     + " interrupted by a store fault and run again), " + columnsAdded + " columns added ("
-                    + resetsAcrossAddedColumn + " bucket resets to a checkpoint from before)";
+                    + resetsAcrossAddedColumn + " bucket resets to a checkpoint from before), " + rollbacks;
         }
     }
 
@@ -229,6 +231,23 @@ final class RestoreSchedule {
             pokeZombies();
         }
         housekeeping();
+        if (random.nextInt(ROLLBACK_EVERY) == 0 && (!legacy || migrated)) {
+            rollback();
+        }
+    }
+
+    /**
+     * The table rolled back to a base version ({@link ScheduledRollback}): the writers of before are
+     * fenced zombies, and the checkpoints of before are refused, so none is retained.
+     */
+    private void rollback() {
+        new ScheduledRollback(f, store, ctx, ids, random, seed, stats.rollbacks, this::log)
+                .run(live, retained.stream().map(Checkpoint::shards).toList())
+                .ifPresent(fresh -> {
+                    zombies.addAll(live);
+                    live = fresh;
+                    retained.clear();
+                });
     }
 
     /**
@@ -576,9 +595,9 @@ final class RestoreSchedule {
         assertThat(f.read(ReadMode.LATEST)).as("LATEST (seed %s)", seed).isEqualTo(rows);
         assertThat(f.read(ReadMode.COMMITTED)).as("COMMITTED (seed %s)", seed).isEqualTo(rows);
         if (lanceDb) {
-            assertThat(lanceDbRows())
+            assertThat(f.lanceDbRows(seed))
                     .as("LanceDB's default read (seed %s)", seed)
-                    .isEqualTo(asStrings(rows, f.columns()));
+                    .isEqualTo(f.asStrings(rows));
             stats.lanceDbReads++;
         }
         new TableCompaction(new TableLocation(f.store, f.uri, Map.of()), f.allocator, CompactorOptions.defaults(), job)
@@ -592,37 +611,6 @@ final class RestoreSchedule {
         assertThat(f.read(ReadMode.COMMITTED))
                 .as("COMMITTED after merging (seed %s)", seed)
                 .isEqualTo(rows);
-    }
-
-    private List<List<String>> lanceDbRows() {
-        try {
-            LanceDb.Result all = LanceDb.read(f.tablePath, List.of(LanceDb.Query.of("all", null, f.columns())))
-                    .get("all");
-            if (all.failed()) {
-                throw new AssertionError("LanceDB failed to read the table (seed " + seed + "): " + all.error());
-            }
-            List<List<String>> sorted = new ArrayList<>(all.rows());
-            sorted.sort(Comparator.comparingLong(r -> Long.parseLong(r.get(0))));
-            return sorted;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static List<List<String>> asStrings(List<Map<String, Object>> rows, List<String> columns) {
-        List<List<String>> strings = new ArrayList<>();
-        for (Map<String, Object> row : rows) {
-            List<String> values = new ArrayList<>();
-            for (String column : columns) {
-                Object v = row.get(column);
-                values.add(v == null ? null : v.toString());
-            }
-            strings.add(values);
-        }
-        return strings;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.walsink.maintenance.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.walsink.maintenance.rollback.RollbackRun;
 import io.walsink.read.ReadMode;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -93,6 +94,7 @@ class RestoreSimulationTest {
                     .as("migrations interrupted and run again")
                     .isPositive();
             schemaChangesWereReached(stats);
+            assertRollbacksReached(stats.rollbacks);
         }
     }
 
@@ -101,6 +103,24 @@ class RestoreSimulationTest {
         assertThat(stats.columnsAdded).as("columns added").isPositive();
         assertThat(stats.resetsAcrossAddedColumn)
                 .as("bucket resets to a checkpoint from before a column was added")
+                .isPositive();
+    }
+
+    /** Each rollback crash point was reached and finished by a second run; the refusals were met. */
+    private static void assertRollbacksReached(ScheduledRollback.Counts rollbacks) {
+        assertThat(rollbacks.rollbacks).as("rollbacks").isPositive();
+        assertThat(rollbacks.forced).as("rollbacks forced past rows in the WAL").isPositive();
+        for (RollbackRun.Point point : RollbackRun.Point.values()) {
+            assertThat(rollbacks.crashes(point))
+                    .as("rollbacks crashing at %s", point)
+                    .isPositive();
+        }
+        assertThat(rollbacks.resumed).as("rollbacks finished by a second run").isPositive();
+        assertThat(rollbacks.refusedWhileUnderWay)
+                .as("restores and opens refused while a rollback was under way")
+                .isPositive();
+        assertThat(rollbacks.refusedStaleRestores)
+                .as("restores of checkpoints of before a rollback refused")
                 .isPositive();
     }
 
