@@ -40,6 +40,7 @@ class IndexReportTest {
         assertThat(builds.lanceCoreNanos()).hasSize(2).allSatisfy(n -> assertThat(n)
                 .isPositive());
         assertThat(IndexReport.render(s, sinks, builds))
-                .contains("none", "emb_idx IVF_PQ, id_idx BTREE, text_idx INVERTED", "IVF_FLAT, one partition", "seed 5");
+                .contains(
+                        "none", "emb_idx IVF_PQ, id_idx BTREE, text_idx INVERTED", "IVF_FLAT, one partition", "seed 5");
     }
 }
