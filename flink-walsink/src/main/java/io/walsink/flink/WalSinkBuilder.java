@@ -4,17 +4,13 @@ import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.memory.SinkSettings;
-import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.TableInfo;
-import io.walsink.format.table.TableNotFoundException;
-import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.schema.AddedColumns;
-import io.walsink.storage.ObjectStore;
 import io.walsink.storage.S3Options;
 import io.walsink.storage.StorageLocation;
 import java.time.Duration;
@@ -25,14 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.types.logical.RowType;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Builds a {@link WalSink}. {@link #build()} opens the table (or creates it with
@@ -41,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 @PublicEvolving
 public final class WalSinkBuilder<IN> {
-    private static final Logger LOG = LoggerFactory.getLogger(WalSinkBuilder.class);
 
     private final InputConversion<IN> conversion;
     private final RowType rowType;
@@ -358,45 +350,7 @@ public final class WalSinkBuilder<IN> {
     }
 
     private TableInfo openOrCreate(WalSinkOptions options) {
-        try {
-            return LanceTables.open(options.lanceUri(), options.lanceStorageOptions(), true);
-        } catch (TableNotFoundException missing) {
-            if (createBuckets == null) {
-                throw new IllegalArgumentException(
-                        "no Lance table at " + path + "; create it first or call createTableIfMissing(buckets)",
-                        missing);
-            }
-            if (rowType == null) {
-                throw new IllegalArgumentException(
-                        "creating the table at " + path
-                                + " needs the row type: use forRows(rowType) or forPojos(type, rowType)",
-                        missing);
-            }
-            List<String> key = primaryKey == null ? List.of() : primaryKey;
-            String bucketColumn = options.settings().get(SinkOptions.BUCKET_COLUMN);
-            String column = bucketColumn != null ? bucketColumn : key.isEmpty() ? null : key.get(0);
-            TableSharding sharding =
-                    column == null ? TableSharding.unsharded() : TableSharding.bucket(column, createBuckets);
-            Schema schema = FlinkArrowTypes.toArrowSchema(rowType, vectorColumns);
-            if (column == null) {
-                schema = AppendShards.declare(schema, createBuckets); // round-robin over the shards
-            }
-            LOG.info(
-                    "Creating Lance table at {} with primary key {} and {} buckets{}",
-                    path,
-                    key,
-                    createBuckets,
-                    column == null ? " (round-robin)" : " on " + column);
-            try (ObjectStore store = options.openStore()) {
-                return LanceTables.create(
-                        options.lanceUri(),
-                        schema,
-                        key,
-                        sharding,
-                        options.lanceStorageOptions(),
-                        maintainedIndexes,
-                        store);
-            }
-        }
+        return SinkTableCreation.openOrCreate(
+                options, path, rowType, primaryKey, createBuckets, vectorColumns, maintainedIndexes);
     }
 }
