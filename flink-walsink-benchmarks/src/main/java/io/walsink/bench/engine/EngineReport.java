@@ -236,15 +236,23 @@ public final class EngineReport {
                     ">replay MB/s",
                     ">replay / decode",
                     ">Arrow peak MB",
-                    ">peak / payload");
+                    ">peak / payload",
+                    ">lance-core replay MB/s",
+                    ">rows/s vs lance-core");
             List<Double> vsDecode = new ArrayList<>();
             List<Double> peaks = new ArrayList<>();
             List<Double> replayRates = new ArrayList<>();
+            List<Double> vsLance = new ArrayList<>();
+            long lanceWalBytes = 0;
             for (int round = 1; round <= rounds; round++) {
                 long read = WalReplayRun.readNanos(table, written.shardId());
                 long decode = WalReplayRun.decodeNanos(table, written.shardId());
                 WalReplayRun.Reopened r = WalReplayRun.reopen(table, written.shardId());
                 check("replay", written.rows(), r.rows());
+                LanceCoreReplayRun.Replayed l = LanceCoreReplayRun.run(table, batches, entryRows);
+                check("lance-core replay", written.rows(), l.rows());
+                lanceWalBytes = l.walBytes();
+                vsLance.add((double) l.nanos() / r.nanos()); // the same rows: time ratio is the rows/s ratio
                 double replayRate = mb / (r.nanos() / 1e9);
                 double decodeRate = mb / (decode / 1e9);
                 double peak = (double) r.peakBytes() / written.walBytes();
@@ -258,7 +266,9 @@ public final class EngineReport {
                         Figures.number(replayRate),
                         Figures.ratio(replayRate / decodeRate),
                         Figures.number(r.peakBytes() / 1e6),
-                        Figures.ratio(peak));
+                        Figures.ratio(peak),
+                        Figures.number(l.walBytes() / 1e6 / (l.nanos() / 1e9)),
+                        Figures.ratio(vsLance.get(vsLance.size() - 1)));
             }
             return String.format(
                             "WAL: %,d rows in %,d entries, %s MB (payload); each round reads the entries, reads and"
@@ -266,12 +276,17 @@ public final class EngineReport {
                             written.rows(), written.entries(), Figures.number(mb))
                     + runs.render()
                     + String.format(
-                            "replay MB/s median %s (min %s, max %s); replay / decode %s; Arrow peak / payload %s%n",
+                            "replay MB/s median %s (min %s, max %s); replay / decode %s; Arrow peak / payload %s;"
+                                    + " rows/s against lance-core 7.0.0 reopening a writer of its own WAL (%s MB,"
+                                    + " one entry per %,d-row durable put) %s%n",
                             Figures.number(Spread.of(replayRates).median()),
                             Figures.number(Spread.of(replayRates).min()),
                             Figures.number(Spread.of(replayRates).max()),
                             Spread.of(vsDecode).text(),
-                            Spread.of(peaks).text());
+                            Spread.of(peaks).text(),
+                            Figures.number(lanceWalBytes / 1e6),
+                            entryRows,
+                            Spread.of(vsLance).text());
         }
     }
 
