@@ -2,7 +2,7 @@ package io.walsink.shard.io;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
-import io.walsink.format.table.GenerationPkIndex;
+import io.walsink.format.pkindex.GenerationPkIndex;
 import io.walsink.format.table.IndexBuilds;
 import io.walsink.format.table.LanceFailures;
 import io.walsink.format.table.LanceTables;

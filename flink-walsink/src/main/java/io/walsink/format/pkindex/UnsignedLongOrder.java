@@ -1,4 +1,4 @@
-package io.walsink.format.table;
+package io.walsink.format.pkindex;
 
 import java.util.Arrays;
 
