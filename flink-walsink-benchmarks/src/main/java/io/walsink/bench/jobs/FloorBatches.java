@@ -83,11 +83,6 @@ final class FloorBatches implements AutoCloseable {
         return roots.get(batch);
     }
 
-    /** The id of row {@code row} of {@code batch}, read at its address. */
-    long key(int batch, int row) {
-        return MemoryUtil.getLong(roots.get(batch).getVector(0).getDataBufferAddress() + 8L * row);
-    }
-
     /**
      * Copies binary rows {@code from} to {@code from + n} (one heap segment each) into batch
      * {@code batch}, row by row: each row's null bits are read as one word, every BIGINT stored
@@ -98,10 +93,7 @@ final class FloorBatches implements AutoCloseable {
         VectorSchemaRoot root = roots.get(batch);
         long[] data = new long[ARITY];
         long[] validity = new long[ARITY];
-        for (int c = 0; c < ARITY; c++) {
-            validity[c] = root.getVector(c).getValidityBufferAddress();
-            data[c] = c == 1 ? 0 : root.getVector(c).getDataBufferAddress();
-        }
+        addresses(root, data, validity);
         VarCharVector name = (VarCharVector) root.getVector(1);
         long offsets = name.getOffsetBufferAddress();
         long names = name.getDataBufferAddress();
@@ -154,38 +146,65 @@ final class FloorBatches implements AutoCloseable {
     }
 
     /**
-     * Appends row {@code row} of {@code from} as row {@code to} of this object's batch
-     * {@code batch}, whose rows before {@code to} are set: the gather of the newest rows.
+     * Appends the rows of {@code from} whose bit in {@code superseded} is clear (bit {@code first +
+     * r} for row r) after the {@code out} rows appended so far, sealing each batch it fills;
+     * returns the new count. Addresses are read once per batch, not per row.
      */
-    void append(int batch, int to, VectorSchemaRoot from, int row) {
-        VectorSchemaRoot root = roots.get(batch);
-        for (int c : LONG_COLUMNS) {
-            FieldVector source = from.getVector(c);
-            FieldVector target = root.getVector(c);
-            MemoryUtil.putLong(
-                    target.getDataBufferAddress() + 8L * to,
-                    MemoryUtil.getLong(source.getDataBufferAddress() + 8L * row));
-            copyBit(source.getValidityBufferAddress(), row, target.getValidityBufferAddress(), to);
+    int appendSurvivors(VectorSchemaRoot from, long first, long[] superseded, int out) {
+        long[] fromData = new long[ARITY];
+        long[] fromValidity = new long[ARITY];
+        long[] toData = new long[ARITY];
+        long[] toValidity = new long[ARITY];
+        addresses(from, fromData, fromValidity);
+        VarCharVector fromName = (VarCharVector) from.getVector(1);
+        long fromOffsets = fromName.getOffsetBufferAddress();
+        long fromNames = fromName.getDataBufferAddress();
+        int batch = -1;
+        VarCharVector name = null;
+        long offsets = 0;
+        for (int r = 0; r < from.getRowCount(); r++) {
+            long p = first + r;
+            if (((superseded[(int) (p >>> 6)] >>> p) & 1) != 0) {
+                continue;
+            }
+            int to = out % BATCH;
+            if (batch != out / BATCH) {
+                batch = out / BATCH;
+                addresses(roots.get(batch), toData, toValidity);
+                name = (VarCharVector) roots.get(batch).getVector(1);
+                offsets = name.getOffsetBufferAddress();
+                MemoryUtil.putInt(offsets, 0);
+            }
+            for (int c : LONG_COLUMNS) {
+                MemoryUtil.putLong(toData[c] + 8L * to, MemoryUtil.getLong(fromData[c] + 8L * r));
+            }
+            for (int c = 0; c < ARITY; c++) {
+                copyBit(fromValidity[c], r, toValidity[c], to);
+            }
+            int start = MemoryUtil.getInt(fromOffsets + 4L * r);
+            int length = MemoryUtil.getInt(fromOffsets + 4L * (r + 1)) - start;
+            int end = MemoryUtil.getInt(offsets + 4L * to);
+            if (end + length > name.getDataBuffer().capacity()) {
+                name.reallocDataBuffer(Math.max(2 * name.getDataBuffer().capacity(), end + length));
+            }
+            MemoryUtil.copyMemory(fromNames + start, name.getDataBufferAddress() + end, length);
+            MemoryUtil.putInt(offsets + 4L * (to + 1), end + length);
+            out++;
+            if (to == BATCH - 1) {
+                seal(batch, BATCH);
+            }
         }
-        VarCharVector source = (VarCharVector) from.getVector(1);
-        VarCharVector target = (VarCharVector) root.getVector(1);
-        long sourceOffsets = source.getOffsetBufferAddress();
-        int start = MemoryUtil.getInt(sourceOffsets + 4L * row);
-        int length = MemoryUtil.getInt(sourceOffsets + 4L * (row + 1)) - start;
-        long targetOffsets = target.getOffsetBufferAddress();
-        if (to == 0) {
-            MemoryUtil.putInt(targetOffsets, 0);
-        }
-        int end = MemoryUtil.getInt(targetOffsets + 4L * to);
-        if (end + length > target.getDataBuffer().capacity()) {
-            target.reallocDataBuffer(Math.max(2 * target.getDataBuffer().capacity(), end + length));
-        }
-        MemoryUtil.copyMemory(source.getDataBufferAddress() + start, target.getDataBufferAddress() + end, length);
-        MemoryUtil.putInt(targetOffsets + 4L * (to + 1), end + length);
-        copyBit(source.getValidityBufferAddress(), row, target.getValidityBufferAddress(), to);
+        return out;
     }
 
-    /** Ends a batch that {@link #append} filled with {@code n} rows. */
+    private static void addresses(VectorSchemaRoot root, long[] data, long[] validity) {
+        for (int c = 0; c < ARITY; c++) {
+            validity[c] = root.getVector(c).getValidityBufferAddress();
+            data[c] = c == 1 ? 0 : root.getVector(c).getDataBufferAddress();
+        }
+    }
+
+    /** Ends a batch that {@link #appendSurvivors} filled with {@code n} rows. */
     void seal(int batch, int n) {
         VectorSchemaRoot root = roots.get(batch);
         ((VarCharVector) root.getVector(1)).setLastSet(n - 1);

@@ -15,6 +15,7 @@ import java.util.List;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.flink.core.memory.MemorySegment;
@@ -48,9 +49,9 @@ final class FloorRound implements AutoCloseable {
     record Spent(long[] cpuNanos, long[] faults) {
         static final String[] STEPS = {
             "copy binary rows into Arrow",
-            "newest row per key (LongKeyIndex)",
+            "newest row per key (LongKeyIndex), superseded rows marked",
             "Arrow IPC bytes of the entries, into memory",
-            "gather the newest rows",
+            "gather the newest rows (no probe: the marks)",
             "lance-core writes the final rows"
         };
     }
@@ -62,6 +63,9 @@ final class FloorRound implements AutoCloseable {
     private final BinaryRowData[] arena;
     private final RowDataSerializer serializer = new RowDataSerializer(Q1Rows.ROW_TYPE);
     private final MemoryChannel entries = new MemoryChannel();
+    /** Bit p set: row p has a newer row of its key. */
+    private final long[] superseded;
+
     private long ipcBytes;
 
     FloorRound(Q1Rows rows, BufferAllocator allocator) {
@@ -69,6 +73,7 @@ final class FloorRound implements AutoCloseable {
         this.allocator = allocator;
         this.input = new FloorBatches(allocator, rows.rows);
         this.output = new FloorBatches(allocator, rows.keys);
+        this.superseded = new long[Math.toIntExact((rows.rows + 63) / 64)];
         this.arena = new BinaryRowData[(int) Math.min(rows.rows, (long) CHUNK_BATCHES * FloorBatches.BATCH)];
         for (int i = 0; i < arena.length; i++) {
             arena[i] = new BinaryRowData(2 + Q1Rows.VALUES);
@@ -97,11 +102,16 @@ final class FloorRound implements AutoCloseable {
         long c0 = THREADS.getCurrentThreadCpuTime();
         long f0 = ThreadCpu.currentThreadMinorFaults();
         LongKeyIndex newest = new LongKeyIndex(Math.toIntExact(rows.keys));
+        Arrays.fill(superseded, 0);
         for (int b = 0; b < batches.size(); b++) {
             int n = batches.get(b).getRowCount();
             long first = (long) b * FloorBatches.BATCH;
+            long ids = batches.get(b).getVector(0).getDataBufferAddress();
             for (int r = 0; r < n; r++) {
-                newest.put(input.key(b, r), first + r);
+                long previous = newest.put(MemoryUtil.getLong(ids + 8L * r), first + r);
+                if (previous >= 0) { // the put has read the replaced row anyway: mark it
+                    superseded[(int) (previous >>> 6)] |= 1L << previous;
+                }
             }
         }
         long c1 = THREADS.getCurrentThreadCpuTime();
@@ -118,7 +128,13 @@ final class FloorRound implements AutoCloseable {
         }
         long c2 = THREADS.getCurrentThreadCpuTime();
         long f2 = ThreadCpu.currentThreadMinorFaults();
-        int written = gather(newest);
+        int written = 0;
+        for (int b = 0; b < batches.size(); b++) {
+            written = output.appendSurvivors(batches.get(b), (long) b * FloorBatches.BATCH, superseded, written);
+        }
+        if (written % FloorBatches.BATCH != 0) {
+            output.seal(written / FloorBatches.BATCH, written % FloorBatches.BATCH);
+        }
         long c3 = THREADS.getCurrentThreadCpuTime();
         long f3 = ThreadCpu.currentThreadMinorFaults();
         if (written != newest.size()) {
@@ -152,30 +168,6 @@ final class FloorRound implements AutoCloseable {
                     binary.getSegments(), binary.getOffset(), segment.getArray(), 0, binary.getSizeInBytes());
             target.pointTo(segment, 0, binary.getSizeInBytes());
         }
-    }
-
-    /** Appends every row that is its key's newest to the output batches; returns how many. */
-    private int gather(LongKeyIndex newest) {
-        List<VectorSchemaRoot> batches = input.roots();
-        int out = 0;
-        for (int b = 0; b < batches.size(); b++) {
-            VectorSchemaRoot batch = batches.get(b);
-            long first = (long) b * FloorBatches.BATCH;
-            for (int r = 0; r < batch.getRowCount(); r++) {
-                if (newest.get(input.key(b, r)) == first + r) {
-                    int to = out % FloorBatches.BATCH;
-                    output.append(out / FloorBatches.BATCH, to, batch, r);
-                    out++;
-                    if (to == FloorBatches.BATCH - 1) {
-                        output.seal(out / FloorBatches.BATCH - 1, FloorBatches.BATCH);
-                    }
-                }
-            }
-        }
-        if (out % FloorBatches.BATCH != 0) {
-            output.seal(out / FloorBatches.BATCH, out % FloorBatches.BATCH);
-        }
-        return out;
     }
 
     private void writeDataset(Path table, int written) throws IOException {

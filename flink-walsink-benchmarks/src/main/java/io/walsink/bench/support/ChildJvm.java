@@ -6,8 +6,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -29,10 +31,10 @@ public final class ChildJvm {
      * free, no fresh mapping per large allocation), so lance-core's native allocations reuse
      * resident pages instead of faulting in new ones.
      */
-    public static final Map<String, String> GLIBC_KEEPS_FREED_MEMORY = Map.of(
+    public static final Map<String, String> GLIBC_KEEPS_FREED_MEMORY = Collections.unmodifiableMap(new TreeMap<>(Map.of(
             "MALLOC_MMAP_THRESHOLD_", String.valueOf(32L << 20),
             "MALLOC_TRIM_THRESHOLD_", String.valueOf(1L << 30),
-            "MALLOC_TOP_PAD_", String.valueOf(64L << 20));
+            "MALLOC_TOP_PAD_", String.valueOf(64L << 20))));
 
     private ChildJvm() {}
 
