@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
@@ -61,7 +62,30 @@ public final class FloorReport {
         }
     }
 
+    /** The goal for a sink's extra CPU per row beside its keyed reference: at most this many floors. */
+    static final double GOAL = 3;
+
     private FloorReport() {}
+
+    /**
+     * The line that sets a sink's extra CPU per row beside {@code reference} (one value per round)
+     * against the floor measured on the same rows; empty when there are no rounds.
+     */
+    static String againstTheFloor(List<Double> extraPerRow, String reference, double floor) {
+        if (extraPerRow.isEmpty()) {
+            return "";
+        }
+        double median = Spread.of(extraPerRow).median();
+        return String.format(
+                Locale.ROOT,
+                "the sink's extra CPU over \"%s\" / the floor: %s / %s ns/row = %.2fx (goal <= %.0fx: %s)%n",
+                reference,
+                Figures.number(median),
+                Figures.number(floor),
+                median / floor,
+                GOAL,
+                median / floor <= GOAL ? "met" : "not met");
+    }
 
     /**
      * In this JVM: one unreported round, then {@code rounds} rounds; returns one line per round
@@ -144,7 +168,7 @@ public final class FloorReport {
     public static String render(long rows, long keys, int rounds, List<PerRow> results) {
         List<String> header = new ArrayList<>(List.of("step"));
         for (PerRow r : results) {
-            String m = r.malloc().name().toLowerCase(java.util.Locale.ROOT);
+            String m = r.malloc().name().toLowerCase(Locale.ROOT);
             header.add(">" + m + ": CPU ns/row, median (min-max)");
             header.add(">" + m + ": minor faults/row");
         }
@@ -154,14 +178,14 @@ public final class FloorReport {
             for (PerRow r : results) {
                 row.add(Figures.number(r.cpu()[s]) + " (" + Figures.number(r.cpuMin()[s]) + "-"
                         + Figures.number(r.cpuMax()[s]) + ")");
-                row.add(String.format(java.util.Locale.ROOT, "%.4f", r.faults()[s]));
+                row.add(String.format(Locale.ROOT, "%.4f", r.faults()[s]));
             }
             table.row(row.toArray());
         }
         List<Object> total = new ArrayList<>(List.of("total (the floor)"));
         for (PerRow r : results) {
             total.add(Figures.number(r.total()));
-            total.add(String.format(java.util.Locale.ROOT, "%.4f", r.totalFaults()));
+            total.add(String.format(Locale.ROOT, "%.4f", r.totalFaults()));
         }
         table.row(total.toArray());
         return String.format(

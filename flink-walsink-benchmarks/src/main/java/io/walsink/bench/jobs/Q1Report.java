@@ -46,9 +46,6 @@ public final class Q1Report {
         }
     }
 
-    /** The goal for the sink's extra CPU per row beside the keyed reference: at most this many floors. */
-    static final double FLOOR_GOAL = 3;
-
     /** Thread groups shown per run with {@code --thread-cpu}; the rest are summed in one line. */
     static final int THREAD_GROUPS_SHOWN = 12;
 
@@ -163,7 +160,10 @@ public final class Q1Report {
             List<FloorReport.PerRow> floor = FloorReport.inChildJvms(
                     rows.rows, rows.keys, rows.seed, floorRounds, FLOOR_HEAP, List.of(FloorReport.Malloc.TUNED), out);
             out.accept(FloorReport.render(rows.rows, rows.keys, floorRounds, floor));
-            floorLine = againstTheFloor(runs, floor.get(0).total());
+            floorLine = FloorReport.againstTheFloor(
+                    extraCpuPerRow(runs, Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED),
+                    Pipeline.DATASTREAM_DISCARD_KEYED.sink,
+                    floor.get(0).total());
         }
         // the summary last, after a blank line
         out.accept("\n" + summary(runs, groups) + floorLine);
@@ -302,27 +302,6 @@ public final class Q1Report {
                 : String.format(Locale.ROOT, format, Spread.of(values).median());
     }
 
-    /**
-     * The sink's extra CPU per row beside the discarding sink behind the same keyBy, over the
-     * floor measured in this run on the same rows: at most 3x is the goal.
-     */
-    static String againstTheFloor(List<Run> runs, double floor) {
-        List<Double> extra = extraCpuPerRow(runs, Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED);
-        if (extra.isEmpty()) {
-            return "";
-        }
-        double median = Spread.of(extra).median();
-        return String.format(
-                Locale.ROOT,
-                "the sink's extra CPU over \"%s\" / the floor: %s / %s ns/row = %.2fx (goal <= %.0fx: %s)%n",
-                Pipeline.DATASTREAM_DISCARD_KEYED.sink,
-                Figures.number(median),
-                Figures.number(floor),
-                median / floor,
-                FLOOR_GOAL,
-                median / floor <= FLOOR_GOAL ? "met" : "not met");
-    }
-
     private static boolean sqlFromGenerator(String source) {
         return switch (source) {
             case "datagen" -> false;
@@ -397,8 +376,8 @@ public final class Q1Report {
                 "  that reference; CPU ratio: reference CPU / walsink CPU.",
                 "CPU ns/row, faults/row beside each ratio: the whole process's CPU and minor page faults over that same",
                 "  span, per row, medians of the rounds (not split by thread: --thread-cpu splits each run).",
-                "the floor (--floor-rounds): the floor definition in a child JVM on the same rows; the sink's extra CPU",
-                "  over the keyed reference is set against it (goal <= " + (int) FLOOR_GOAL + "x).",
+                "the floor (--floor-rounds): the floor definition in a child JVM on as many rows and keys; the sink's extra CPU",
+                "  over the keyed reference is set against it (goal <= " + (int) FloorReport.GOAL + "x).",
                 ""));
         return out.toString();
     }
