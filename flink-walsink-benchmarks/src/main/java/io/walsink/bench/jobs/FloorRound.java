@@ -72,7 +72,7 @@ final class FloorRound implements AutoCloseable {
         this.rows = rows;
         this.allocator = allocator;
         this.input = new FloorBatches(allocator, rows.rows);
-        this.output = new FloorBatches(allocator, rows.keys);
+        this.output = new FloorBatches(allocator, Math.min(rows.keys, rows.rows));
         this.superseded = new long[Math.toIntExact((rows.rows + 63) / 64)];
         this.arena = new BinaryRowData[(int) Math.min(rows.rows, (long) CHUNK_BATCHES * FloorBatches.BATCH)];
         for (int i = 0; i < arena.length; i++) {
