@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -243,6 +244,15 @@ final class StandaloneCluster implements AutoCloseable {
         }
     }
 
+    /** glibc keeping what lance-core frees, as operations.md sets it for a TaskManager. */
+    private static final Map<String, String> GLIBC_KEEPS_FREED_MEMORY = Map.of(
+            "MALLOC_MMAP_THRESHOLD_",
+            "33554432",
+            "MALLOC_TRIM_THRESHOLD_",
+            "1073741824",
+            "MALLOC_TOP_PAD_",
+            "67108864");
+
     private Process start(String name, String jvmParams, String mainClass, String dynamicConfig) throws IOException {
         List<String> command = java(name, lib + "/*", "log4j.properties");
         command.addAll(Arrays.asList(jvmParams.trim().split("\\s+")));
@@ -254,6 +264,9 @@ final class StandaloneCluster implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(logs.resolve(name + ".out").toFile());
         builder.environment().put("FLINK_CONF_DIR", conf.toString());
+        if (mainClass.endsWith("TaskManagerRunner")) {
+            builder.environment().putAll(GLIBC_KEEPS_FREED_MEMORY); // operations.md, "Native memory"
+        }
         s3Credentials(builder);
         return track(builder.start());
     }

@@ -1,5 +1,6 @@
 package io.walsink.bench.engine;
 
+import io.walsink.bench.support.ChildJvm;
 import io.walsink.bench.support.Figures;
 import io.walsink.bench.support.TextTable;
 import io.walsink.shard.OffHeapAllocators;
@@ -7,15 +8,13 @@ import io.walsink.shard.ShardWriter;
 import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.io.SsTableFlush;
 import io.walsink.storage.S3Options;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
@@ -31,8 +30,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * ({@code /proc/self/status}).
  */
 public final class NativeMemoryReport {
-    private static final String RESULT = "RESULT ";
-
     /** One setting's outcome: bytes of Arrow payload per memtable, resident set before, peak above it. */
     public record Result(int parallel, long payloadBytes, long rssBefore, long peakAbove) {}
 
@@ -67,41 +64,20 @@ public final class NativeMemoryReport {
 
     private static Result inChildJvm(long rows, int parallel, List<String> childCommand)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                // A heap resident from the start, so that what the resident set gains is native memory.
-                "-Xms1g",
-                "-Xmx1g",
-                "-XX:+AlwaysPreTouch",
-                "-cp",
-                System.getProperty("java.class.path")));
-        command.addAll(childCommand);
-        command.addAll(List.of("--rows", String.valueOf(rows), "--child", String.valueOf(parallel)));
-        Process p = new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        String result = null;
-        try (BufferedReader out =
-                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith(RESULT)) {
-                    result = line.substring(RESULT.length());
-                }
-            }
+        List<String> args = new ArrayList<>(childCommand);
+        args.addAll(List.of("--rows", String.valueOf(rows), "--child", String.valueOf(parallel)));
+        // A heap resident from the start, so that what the resident set gains is native memory.
+        List<String> results = ChildJvm.run(ChildJvm.command("1g", args), Map.of(), line -> {});
+        if (results.size() != 1) {
+            throw new IllegalStateException("the measuring JVM for " + parallel + " writes gave no result");
         }
-        int exit = p.waitFor();
-        if (exit != 0 || result == null) {
-            throw new IllegalStateException(
-                    "the measuring JVM for " + parallel + " writes exited with " + exit + " and no result");
-        }
-        String[] f = result.split(" ");
+        String[] f = results.get(0).split(" ");
         return new Result(Integer.parseInt(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
     }
 
     /** The line a child JVM prints for {@link #report} to read. */
     public static String resultLine(Result r) {
-        return RESULT + r.parallel() + " " + r.payloadBytes() + " " + r.rssBefore() + " " + r.peakAbove();
+        return ChildJvm.RESULT + r.parallel() + " " + r.payloadBytes() + " " + r.rssBefore() + " " + r.peakAbove();
     }
 
     /** In this JVM: fills {@code parallel} shards of their own tables, freezes them, then writes all at once. */

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -40,6 +41,12 @@ public final class ManyBucketsReport {
                     / (longRun.rows() - shortRun.rows());
         }
 
+        /** The same difference of the process's minor page faults. */
+        double faultsPerRow() {
+            return (double) (longRun.timing().minorFaults() - shortRun.timing().minorFaults())
+                    / (longRun.rows() - shortRun.rows());
+        }
+
         /** The same difference per thread group, where the runs' threads were sampled. */
         Map<String, Double> cpuNanosPerRowByGroup() {
             Map<String, Double> groups = new TreeMap<>();
@@ -55,10 +62,10 @@ public final class ManyBucketsReport {
 
     private ManyBucketsReport() {}
 
-    /** Runs every round, printing as it goes; returns each round's steady state per bucket count. */
-    public static List<Steady> run(Flags f, Consumer<String> out) throws Exception {
-        int few = Math.toIntExact(f.positive("--few"));
-        int many = Math.toIntExact(f.positive("--many"));
+    /** Refuses options that parse but do not fit together, before any JVM or cluster starts. */
+    public static void checkOptions(Flags f) {
+        long few = f.positive("--few");
+        long many = f.positive("--many");
         long shortRows = f.positive("--short-rows");
         long longRows = f.positive("--long-rows");
         if (few >= many) {
@@ -68,6 +75,18 @@ public final class ManyBucketsReport {
             throw new IllegalArgumentException(
                     "--long-rows (" + longRows + ") must exceed --short-rows (" + shortRows + ")");
         }
+        for (long rows : List.of(shortRows, longRows)) {
+            new Q1Rows(rows, f.positive("--keys"), f.positiveInt("--parallelism"), Long.parseLong(f.get("--seed")));
+        }
+    }
+
+    /** Runs every round, printing as it goes; returns each round's steady state per bucket count. */
+    public static List<Steady> run(Flags f, Consumer<String> out) throws Exception {
+        checkOptions(f);
+        int few = Math.toIntExact(f.positive("--few"));
+        int many = Math.toIntExact(f.positive("--many"));
+        long shortRows = f.positive("--short-rows");
+        long longRows = f.positive("--long-rows");
         int parallelism = Math.toIntExact(f.positive("--parallelism"));
         long keys = f.positive("--keys");
         long seed = Long.parseLong(f.get("--seed"));
@@ -139,8 +158,10 @@ public final class ManyBucketsReport {
                 ">round",
                 ">few: steady rows/s",
                 ">few: CPU us/row",
+                ">few: faults/row",
                 ">many: steady rows/s",
                 ">many: CPU us/row",
+                ">many: faults/row",
                 ">many / few",
                 ">CPU few / many");
         for (int round : steady.stream().map(Steady::round).distinct().toList()) {
@@ -150,8 +171,10 @@ public final class ManyBucketsReport {
                     round,
                     Figures.number(a.rowsPerSecond()),
                     Figures.number(a.cpuNanosPerRow() / 1000),
+                    faults(a.faultsPerRow()),
                     Figures.number(b.rowsPerSecond()),
                     Figures.number(b.cpuNanosPerRow() / 1000),
+                    faults(b.faultsPerRow()),
                     Figures.ratio(b.rowsPerSecond() / a.rowsPerSecond()),
                     Figures.ratio(a.cpuNanosPerRow() / b.cpuNanosPerRow()));
         }
@@ -216,15 +239,38 @@ public final class ManyBucketsReport {
         }
         Spread rate = Spread.of(rates);
         TextTable table = new TextTable(
-                "measure", ">" + many + " / " + few + " buckets: median (min-max)", ">goal", "met", ">rounds");
+                "measure",
+                ">" + many + " / " + few + " buckets: median (min-max)",
+                ">goal",
+                "met",
+                ">" + few + " buckets: CPU ns/row, faults/row",
+                ">" + many + " buckets: CPU ns/row, faults/row",
+                ">rounds");
         table.row(
                 "steady rows/s",
                 rate.text(),
                 ">= " + Figures.ratio(GOAL),
                 Double.isNaN(rate.median()) ? "-" : rate.median() >= GOAL ? "yes" : "no",
+                perRow(steady, few),
+                perRow(steady, many),
                 rate.rounds());
-        table.row("process CPU per row (few / many)", Spread.of(cpu).text(), "-", "-", cpu.size());
+        table.row("process CPU per row (few / many)", Spread.of(cpu).text(), "-", "-", "", "", cpu.size());
         return table.render();
+    }
+
+    /** The medians over the rounds of one bucket count's steady process CPU and faults per row. */
+    private static String perRow(List<Steady> steady, int buckets) {
+        List<Steady> runs = steady.stream().filter(s -> s.buckets() == buckets).toList();
+        return Figures.number(
+                        Spread.of(runs.stream().map(Steady::cpuNanosPerRow).toList())
+                                .median())
+                + ", "
+                + faults(Spread.of(runs.stream().map(Steady::faultsPerRow).toList())
+                        .median());
+    }
+
+    private static String faults(double perRow) {
+        return String.format(Locale.ROOT, "%.3f", perRow);
     }
 
     private static Steady find(List<Steady> steady, int round, int buckets) {
@@ -244,8 +290,9 @@ public final class ManyBucketsReport {
                         + "machine: %d processors, Java %s%n"
                         + "steady rows/s: (long run's rows - short run's) / (long run's time - short run's), times from"
                         + " the first generated row;%n"
-                        + "  CPU us/row: the same difference of the process's CPU time. Ratio: many / few in the same"
-                        + " round; goal met when the median reaches %s.%n",
+                        + "  CPU us/row, faults/row: the same difference of the process's CPU time and minor page faults"
+                        + " (the whole process, not split by thread: --thread-cpu splits it).%n"
+                        + "  Ratio: many / few in the same round; goal met when the median reaches %s.%n",
                 s.buckets(),
                 many,
                 r.rows,

@@ -1,6 +1,7 @@
 package io.walsink.bench.jobs;
 
 import io.walsink.bench.support.ProcessCpu;
+import io.walsink.bench.support.ThreadCpu;
 import io.walsink.flink.SinkOptions;
 import io.walsink.flink.WalSink;
 import io.walsink.flink.internal.routing.BucketRouting;
@@ -137,10 +138,10 @@ final class Q1Pipelines {
     /**
      * How long a run took and what it cost: the job's net runtime (Flink's, from its submission
      * to its end); the time from its first generated row to the end (-1 for SQL's datagen, which
-     * cannot tell); and the process CPU time over that span (from the INSERT's submission for
-     * datagen, so planning and start-up are in it, alike for both sides of a comparison).
+     * cannot tell); and the process CPU time and minor page faults over that span (from the INSERT's
+     * submission for datagen, so planning and start-up are in it, alike for both sides of a comparison).
      */
-    record Timing(long netNanos, long fromFirstRowNanos, long cpuNanos) {
+    record Timing(long netNanos, long fromFirstRowNanos, long cpuNanos, long minorFaults) {
         /** What rows/s is taken from: the first generated row when known, the net runtime otherwise. */
         long nanos() {
             return fromFirstRowNanos > 0 ? fromFirstRowNanos : netNanos;
@@ -156,6 +157,9 @@ final class Q1Pipelines {
 
     /** The process's CPU time when the first row was generated (set with {@link #FIRST_ROW_NANOS}). */
     private static final AtomicLong FIRST_ROW_CPU_NANOS = new AtomicLong();
+
+    /** The process's minor page faults when the first row was generated. */
+    private static final AtomicLong FIRST_ROW_FAULTS = new AtomicLong();
 
     /**
      * Runs {@code pipeline} to its end; walsink pipelines write a new table at {@code table}, and
@@ -181,6 +185,7 @@ final class Q1Pipelines {
         Q1Rows rows = s.rows();
         GeneratorFunction<Long, RowData> changes = index -> {
             if (FIRST_ROW_NANOS.get() == 0 && FIRST_ROW_NANOS.compareAndSet(0, System.nanoTime())) {
+                FIRST_ROW_FAULTS.set(ThreadCpu.processMinorFaults());
                 FIRST_ROW_CPU_NANOS.set(ProcessCpu.nanos());
             }
             return rows.row(rows.changeOfIndex(index));
@@ -206,14 +211,17 @@ final class Q1Pipelines {
         }
         FIRST_ROW_NANOS.set(0);
         FIRST_ROW_CPU_NANOS.set(0);
+        FIRST_ROW_FAULTS.set(0);
         JobExecutionResult result = env.execute("q1 " + pipeline.sink);
         long end = System.nanoTime();
         long endCpu = ProcessCpu.nanos();
+        long endFaults = ThreadCpu.processMinorFaults();
         long first = FIRST_ROW_NANOS.get();
         return new Timing(
                 TimeUnit.MILLISECONDS.toNanos(result.getNetRuntime(TimeUnit.MILLISECONDS)),
                 first == 0 ? -1 : end - first,
-                first == 0 ? -1 : endCpu - FIRST_ROW_CPU_NANOS.get());
+                first == 0 ? -1 : endCpu - FIRST_ROW_CPU_NANOS.get(),
+                first == 0 ? -1 : endFaults - FIRST_ROW_FAULTS.get());
     }
 
     /**
@@ -253,7 +261,9 @@ final class Q1Pipelines {
                 + ", PRIMARY KEY (id) NOT ENFORCED) WITH (" + with + ")");
         FIRST_ROW_NANOS.set(0);
         FIRST_ROW_CPU_NANOS.set(0);
+        FIRST_ROW_FAULTS.set(0);
         long submitted = System.nanoTime();
+        long submittedFaults = ThreadCpu.processMinorFaults();
         long submittedCpu = ProcessCpu.nanos();
         TableResult result =
                 t.executeSql("INSERT INTO q1_sink SELECT " + s.rows().selectList() + " FROM q1_source");
@@ -261,17 +271,23 @@ final class Q1Pipelines {
         JobExecutionResult done =
                 result.getJobClient().orElseThrow().getJobExecutionResult().get();
         long endCpu = ProcessCpu.nanos();
+        long endFaults = ThreadCpu.processMinorFaults();
         long first = FIRST_ROW_NANOS.get();
         long net = TimeUnit.MILLISECONDS.toNanos(done.getNetRuntime(TimeUnit.MILLISECONDS));
         return first == 0
-                ? new Timing(net, -1, endCpu - submittedCpu)
-                : new Timing(net, System.nanoTime() - first, endCpu - FIRST_ROW_CPU_NANOS.get());
+                ? new Timing(net, -1, endCpu - submittedCpu, endFaults - submittedFaults)
+                : new Timing(
+                        net,
+                        System.nanoTime() - first,
+                        endCpu - FIRST_ROW_CPU_NANOS.get(),
+                        endFaults - FIRST_ROW_FAULTS.get());
     }
 
     /** The change numbers of {@code rows}, each subtask's in increasing order, noting the first. */
     private static DataStream<Long> changeNumbers(StreamExecutionEnvironment env, Q1Rows rows) {
         GeneratorFunction<Long, Long> changes = index -> {
             if (FIRST_ROW_NANOS.get() == 0 && FIRST_ROW_NANOS.compareAndSet(0, System.nanoTime())) {
+                FIRST_ROW_FAULTS.set(ThreadCpu.processMinorFaults());
                 FIRST_ROW_CPU_NANOS.set(ProcessCpu.nanos());
             }
             return rows.changeOfIndex(index);

@@ -13,8 +13,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 /**
  * The q1-shaped job through walsink beside discarding references, for the DataStream API and for
@@ -53,7 +55,21 @@ public final class Q1Report {
      */
     private static final Duration THREAD_SAMPLE_PERIOD = Duration.ofMillis(500);
 
+    /** The heap of the floor's child JVM. */
+    private static final String FLOOR_HEAP = "2g";
+
     private Q1Report() {}
+
+    /** Refuses options that parse but do not fit together, before any JVM or cluster starts. */
+    public static void checkOptions(Flags f) {
+        new Q1Rows(
+                f.positive("--rows"),
+                f.positive("--keys"),
+                f.positiveInt("--parallelism"),
+                Long.parseLong(f.get("--seed")));
+        groups(f.get("--pipelines"));
+        sqlFromGenerator(f.get("--sql-source"));
+    }
 
     /** Runs every round of every selected group, printing as it goes; returns the timed runs. */
     public static List<Run> run(Flags f, Consumer<String> out) throws Exception {
@@ -137,7 +153,20 @@ public final class Q1Report {
                 }
             }
         }
-        out.accept("\n" + table.render() + "\n" + summary(runs, groups));
+        out.accept("\n" + table.render());
+        String floorLine = "";
+        int floorRounds = Integer.parseInt(f.get("--floor-rounds"));
+        if (floorRounds > 0 && groups.stream().anyMatch(g -> g.contains(Pipeline.DATASTREAM_WALSINK))) {
+            List<FloorReport.PerRow> floor = FloorReport.inChildJvms(
+                    rows.rows, rows.keys, rows.seed, floorRounds, FLOOR_HEAP, List.of(FloorReport.Malloc.TUNED), out);
+            out.accept(FloorReport.render(rows.rows, rows.keys, floorRounds, floor));
+            floorLine = FloorReport.againstTheFloor(
+                    extraCpuPerRow(runs, Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED),
+                    Pipeline.DATASTREAM_DISCARD_KEYED.sink,
+                    floor.get(0).total());
+        }
+        // the summary last, after a blank line
+        out.accept("\n" + summary(runs, groups) + floorLine);
         return runs;
     }
 
@@ -178,7 +207,8 @@ public final class Q1Report {
     /**
      * One row per (walsink pipeline, reference): medians of both rates, the per-round ratio's
      * median and range against the goal, and what walsink's process CPU costs beside the
-     * reference's in the same round, as a ratio and as extra nanoseconds per row.
+     * reference's in the same round, as a ratio and as extra nanoseconds per row; beside them each
+     * side's process CPU and minor page faults per row (medians).
      */
     static String summary(List<Run> runs, List<List<Pipeline>> groups) {
         TextTable table = new TextTable(
@@ -189,6 +219,10 @@ public final class Q1Report {
                 ">walsink / reference: median (min-max)",
                 ">goal",
                 "met",
+                ">walsink CPU ns/row",
+                ">walsink faults/row",
+                ">reference CPU ns/row",
+                ">reference faults/row",
                 ">reference CPU / walsink CPU: median (min-max)",
                 ">extra CPU ns/row: median (min..max)",
                 ">rounds");
@@ -199,27 +233,16 @@ public final class Q1Report {
                 List<Double> ours = new ArrayList<>();
                 List<Double> theirs = new ArrayList<>();
                 List<Double> cpuRatios = new ArrayList<>();
-                List<Double> extraCpu = new ArrayList<>();
-                for (Run a : runs) {
-                    if (a.pipeline() != walsink) {
-                        continue;
-                    }
-                    for (Run b : runs) {
-                        if (b.pipeline() != reference || b.round() != a.round()) {
-                            continue;
-                        }
-                        ratios.add(a.rowsPerSecond() / b.rowsPerSecond());
-                        ours.add(a.rowsPerSecond());
-                        theirs.add(b.rowsPerSecond());
-                        long ourCpu = a.timing().cpuNanos();
-                        long theirCpu = b.timing().cpuNanos();
-                        if (ourCpu > 0 && theirCpu > 0) {
-                            cpuRatios.add((double) theirCpu / ourCpu);
-                            // Both runs write the same rows, so the difference is what the sink adds.
-                            extraCpu.add((double) (ourCpu - theirCpu) / a.rows());
-                        }
+                for (Run[] pair : pairs(runs, walsink, reference)) {
+                    ratios.add(pair[0].rowsPerSecond() / pair[1].rowsPerSecond());
+                    ours.add(pair[0].rowsPerSecond());
+                    theirs.add(pair[1].rowsPerSecond());
+                    if (pair[0].timing().cpuNanos() > 0 && pair[1].timing().cpuNanos() > 0) {
+                        cpuRatios.add((double) pair[1].timing().cpuNanos()
+                                / pair[0].timing().cpuNanos());
                     }
                 }
+                List<Double> extraCpu = extraCpuPerRow(runs, walsink, reference);
                 Spread ratio = Spread.of(ratios);
                 table.row(
                         walsink.api,
@@ -229,12 +252,54 @@ public final class Q1Report {
                         ratio.text(),
                         ">= " + Figures.ratio(reference.goal),
                         Double.isNaN(ratio.median()) ? "-" : ratio.median() >= reference.goal ? "yes" : "no",
+                        perRow(runs, walsink, r -> r.timing().cpuNanos(), "%,.0f"),
+                        perRow(runs, walsink, r -> r.timing().minorFaults(), "%.3f"),
+                        perRow(runs, reference, r -> r.timing().cpuNanos(), "%,.0f"),
+                        perRow(runs, reference, r -> r.timing().minorFaults(), "%.3f"),
                         cpuRatios.isEmpty() ? "-" : Spread.of(cpuRatios).text(),
                         extraCpu.isEmpty() ? "-" : range(Spread.of(extraCpu)),
                         ratios.size());
             }
         }
         return table.render();
+    }
+
+    /** The runs of {@code walsink} and {@code reference} of the same round, as pairs. */
+    private static List<Run[]> pairs(List<Run> runs, Pipeline walsink, Pipeline reference) {
+        List<Run[]> pairs = new ArrayList<>();
+        for (Run a : runs) {
+            for (Run b : runs) {
+                if (a.pipeline() == walsink && b.pipeline() == reference && b.round() == a.round()) {
+                    pairs.add(new Run[] {a, b});
+                }
+            }
+        }
+        return pairs;
+    }
+
+    /** Per round, (walsink CPU - reference CPU) / rows: both write the same rows, so it is what the sink adds. */
+    static List<Double> extraCpuPerRow(List<Run> runs, Pipeline walsink, Pipeline reference) {
+        List<Double> extra = new ArrayList<>();
+        for (Run[] pair : pairs(runs, walsink, reference)) {
+            if (pair[0].timing().cpuNanos() > 0 && pair[1].timing().cpuNanos() > 0) {
+                extra.add(
+                        (double) (pair[0].timing().cpuNanos() - pair[1].timing().cpuNanos()) / pair[0].rows());
+            }
+        }
+        return extra;
+    }
+
+    /** The median over {@code p}'s runs of a process figure per row, or "-" where none was taken. */
+    private static String perRow(List<Run> runs, Pipeline p, ToLongFunction<Run> figure, String format) {
+        List<Double> values = new ArrayList<>();
+        for (Run r : runs) {
+            if (r.pipeline() == p && figure.applyAsLong(r) >= 0) {
+                values.add((double) figure.applyAsLong(r) / r.rows());
+            }
+        }
+        return values.isEmpty()
+                ? "-"
+                : String.format(Locale.ROOT, format, Spread.of(values).median());
     }
 
     private static boolean sqlFromGenerator(String source) {
@@ -309,6 +374,10 @@ public final class Q1Report {
                 "ratio: walsink rows/s / reference rows/s in the same round; goal met when the median ratio reaches it.",
                 "extra CPU ns/row: (walsink CPU - reference CPU) / rows, per round: what the sink costs per row beyond",
                 "  that reference; CPU ratio: reference CPU / walsink CPU.",
+                "CPU ns/row, faults/row beside each ratio: the whole process's CPU and minor page faults over that same",
+                "  span, per row, medians of the rounds (not split by thread: --thread-cpu splits each run).",
+                "the floor (--floor-rounds): the floor definition in a child JVM on as many rows and keys; the sink's extra CPU",
+                "  over the keyed reference is set against it (goal <= " + (int) FloorReport.GOAL + "x).",
                 ""));
         return out.toString();
     }

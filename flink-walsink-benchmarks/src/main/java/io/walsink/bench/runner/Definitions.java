@@ -21,7 +21,8 @@ public final class Definitions {
             VectorQueryDefinition.DEFINITION,
             RestoreDefinition.DEFINITION,
             S3LatencyDefinition.DEFINITION,
-            NativeMemoryDefinition.DEFINITION);
+            NativeMemoryDefinition.DEFINITION,
+            FloorDefinition.DEFINITION);
 
     private Definitions() {}
 

@@ -43,6 +43,20 @@ public final class Flags {
         return value.equals("true") || value.equals("false");
     }
 
+    /** Every option as command-line arguments that parse to these values again (switches only when on). */
+    public List<String> asArgs() {
+        List<String> args = new ArrayList<>();
+        values.forEach((name, value) -> {
+            if (value.equals("true")) {
+                args.add(name);
+            } else if (!value.equals("false")) {
+                args.add(name);
+                args.add(value);
+            }
+        });
+        return args;
+    }
+
     public boolean help() {
         return help;
     }

@@ -106,6 +106,24 @@ public final class ThreadCpu {
         return String.format(Locale.ROOT, "%.1f", s);
     }
 
+    /** Minor page faults of the calling thread so far ({@code /proc/thread-self/stat}). */
+    public static long currentThreadMinorFaults() {
+        return statFaults(Path.of("/proc/thread-self/stat"));
+    }
+
+    /** Minor page faults of this whole process so far, every thread's, ended ones too ({@code /proc/self/stat}). */
+    public static long processMinorFaults() {
+        return statFaults(Path.of("/proc/self/stat"));
+    }
+
+    private static long statFaults(Path stat) {
+        try {
+            return Task.parse("", Files.readString(stat)).used().minorFaults();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + stat + ": page faults need Linux", e);
+        }
+    }
+
     /** Reads every thread's name and figures now; a thread that ends meanwhile is left out. */
     static Map<String, Task> read() {
         Map<String, Task> threads = new HashMap<>();

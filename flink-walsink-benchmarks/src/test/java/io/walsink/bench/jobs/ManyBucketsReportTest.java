@@ -126,7 +126,7 @@ class ManyBucketsReportTest {
                 1,
                 Pipeline.DATASTREAM_WALSINK,
                 rows,
-                new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9)),
+                new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9), 0),
                 null,
                 threads);
     }

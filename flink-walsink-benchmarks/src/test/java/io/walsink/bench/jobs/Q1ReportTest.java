@@ -60,6 +60,8 @@ class Q1ReportTest {
                 .contains("WalSink.forRowData", "'connector'='walsink'")
                 .contains("yes (5,000 keys)")
                 .doesNotContain("thread group"); // threads are accounted only with --thread-cpu
+        // --floor-rounds 1: the floor ran in its child JVM and the sink's extra CPU is set against it.
+        assertThat(out.toString()).contains("total (the floor)", "/ the floor: ", "(goal <= 3x: ");
     }
 
     @Test
@@ -108,6 +110,13 @@ class Q1ReportTest {
         // CPU: reference / walsink 1/3 and 1/2; extra CPU (3-1) s and (2-1) s over 1,000 rows.
         assertThat(row).contains("0.42x (0.33x-0.50x)");
         assertThat(row).contains("1,500,000 (1,000,000..2,000,000)");
+        // Process CPU per row beside the ratio: walsink 3,000,000 and 2,000,000 ns/row, median 2,500,000.
+        assertThat(row).contains("2,500,000", "1,000,000");
+        // The extra CPU's median over a floor of 500,000 ns/row: 3x, the goal's bound.
+        List<Double> extra =
+                Q1Report.extraCpuPerRow(runs, Pipeline.DATASTREAM_WALSINK, Pipeline.DATASTREAM_DISCARD_KEYED);
+        assertThat(FloorReport.againstTheFloor(extra, "keyed", 500_000)).contains("= 3.00x (goal <= 3x: met)");
+        assertThat(FloorReport.againstTheFloor(extra, "keyed", 400_000)).contains("= 3.75x (goal <= 3x: not met)");
     }
 
     @Test
@@ -142,10 +151,10 @@ class Q1ReportTest {
                 .hasMessageContaining("unknown option");
     }
 
-    /** 20,000 changes over 5,000 keys, one round, no warm-up. */
+    /** 20,000 changes over 5,000 keys, one round, no warm-up, one round of the floor. */
     private static Flags smallRun(String... more) {
-        List<String> args =
-                new ArrayList<>(List.of("--rows", "20000", "--keys", "5000", "--rounds", "1", "--warmup-rows", "0"));
+        List<String> args = new ArrayList<>(List.of(
+                "--rows", "20000", "--keys", "5000", "--rounds", "1", "--warmup-rows", "0", "--floor-rounds", "1"));
         args.addAll(List.of(more));
         return Definitions.get("q1").parse(args.toArray(String[]::new));
     }
@@ -153,6 +162,6 @@ class Q1ReportTest {
     private static Q1Report.Run run(int round, Pipeline p, double seconds, double cpuSeconds) {
         long nanos = (long) (seconds * 1e9);
         return new Q1Report.Run(
-                round, p, 1_000, new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9)), null, Map.of());
+                round, p, 1_000, new Q1Pipelines.Timing(nanos, nanos, (long) (cpuSeconds * 1e9), 0), null, Map.of());
     }
 }

@@ -83,6 +83,30 @@ class BenchmarkRunnerTest {
                 .hasSize(2);
     }
 
+    @Test
+    void runsTheQ1JobInAChildJvmWithAPreTouchedHeap() {
+        Result r = run(
+                "q1",
+                "--rows",
+                "20000",
+                "--keys",
+                "5000",
+                "--rounds",
+                "1",
+                "--warmup-rows",
+                "0",
+                "--pipelines",
+                "datastream",
+                "--floor-rounds",
+                "0",
+                "--heap",
+                "512m");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        // the child's output, passed through: its summary, with each side's CPU and faults per row
+        assertThat(r.out()).contains("discarding sink behind the same keyBy", "walsink faults/row", "yes (5,000 keys)");
+    }
+
     private record Result(int code, String out, String err) {}
 
     private static Result run(String... args) {

@@ -20,6 +20,20 @@ class FlagsTest {
     }
 
     @Test
+    void asArgumentsTheFlagsParseToTheSameValues() {
+        Map<String, String> defaults = new java.util.LinkedHashMap<>(DEFAULTS);
+        defaults.put("--verify", "false");
+        defaults.put("--quiet", "false");
+        Flags flags = Flags.parse(new String[] {"--verify", "--checkpoint-ms", "200"}, defaults, "usage");
+
+        assertThat(flags.asArgs()).containsExactly("--checkpoint-ms", "200", "--verify");
+        Flags again = Flags.parse(flags.asArgs().toArray(String[]::new), defaults, "usage");
+        assertThat(again.on("--verify")).isTrue();
+        assertThat(again.on("--quiet")).isFalse();
+        assertThat(again.get("--checkpoint-ms")).isEqualTo("200");
+    }
+
+    @Test
     void aListWithAZeroOrAWordIsRefused() {
         for (String bad : new String[] {"1000,0", "1000,,5000", "fast"}) {
             Flags flags = Flags.parse(new String[] {"--checkpoint-ms", bad}, DEFAULTS, "usage");
