@@ -28,20 +28,22 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * <p>Bounds: idle memory never exceeds {@code maxIdleBytes}, the oldest chunk freed first past it;
  * and never what the allocator's limit leaves beside what it holds: a chunk is kept only if it
  * fits, and fresh memory frees idle chunks, oldest first, until the two together are within the
- * limit again. A request takes an idle chunk at most a sixteenth larger than it asked for, and the
- * allocator is charged the whole chunk, so its count stays the memory held. {@link #close} frees
+ * limit again. A request takes an idle chunk at most a sixteenth larger than it asked for, and only
+ * if the asking allocator has room to be charged the whole chunk, so its count stays the memory
+ * held and a reservation's limit holds. {@link #close} frees
  * every idle chunk, and memory released after it is freed at once.
  */
 @Internal
 public final class RecycledMemory implements AllocationManager.Factory, AutoCloseable {
     /** Smaller buffers come from {@code malloc}'s own free lists without fresh pages. */
-    static final long MIN_RECYCLED_BYTES = 16 * 1024;
+    public static final long MIN_RECYCLED_BYTES = 16 * 1024;
 
     private final long maxIdleBytes;
     private final TreeMap<Long, Deque<Idle>> idleBySize = new TreeMap<>(); // oldest first
     private final Set<Idle> idleOrder = new LinkedHashSet<>(); // oldest first
     private long idleBytes;
     private long reused;
+    private long fresh;
     private boolean closed;
 
     public RecycledMemory(long maxIdleBytes) {
@@ -51,7 +53,8 @@ public final class RecycledMemory implements AllocationManager.Factory, AutoClos
     @Override
     public AllocationManager create(BufferAllocator accounting, long size) {
         if (size >= MIN_RECYCLED_BYTES && maxIdleBytes > 0) {
-            Idle idle = take(size);
+            // a larger chunk only within what the asking allocator may still take (a reservation's limit)
+            Idle idle = take(size, size + Math.min(size / 16, Math.max(0, accounting.getHeadroom())));
             if (idle != null) {
                 if (idle.size > size) {
                     accounting.forceAllocate(idle.size - size); // charged for what it holds
@@ -59,7 +62,7 @@ public final class RecycledMemory implements AllocationManager.Factory, AutoClos
                 return new Chunk(accounting, idle.address, idle.size);
             }
             BufferAllocator root = accounting.getRoot();
-            makeRoom(root.getLimit() - root.getAllocatedMemory());
+            freshFor(root.getLimit() - root.getAllocatedMemory());
         }
         return new Chunk(accounting, MemoryUtil.allocateMemory(size), size);
     }
@@ -79,6 +82,16 @@ public final class RecycledMemory implements AllocationManager.Factory, AutoClos
         return reused;
     }
 
+    /** Requests large enough to be kept that took fresh memory so far. */
+    public synchronized long freshCount() {
+        return fresh;
+    }
+
+    private synchronized void freshFor(long room) {
+        fresh++;
+        makeRoom(room);
+    }
+
     /** Frees every idle chunk; memory released from now on is freed at once. */
     @Override
     public synchronized void close() {
@@ -86,9 +99,9 @@ public final class RecycledMemory implements AllocationManager.Factory, AutoClos
         makeRoom(0);
     }
 
-    private synchronized Idle take(long size) {
+    private synchronized Idle take(long size, long most) {
         Map.Entry<Long, Deque<Idle>> fit = idleBySize.ceilingEntry(size);
-        if (fit == null || fit.getKey() > size + size / 16) {
+        if (fit == null || fit.getKey() > most) {
             return null;
         }
         Idle chunk = fit.getValue().pollLast(); // the most recently released: likeliest in cache

@@ -102,6 +102,19 @@ class RecycledMemoryTest {
     }
 
     @Test
+    void aReservationWithoutRoomForTheLargerChunkGetsFreshMemory() {
+        try (OffHeapAllocators.Recycling allocator = OffHeapAllocators.root(Long.MAX_VALUE, 1 << 20)) {
+            allocator.buffer(CHUNK + 2048).close();
+            try (BufferAllocator write = allocator.newChildAllocator("write", CHUNK, CHUNK);
+                    ArrowBuf buf = write.buffer(CHUNK)) {
+                assertThat(write.getAllocatedMemory()).isEqualTo(CHUNK);
+                assertThat(allocator.recycled().reusedCount()).isZero();
+                assertThat(buf.capacity()).isEqualTo(CHUNK);
+            }
+        }
+    }
+
+    @Test
     void closingTheAllocatorFreesIdleMemory() {
         OffHeapAllocators.Recycling allocator = OffHeapAllocators.root(Long.MAX_VALUE, 1 << 20);
         BufferAllocator child = allocator.newChildAllocator("write", 0, Long.MAX_VALUE);
