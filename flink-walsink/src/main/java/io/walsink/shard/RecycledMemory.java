@@ -21,17 +21,18 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * (the allocator zeroes a new vector's buffers, so the writer thread takes them all), about 13 us
  * of CPU each on a small VM; in steady state a recycled page is already mapped.
  *
- * <p>Memory comes back only when Arrow's reference count of its buffer drops to zero, that is when
- * nothing holds it any more (a sealed batch read by a WAL append or an SSTable write retains it
- * through its vectors or the C Data Interface export): the same moment it was freed before.
+ * <p>Memory comes back only when Arrow's reference count of its buffer drops to zero, the moment
+ * Arrow's unsafe allocation manager would free it: a memtable closes its batches once its SSTable
+ * is written, and a batch exported to lance-core (the C Data Interface) stays retained until
+ * lance-core releases it.
  *
  * <p>Bounds: idle memory never exceeds {@code maxIdleBytes}, the oldest chunk freed first past it;
  * and never what the allocator's limit leaves beside what it holds: a chunk is kept only if it
  * fits, and fresh memory frees idle chunks, oldest first, until the two together are within the
  * limit again. A request takes an idle chunk at most a sixteenth larger than it asked for, and only
  * if the asking allocator has room to be charged the whole chunk, so its count stays the memory
- * held and a reservation's limit holds. {@link #close} frees
- * every idle chunk, and memory released after it is freed at once.
+ * held and a reservation's limit holds. {@link #close} frees every idle chunk, and memory released
+ * after it is freed at once.
  */
 @Internal
 public final class RecycledMemory implements AllocationManager.Factory, AutoCloseable {
