@@ -51,19 +51,7 @@ final class TickedShardWrites implements AutoCloseable {
             ShardDriver shard = drivers.add(0, writer);
             long cpuStart = ProcessCpu.nanos();
             long start = System.nanoTime();
-            for (VectorSchemaRoot batch : batches) {
-                if (path == Path.BATCH) {
-                    drivers.put(shard, batch);
-                } else {
-                    BatchRowWriter row = new BatchRowWriter(batch);
-                    for (int i = 0, n = batch.getRowCount(); i < n; i++) {
-                        row.at = i;
-                        drivers.write(shard, row, false);
-                    }
-                }
-                io.runCompleted();
-                timer.fireIfDue(drivers, System.currentTimeMillis());
-            }
+            write(drivers, shard, io, timer, batches, path);
             long putsDone = System.nanoTime();
             long putCpu = ProcessCpu.nanos() - cpuStart;
             drivers.drainAppends();
@@ -77,6 +65,30 @@ final class TickedShardWrites implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** Writes every batch into {@code shard}, running I/O completions and due ticks after each. */
+    static void write(
+            ShardDrivers drivers,
+            ShardDriver shard,
+            QueuedShardIo io,
+            PolledTimer timer,
+            List<VectorSchemaRoot> batches,
+            Path path)
+            throws InterruptedException {
+        for (VectorSchemaRoot batch : batches) {
+            if (path == Path.BATCH) {
+                drivers.put(shard, batch);
+            } else {
+                BatchRowWriter row = new BatchRowWriter(batch);
+                for (int i = 0, n = batch.getRowCount(); i < n; i++) {
+                    row.at = i;
+                    drivers.write(shard, row, false);
+                }
+            }
+            io.runCompleted();
+            timer.fireIfDue(drivers, System.currentTimeMillis());
         }
     }
 

@@ -99,7 +99,7 @@ final class SinkMaintenance implements AutoCloseable {
                         this.claimant);
         this.minIntervalMillis = minIntervalMillis;
         this.metrics = metrics;
-        this.allocator = SinkAllocators.open(Long.MAX_VALUE, "maintenance of " + path);
+        this.allocator = SinkAllocators.open(Long.MAX_VALUE, 0, "maintenance of " + path);
     }
 
     /**

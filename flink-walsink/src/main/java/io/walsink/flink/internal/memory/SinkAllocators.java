@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Arrow allocators of the writer subtasks: one per subtask, capped by
- * {@code sink.max-off-heap-bytes-per-subtask} as {@link WriterMemory} sizes it, and unpooled (Arrow's unsafe allocation manager:
- * a released buffer is freed at once, where Netty's pool would keep it for the classloader's
- * lifetime).
+ * {@code sink.max-off-heap-bytes-per-subtask} as {@link WriterMemory} sizes it, keeping released
+ * memory for reuse within the cap up to a bound and freeing it when closed ({@link OffHeapAllocators}:
+ * not Netty's pool, which would keep it for the classloader's lifetime).
  *
  * <p>Each allocator's life is logged under this class, and that log is the only record kept: its
  * opening (DEBUG), its closing with the most it held at once against its cap (INFO: what an
@@ -27,8 +27,9 @@ public final class SinkAllocators {
 
     private SinkAllocators() {}
 
-    public static BufferAllocator open(long cap, String owner) {
-        BufferAllocator root = OffHeapAllocators.root(cap);
+    /** @param recycledBytes released memory kept for reuse at most (a memtable's batches for the next one's) */
+    public static BufferAllocator open(long cap, long recycledBytes, String owner) {
+        BufferAllocator root = OffHeapAllocators.root(cap, recycledBytes);
         LOG.debug("walsink {}: Arrow allocator opened with a cap of {} bytes", owner, cap);
         return root;
     }
@@ -49,6 +50,9 @@ public final class SinkAllocators {
                     peak,
                     cap);
             return;
+        }
+        if (allocator instanceof OffHeapAllocators.Recycling recycling) {
+            recycling.recycled().close();
         }
         LOG.error(
                 "walsink writer {} closed with {} bytes of Arrow memory still allocated; they stay allocated: {}",

@@ -55,7 +55,7 @@ public final class WriterBudget {
             throw new SuppressRestartsException(e);
         }
         managed.reserve(plan.reserve());
-        BufferAllocator allocator = SinkAllocators.open(plan.cap(), task);
+        BufferAllocator allocator = SinkAllocators.open(plan.cap(), plan.unflushedPerSubtask(), task);
         return new WriterBudget(managed, slot, plan, allocator);
     }
 
