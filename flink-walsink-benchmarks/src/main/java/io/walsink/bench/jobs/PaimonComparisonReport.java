@@ -61,8 +61,13 @@ public final class PaimonComparisonReport {
         int[] bucketCounts = Arrays.stream(f.get("--buckets").split(","))
                 .mapToInt(b -> Integer.parseInt(b.trim()))
                 .toArray();
+        if (Arrays.stream(bucketCounts).anyMatch(b -> b <= 0)) {
+            throw new IllegalArgumentException("--buckets takes positive counts, got '" + f.get("--buckets") + "'");
+        }
         int rounds = f.positiveInt("--rounds");
         long checkpointMillis = f.positive("--checkpoint-ms");
+        // q1's walsink defaults (100 ms flush, the sink's memtable age and WAL append limit, compaction
+        // on) over SQL's datagen, with the final checkpoint that Paimon's side needs.
         Q1Pipelines.Settings base = new Q1Pipelines.Settings(
                 rows,
                 bucketCounts[0],
