@@ -18,7 +18,7 @@ final class SqlVsPaimonDefinition {
             "the q1-shaped SQL INSERT into a new walsink table and into blackhole (Flink 2, this JVM), at each"
                     + " --buckets count",
             "the same INSERT into a new Paimon primary-key table of that many buckets and into blackhole (Flink"
-                    + " 1.20, the paimon-reference module, a new JVM per round)",
+                    + " 1.20, the paimon-reference module, one new JVM per round)",
             "an unreported warm-up pair on each side; rounds alternate which side goes first and the order"
                     + " within each pair; rows over Flink's net runtime; all jobs end with the final checkpoint"
                     + " (Paimon commits only on one); every table compared with the model",
@@ -26,7 +26,7 @@ final class SqlVsPaimonDefinition {
                     new Option("--rows", "12000000", "upserts per run, a multiple of the parallelism"),
                     new Option("--keys", "1000000", "distinct keys, a multiple of the parallelism"),
                     new Option("--buckets", "4,256", "bucket counts, each compared with the first"),
-                    new Option("--rounds", "3", "rounds per bucket count; each runs both sides' pairs once"),
+                    new Option("--rounds", "3", "rounds; each runs both sides' pairs once at every bucket count"),
                     new Option("--checkpoint-ms", "10000", "checkpoint interval of every job"),
                     new Option("--parallelism", "2", "source and sink parallelism of every job"),
                     new Option("--warmup-rows", "300000", "rows of each side's unreported warm-up pair; 0: none"),
