@@ -75,7 +75,7 @@ class PaimonComparisonReportTest {
     }
 
     private static Q1Pipelines.Timing seconds(double s) {
-        return new Q1Pipelines.Timing((long) (s * 1e9), -1, 0);
+        return new Q1Pipelines.Timing((long) (s * 1e9), -1, 0, 0);
     }
 
     @Test
