@@ -1,17 +1,15 @@
 package io.walsink.bench.jobs;
 
+import io.walsink.bench.support.ChildJvm;
 import io.walsink.bench.support.LocalShardTable;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.Writer;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -21,9 +19,6 @@ import java.util.Properties;
  * local cluster of its own, and prints one result line per run.
  */
 final class PaimonJvm {
-    /** The child's result lines start with this (its {@code PaimonQ1.PREFIX}). */
-    private static final String PREFIX = "paimon-q1-run";
-
     private static final String MAIN = "io.walsink.bench.paimon.PaimonQ1";
 
     /** One requested run: {@code sink} is {@code paimon} or {@code blackhole}. */
@@ -63,24 +58,21 @@ final class PaimonJvm {
         try {
             Path spec = dir.resolve("runs.properties");
             writeSpec(spec, requests, parallelism, checkpointMillis, finalCheckpoint);
-            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            Process process = new ProcessBuilder(
-                            java.toString(), "-Xmx" + heap, "-cp", classpath(), MAIN, spec.toString())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            List<Result> results = new ArrayList<>();
-            try (BufferedReader out =
-                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = out.readLine(); line != null; line = out.readLine()) {
-                    if (line.startsWith(PREFIX + " ")) {
-                        results.add(parse(line));
-                    }
-                }
-            }
-            int exit = process.waitFor();
-            if (exit != 0 || results.size() != requests.size()) {
-                throw new IOException("the Paimon JVM exited with " + exit + " after " + results.size() + " of "
-                        + requests.size() + " runs (its stderr is above)");
+            // Pre-touched like the runner's other child JVMs, so no timed run pays a growing heap's first touches.
+            List<String> command = List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xms" + heap,
+                    "-Xmx" + heap,
+                    "-XX:+AlwaysPreTouch",
+                    "-cp",
+                    classpath(),
+                    MAIN,
+                    spec.toString());
+            List<Result> results = ChildJvm.run(command, Map.of(), line -> {}).stream()
+                    .map(PaimonJvm::parse)
+                    .toList();
+            if (results.size() != requests.size()) {
+                throw new IOException("the Paimon JVM reported " + results.size() + " of " + requests.size() + " runs");
             }
             return results;
         } finally {
@@ -111,22 +103,22 @@ final class PaimonJvm {
         }
     }
 
-    /** "PREFIX name sink buckets rows net-ms [table-rows table-keys sum-v1]". */
+    /** A result line without {@link ChildJvm#RESULT}: "name sink buckets rows net-ms [table-rows table-keys sum-v1]". */
     static Result parse(String line) {
         String[] f = line.split(" ");
-        boolean table = f.length == 9;
-        if (!table && f.length != 6) {
+        boolean table = f.length == 8;
+        if (!table && f.length != 5) {
             throw new IllegalArgumentException("not a result line of the Paimon JVM: " + line);
         }
         return new Result(
+                f[0],
                 f[1],
-                f[2],
-                Integer.parseInt(f[3]),
+                Integer.parseInt(f[2]),
+                Long.parseLong(f[3]),
                 Long.parseLong(f[4]),
-                Long.parseLong(f[5]),
+                table ? Long.parseLong(f[5]) : -1,
                 table ? Long.parseLong(f[6]) : -1,
-                table ? Long.parseLong(f[7]) : -1,
-                table ? number(f[8]) : -1);
+                table ? number(f[7]) : -1);
     }
 
     /** SUM over an empty table is NULL. */

@@ -94,12 +94,10 @@ class PaimonComparisonReportTest {
 
     @Test
     void parsesTheChildsResultLines() {
-        PaimonJvm.Result paimon = PaimonJvm.parse("paimon-q1-run round-2 paimon 256 4000 1234 1000 1000 77");
+        PaimonJvm.Result paimon = PaimonJvm.parse("round-2 paimon 256 4000 1234 1000 1000 77");
         assertThat(paimon).isEqualTo(new PaimonJvm.Result("round-2", "paimon", 256, 4000, 1234, 1000, 1000, 77));
-        PaimonJvm.Result blackhole = PaimonJvm.parse("paimon-q1-run warmup blackhole 4 4000 99");
+        PaimonJvm.Result blackhole = PaimonJvm.parse("warmup blackhole 4 4000 99");
         assertThat(blackhole.tableRows()).isEqualTo(-1);
-        assertThat(PaimonJvm.parse("paimon-q1-run warmup paimon 4 4000 99 0 0 null")
-                        .sumV1())
-                .isZero();
+        assertThat(PaimonJvm.parse("warmup paimon 4 4000 99 0 0 null").sumV1()).isZero();
     }
 }

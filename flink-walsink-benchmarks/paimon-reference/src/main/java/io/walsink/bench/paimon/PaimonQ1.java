@@ -36,8 +36,8 @@ import org.apache.flink.util.CloseableIterator;
  * table's rows, distinct keys and the sum of {@code v1}.
  */
 public final class PaimonQ1 {
-    /** What starts every result line, so the caller can tell them from anything else printed. */
-    public static final String PREFIX = "paimon-q1-run";
+    /** What starts every result line (the benchmarks' {@code ChildJvm.RESULT}), so the caller can tell them apart. */
+    public static final String PREFIX = "RESULT";
 
     private static final String TABLE = "paimon.`default`.q1_sink";
 
