@@ -245,10 +245,7 @@ final class Q1Pipelines {
             t.createTemporaryView(
                     "q1_source", t.fromDataStream(changeNumbers(env, s.rows())).as("i"));
         } else {
-            // datagen throttles to 10 000 rows/s unless told otherwise.
-            t.executeSql("CREATE TEMPORARY TABLE q1_source (i BIGINT) WITH ('connector' = 'datagen',"
-                    + " 'rows-per-second' = '" + UNTHROTTLED + "', 'fields.i.kind' = 'sequence',"
-                    + " 'fields.i.start' = '0', 'fields.i.end' = '" + (s.rows().rows - 1) + "')");
+            t.executeSql(datagenSourceDdl(s.rows()));
         }
         String with = walsink
                 ? "'connector' = 'walsink', 'path' = '" + table + "', 'buckets' = '" + s.buckets()
@@ -281,6 +278,14 @@ final class Q1Pipelines {
                         System.nanoTime() - first,
                         endCpu - FIRST_ROW_CPU_NANOS.get(),
                         endFaults - FIRST_ROW_FAULTS.get());
+    }
+
+    /** SQL's {@code q1_source}: the datagen sequence of change numbers (also what the Paimon reference reads). */
+    static String datagenSourceDdl(Q1Rows rows) {
+        // datagen throttles to 10 000 rows/s unless told otherwise.
+        return "CREATE TEMPORARY TABLE q1_source (i BIGINT) WITH ('connector' = 'datagen',"
+                + " 'rows-per-second' = '" + UNTHROTTLED + "', 'fields.i.kind' = 'sequence',"
+                + " 'fields.i.start' = '0', 'fields.i.end' = '" + (rows.rows - 1) + "')";
     }
 
     /** The change numbers of {@code rows}, each subtask's in increasing order, noting the first. */

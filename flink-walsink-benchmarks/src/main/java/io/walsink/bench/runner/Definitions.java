@@ -22,7 +22,8 @@ public final class Definitions {
             RestoreDefinition.DEFINITION,
             S3LatencyDefinition.DEFINITION,
             NativeMemoryDefinition.DEFINITION,
-            FloorDefinition.DEFINITION);
+            FloorDefinition.DEFINITION,
+            SqlVsPaimonDefinition.DEFINITION);
 
     private Definitions() {}
 
