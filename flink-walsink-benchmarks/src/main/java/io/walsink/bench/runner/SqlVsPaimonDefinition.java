@@ -35,13 +35,16 @@ final class SqlVsPaimonDefinition {
                     new Option(
                             "--paimon-module",
                             "",
-                            "folder of the built paimon-reference module; empty: the one beside this build")),
+                            "folder of the built paimon-reference module; empty: the one beside this build"),
+                    PreTouchedJvm.HEAP),
             SqlVsPaimonDefinition::run);
 
     private SqlVsPaimonDefinition() {}
 
     private static boolean run(Flags flags, PrintStream out) throws Exception {
-        return PaimonComparisonReport.run(flags, out::print).stream()
-                .allMatch(PaimonComparisonReport.Round::tablesMatch);
+        // walsink's side in a pre-touched JVM, as the Paimon JVM's heap is
+        return PreTouchedJvm.run(
+                DEFINITION, flags, out, f -> {}, (f, o) -> PaimonComparisonReport.run(f, o::print).stream()
+                        .allMatch(PaimonComparisonReport.Round::tablesMatch));
     }
 }
