@@ -235,6 +235,9 @@ public final class EngineReport {
                     ">read+decode MB/s",
                     ">replay MB/s",
                     ">replay / decode",
+                    ">decode CPU ms/MB",
+                    ">replay CPU ms/MB: opener",
+                    ">process",
                     ">Arrow peak MB",
                     ">peak / payload",
                     ">lance-core replay MB/s",
@@ -243,10 +246,13 @@ public final class EngineReport {
             List<Double> peaks = new ArrayList<>();
             List<Double> replayRates = new ArrayList<>();
             List<Double> vsLance = new ArrayList<>();
+            List<Double> openerCpu = new ArrayList<>();
+            List<Double> processCpu = new ArrayList<>();
             long lanceWalBytes = 0;
             for (int round = 1; round <= rounds; round++) {
                 long read = WalReplayRun.readNanos(table, written.shardId());
-                long decode = WalReplayRun.decodeNanos(table, written.shardId());
+                WalReplayRun.Decoded decoded = WalReplayRun.decode(table, written.shardId());
+                long decode = decoded.nanos();
                 WalReplayRun.Reopened r = WalReplayRun.reopen(table, written.shardId());
                 check("replay", written.rows(), r.rows());
                 LanceCoreReplayRun.Replayed l = LanceCoreReplayRun.run(table, batches, entryRows);
@@ -259,12 +265,17 @@ public final class EngineReport {
                 vsDecode.add(replayRate / decodeRate);
                 peaks.add(peak);
                 replayRates.add(replayRate);
+                openerCpu.add(r.openerCpuNanos() / 1e6 / mb);
+                processCpu.add(r.processCpuNanos() / 1e6 / mb);
                 runs.row(
                         round,
                         Figures.number(mb / (read / 1e9)),
                         Figures.number(decodeRate),
                         Figures.number(replayRate),
                         Figures.ratio(replayRate / decodeRate),
+                        String.format("%.2f", decoded.cpuNanos() / 1e6 / mb),
+                        String.format("%.2f", openerCpu.get(openerCpu.size() - 1)),
+                        String.format("%.2f", processCpu.get(processCpu.size() - 1)),
                         Figures.number(r.peakBytes() / 1e6),
                         Figures.ratio(peak),
                         Figures.number(l.walBytes() / 1e6 / (l.nanos() / 1e9)),
@@ -276,13 +287,16 @@ public final class EngineReport {
                             written.rows(), written.entries(), Figures.number(mb))
                     + runs.render()
                     + String.format(
-                            "replay MB/s median %s (min %s, max %s); replay / decode %s; Arrow peak / payload %s;"
+                            "replay MB/s median %s (min %s, max %s); replay / decode %s; replay CPU ms/MB, opener"
+                                    + " thread %s, process %s (comparable on a busy machine); Arrow peak / payload %s;"
                                     + " rows/s against lance-core 7.0.0 reopening a writer of its own WAL (%s MB,"
                                     + " one entry per %,d-row durable put) %s%n",
                             Figures.number(Spread.of(replayRates).median()),
                             Figures.number(Spread.of(replayRates).min()),
                             Figures.number(Spread.of(replayRates).max()),
                             Spread.of(vsDecode).text(),
+                            cpuText(Spread.of(openerCpu)),
+                            cpuText(Spread.of(processCpu)),
                             Spread.of(peaks).text(),
                             Figures.number(lanceWalBytes / 1e6),
                             entryRows,
@@ -295,6 +309,10 @@ public final class EngineReport {
         if (expected != actual) {
             throw new IllegalStateException(what + " holds " + actual + " rows, expected " + expected);
         }
+    }
+
+    private static String cpuText(Spread s) {
+        return String.format("%.2f (%.2f-%.2f)", s.median(), s.min(), s.max());
     }
 
     private static double cores(long cpuNanos, long wallNanos) {

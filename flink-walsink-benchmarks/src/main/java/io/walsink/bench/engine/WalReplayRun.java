@@ -1,5 +1,6 @@
 package io.walsink.bench.engine;
 
+import io.walsink.bench.support.ProcessCpu;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.ShardWriter;
@@ -7,6 +8,8 @@ import io.walsink.shard.TableContext;
 import io.walsink.shard.io.WalAppend;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -22,8 +25,17 @@ final class WalReplayRun {
     /** The shard written for replay: its WAL holds {@code walBytes} in {@code entries} entries. */
     record Written(UUID shardId, long rows, long entries, long walBytes) {}
 
-    /** One reopen: its time, the rows and entries it replayed and its allocator's peak. */
-    record Reopened(long nanos, long rows, long entries, long peakBytes) {}
+    /**
+     * One reopen: its time, the CPU time of the opening thread and of the whole process (read-ahead,
+     * JIT and GC threads included) over it, the rows and entries it replayed and its allocator's
+     * peak. CPU time is what a loaded machine leaves comparable between runs; the wall time is not.
+     */
+    record Reopened(long nanos, long openerCpuNanos, long processCpuNanos, long rows, long entries, long peakBytes) {}
+
+    /** A read and decode of every entry: its time and the CPU time of the thread that did both. */
+    record Decoded(long nanos, long cpuNanos) {}
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private WalReplayRun() {}
 
@@ -66,11 +78,15 @@ final class WalReplayRun {
     static Reopened reopen(BenchTable table, UUID shardId) {
         try (RootAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             TableContext ctx = table.contextWith(allocator);
+            long cpu = THREADS.getCurrentThreadCpuTime();
+            long processCpu = ProcessCpu.nanos();
             long start = System.nanoTime();
             try (ShardWriter writer = table.openShard(ctx, shardId)) {
                 long nanos = System.nanoTime() - start;
                 return new Reopened(
                         nanos,
+                        THREADS.getCurrentThreadCpuTime() - cpu,
+                        ProcessCpu.nanos() - processCpu,
                         writer.stats().replayedRows(),
                         writer.stats().replayedEntries(),
                         allocator.getPeakMemoryAllocation());
@@ -79,13 +95,14 @@ final class WalReplayRun {
     }
 
     /** Reads and decodes every entry (and closes it at once): replay without the memtables. */
-    static long decodeNanos(BenchTable table, UUID shardId) {
+    static Decoded decode(BenchTable table, UUID shardId) {
         try (RootAllocator allocator = OffHeapAllocators.root(Long.MAX_VALUE)) {
             TableContext ctx = table.contextWith(allocator);
             WalLog wal = new WalLog(ctx.store(), shardId, ctx.codec());
+            long cpu = THREADS.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             wal.readFrom(1, entry -> {});
-            return System.nanoTime() - start;
+            return new Decoded(System.nanoTime() - start, THREADS.getCurrentThreadCpuTime() - cpu);
         }
     }
 
