@@ -125,12 +125,12 @@ final class WalReplay {
         long generation = entry.generation().orElse(active.generation());
         if (generation > active.generation()) {
             if (active.rows() == 0) {
-                memtables.replaceEmptyActive(ctx.newMemtable(generation));
+                memtables.replaceEmptyActive(ctx.newMemtable(generation, writer.rowKeys()));
             } else {
-                memtables.freezeActive(ctx.newMemtable(generation));
+                memtables.freezeActive(ctx.newMemtable(generation, writer.rowKeys()));
             }
         } else if (active.rows() > 0 && ctx.memtableFull(active)) {
-            memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
+            memtables.freezeActive(ctx.newMemtable(active.generation() + 1, writer.rowKeys()));
         }
         return memtables.active();
     }

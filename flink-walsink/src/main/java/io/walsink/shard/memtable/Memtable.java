@@ -5,6 +5,7 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -49,6 +50,8 @@ public final class Memtable implements AutoCloseable {
     private final int tombstoneColumn;
     private final KeyIndex index; // null for append-only tables
     private final PrimaryKeyEncoder keys; // reads keys from columns; null for append-only tables
+    private final RowKeys rowKeys; // generates an append table's row keys; null for other tables
+    private long rowKeyRoom; // rows this generation's row keys number
 
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
@@ -69,6 +72,22 @@ public final class Memtable implements AutoCloseable {
             int batchMaxRows,
             int tombstoneColumn,
             PrimaryKeyEncoder keys) {
+        this(allocator, schema, generation, batchMaxRows, tombstoneColumn, keys, null);
+    }
+
+    /**
+     * As the other constructor; with {@code rowKeys} (an append table with a generated row key,
+     * {@code keys} null: the keys are unique, no index is needed) input rows lack the key column
+     * and each gets its key as it is taken.
+     */
+    public Memtable(
+            BufferAllocator allocator,
+            Schema schema,
+            long generation,
+            int batchMaxRows,
+            int tombstoneColumn,
+            PrimaryKeyEncoder keys,
+            RowKeys rowKeys) {
         if (generation < 1) {
             throw new IllegalArgumentException("memtable generation must be >= 1, was " + generation);
         }
@@ -78,6 +97,8 @@ public final class Memtable implements AutoCloseable {
         this.batchMaxRows = batchMaxRows;
         this.tombstoneColumn = tombstoneColumn;
         this.keys = keys;
+        this.rowKeys = rowKeys;
+        this.rowKeyRoom = rowKeys == null ? Long.MAX_VALUE : rowKeys.room(generation);
         this.index = keys == null ? null : KeyIndex.forKey(keys);
         this.sizing = new BatchSizing(schema, batchMaxRows);
     }
@@ -98,6 +119,7 @@ public final class Memtable implements AutoCloseable {
         checkTombstone(tombstone);
         indexOpenRows();
         copyRow(input, row, tombstone);
+        fillRowKeys(open, open.rows(), 1, sealed.rows() + open.rows());
         rowAppended(key, keyLength);
     }
 
@@ -112,6 +134,7 @@ public final class Memtable implements AutoCloseable {
         indexOpenRows();
         copyRow(input, row, tombstone);
         long position = sealed.rows() + open.rows();
+        fillRowKeys(open, open.rows(), 1, position);
         open.added(1);
         if (index != null) {
             index.putRange(keys, keyColumns, row, row + 1, position);
@@ -134,8 +157,17 @@ public final class Memtable implements AutoCloseable {
             OpenBatch batch = openBatch();
             int count = Math.min(to - row, batchMaxRows - batch.rows());
             ColumnCopy.range(
-                    inputs, row, count, batch.columns(), batch.appenders(), batch.rows(), tombstoneColumn, tombstone);
+                    inputs,
+                    row,
+                    count,
+                    batch.columns(),
+                    batch.appenders(),
+                    batch.rows(),
+                    tombstoneColumn,
+                    generatedColumn(),
+                    tombstone);
             long first = sealed.rows() + batch.rows();
+            fillRowKeys(batch, batch.rows(), count, first);
             batch.added(count);
             if (index != null) {
                 index.putRange(keys, keyColumns, row, row + count, first);
@@ -157,7 +189,8 @@ public final class Memtable implements AutoCloseable {
         int at = batch.rows();
         batch.roomFor(at);
         FieldVector[] columns = batch.columns();
-        row.writeRow(columns, at);
+        row.writeRow(rowKeys == null ? columns : batch.inputColumns(rowKeys.column()), at);
+        fillRowKeys(batch, at, 1, sealed.rows() + at);
         validator.checkKeyNotNull(columns, at);
         if (tombstoneColumn >= 0) {
             ((BitVector) columns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
@@ -199,7 +232,30 @@ public final class Memtable implements AutoCloseable {
 
     private void copyRow(VectorSchemaRoot input, int row, boolean tombstone) {
         OpenBatch batch = openBatch();
-        ColumnCopy.row(input.getFieldVectors(), row, batch.columns(), batch.rows(), tombstoneColumn, tombstone);
+        ColumnCopy.row(
+                input.getFieldVectors(),
+                row,
+                batch.columns(),
+                batch.rows(),
+                tombstoneColumn,
+                generatedColumn(),
+                tombstone);
+    }
+
+    private int generatedColumn() {
+        return rowKeys == null ? -1 : rowKeys.column();
+    }
+
+    /** Gives rows {@code [at, at + count)} of {@code batch} (memtable rows {@code first} on) their generated keys. */
+    private void fillRowKeys(OpenBatch batch, int at, int count, long first) {
+        if (rowKeys != null) {
+            rowKeys.fill((BigIntVector) batch.columns()[rowKeys.column()], at, count, generation, first);
+        }
+    }
+
+    /** Whether the generated row keys of this generation are used up (the memtable must freeze). */
+    public boolean rowKeysFull() {
+        return rows() >= rowKeyRoom;
     }
 
     /**
@@ -212,6 +268,10 @@ public final class Memtable implements AutoCloseable {
             throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
         sealOpenBatch();
+        if (rowKeys != null) {
+            rowKeys.replayed(stored);
+            rowKeyRoom = rowKeys.room(generation);
+        }
         int rows = stored.getRowCount();
         long first = sealed.rows();
         VectorSchemaRoot batch = sealed.addTransferred(schema, allocator, stored);

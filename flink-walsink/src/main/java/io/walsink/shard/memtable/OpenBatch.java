@@ -51,6 +51,21 @@ final class OpenBatch implements AutoCloseable {
         return columns;
     }
 
+    private FieldVector[] inputColumns; // columns() without the generated row key, built at first use
+
+    /** {@link #columns()} without column {@code generated}: where a row writer writes the users' values. */
+    FieldVector[] inputColumns(int generated) {
+        if (inputColumns == null) {
+            inputColumns = new FieldVector[columns.length - 1];
+            for (int c = 0, i = 0; c < columns.length; c++) {
+                if (c != generated) {
+                    inputColumns[i++] = columns[c];
+                }
+            }
+        }
+        return inputColumns;
+    }
+
     VectorAppender[] appenders() {
         return appenders;
     }
