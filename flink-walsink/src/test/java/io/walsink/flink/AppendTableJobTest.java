@@ -14,6 +14,7 @@ import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
+import io.walsink.read.TableRows;
 import io.walsink.read.snapshot.ShardReader;
 import io.walsink.shard.ShardOpener;
 import io.walsink.storage.LocalObjectStore;
@@ -97,7 +98,12 @@ class AppendTableJobTest {
         }
         Map<Long, Long> expected = expected(n);
         try (TableReader reader = TableReader.open(table.toString())) {
-            assertThat(counts(reader.read(ReadMode.COMMITTED).rows()))
+            TableRows committed = reader.read(ReadMode.COMMITTED);
+            assertThat(committed.columns())
+                    .as("the generated row key is not the users'")
+                    .containsExactly("id", "name");
+            assertThat(committed.primaryKey()).isEmpty();
+            assertThat(counts(committed.rows()))
                     .as("walsink's reader, seed %d", seed)
                     .isEqualTo(expected);
             assertThat(counts(reader.read(ReadMode.LATEST).rows()))

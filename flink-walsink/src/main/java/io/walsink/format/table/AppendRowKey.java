@@ -53,12 +53,14 @@ public final class AppendRowKey {
 
     /** The columns the users' rows have: {@code table}'s schema without the generated row key. */
     public static Schema userSchema(TableInfo table) {
-        if (!of(table)) {
-            return table.schema();
-        }
-        List<Field> fields = new ArrayList<>(table.schema().getFields());
+        return of(table) ? withoutRowKey(table.schema()) : table.schema();
+    }
+
+    /** {@code schema} without the column {@value #COLUMN}. */
+    public static Schema withoutRowKey(Schema schema) {
+        List<Field> fields = new ArrayList<>(schema.getFields());
         fields.removeIf(f -> f.getName().equals(COLUMN));
-        return new Schema(fields, table.schema().getCustomMetadata());
+        return new Schema(fields, schema.getCustomMetadata());
     }
 
     /** The key of row {@code row} of generation {@code generation} in bucket {@code bucket}'s shard. */
