@@ -18,8 +18,8 @@ import io.walsink.read.TableRows;
 import io.walsink.read.snapshot.ShardReader;
 import io.walsink.shard.ShardOpener;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AppendEvents;
 import io.walsink.testing.BaseVersions;
-import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.LogCapture;
@@ -33,7 +33,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -136,18 +135,9 @@ class AppendTableJobTest {
                     .as("walsink's reader after compaction, seed %d", seed)
                     .isEqualTo(expected);
         }
-        Map<String, LanceDb.Result> lanceDb = LanceDb.read(
-                table,
-                List.of(
-                        LanceDb.Query.of("default", null, List.of("id", "name")),
-                        LanceDb.Query.countRows("count", null)));
-        assertThat(lanceDb.get("default").error()).as("seed %d", seed).isNull();
-        assertThat(counts(lanceDb.get("default").rows().stream()
-                        .map(r -> Map.<String, Object>of("id", Long.parseLong(r.get(0)), "name", r.get(1)))
-                        .toList()))
-                .as("LanceDB's default read, seed %d", seed)
+        assertThat(AppendEvents.lanceDb(table))
+                .as("LanceDB's default read and countRows(), seed %d", seed)
                 .isEqualTo(expected);
-        assertThat(lanceDb.get("count").rows()).as("seed %d", seed).containsExactly(List.of(Long.toString(n)));
     }
 
     /** The table as lance-core's LSM scanner reads it: the base table, then the SSTables above its merge progress. */
@@ -263,11 +253,6 @@ class AppendTableJobTest {
 
     /** How often each id occurs, checking each row's name belongs to its id. */
     static Map<Long, Long> counts(Collection<Map<String, Object>> rows) {
-        for (Map<String, Object> row : rows) {
-            assertThat(String.valueOf(row.get("name"))).isEqualTo("event-" + row.get("id"));
-        }
-        return rows.stream()
-                .collect(Collectors.groupingBy(
-                        r -> ((Number) r.get("id")).longValue(), TreeMap::new, Collectors.counting()));
+        return AppendEvents.of(rows);
     }
 }

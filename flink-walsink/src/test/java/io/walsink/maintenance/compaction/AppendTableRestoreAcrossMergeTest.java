@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.walsink.format.manifest.ShardPlacement;
 import io.walsink.format.sharding.ShardIds;
 import io.walsink.format.table.AppendRowKey;
-import io.walsink.format.table.AppendShards;
-import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableLocation;
-import io.walsink.format.table.TableSharding;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
@@ -22,26 +19,17 @@ import io.walsink.shard.ShardWriterConfig;
 import io.walsink.shard.SyncShardDriver;
 import io.walsink.shard.TableContext;
 import io.walsink.storage.LocalObjectStore;
-import io.walsink.testing.LanceDb;
+import io.walsink.testing.AppendEvents;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,9 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
  * by the bucket part of walsink's row key), keeps the other shard's and loses nothing of its own.
  */
 class AppendTableRestoreAcrossMergeTest {
-    private static final Schema USER = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
 
     @TempDir
     Path dir;
@@ -62,15 +47,11 @@ class AppendTableRestoreAcrossMergeTest {
     void aRestoreBehindAMergeTakesTheShardsLaterRowsOutOfEveryReader() throws Exception {
         Path tablePath = dir.resolve("events");
         String uri = tablePath.toString();
-        TableInfo table = LanceTables.create(
-                uri,
-                AppendRowKey.declare(AppendShards.declare(USER, 2)),
-                List.of(AppendRowKey.COLUMN),
-                TableSharding.unsharded(),
-                Map.of());
+        TableInfo table = AppendEvents.create(uri, 2);
         assertThat(AppendRowKey.of(table)).isTrue();
         LocalObjectStore store = new LocalObjectStore(tablePath);
         TableLocation location = new TableLocation(store, uri, Map.of());
+        Map<Long, Long> expected = new TreeMap<>();
         try (BufferAllocator allocator = new RootAllocator()) {
             TableContext ctx = new TableContext(
                     location,
@@ -78,7 +59,6 @@ class AppendTableRestoreAcrossMergeTest {
                     WalSchemaProfile.SPEC,
                     ShardWriterConfig.builder().keepMergedFor(Duration.ZERO).build(),
                     allocator);
-            Map<Long, Long> expected = new TreeMap<>();
             ShardWriter first = ShardOpener.open(ctx, ShardIds.bucket(0), 0, ShardPlacement.none());
             ShardWriter second = ShardOpener.open(ctx, ShardIds.bucket(1), 1, ShardPlacement.none());
             append(first, 0, 50, allocator, expected);
@@ -119,38 +99,21 @@ class AppendTableRestoreAcrossMergeTest {
                     .as("lance-core's LSM scanner")
                     .isEqualTo(expected);
         }
-        Map<String, LanceDb.Result> lanceDb = LanceDb.read(
-                tablePath,
-                List.of(
-                        LanceDb.Query.of("default", null, List.of("id", "name")),
-                        LanceDb.Query.countRows("count", null)));
-        assertThat(lanceDb.get("default").error()).isNull();
-        assertThat(lanceDb.get("default").rows()).hasSize(101);
-        assertThat(lanceDb.get("count").rows()).containsExactly(List.of("101"));
+        assertThat(AppendEvents.lanceDb(tablePath))
+                .as("LanceDB's default read and countRows()")
+                .isEqualTo(expected);
     }
 
-    /** Rows {@code [from, to)}, each named after its id, counted into {@code expected}. */
+    /** Rows {@code [from, to)}, counted into {@code expected}. */
     private static void append(
             ShardWriter writer, long from, long to, BufferAllocator allocator, Map<Long, Long> expected) {
-        try (VectorSchemaRoot rows = VectorSchemaRoot.create(USER, allocator)) {
-            for (long id = from; id < to; id++) {
-                int row = (int) (id - from);
-                ((BigIntVector) rows.getVector("id")).setSafe(row, id);
-                ((VarCharVector) rows.getVector("name")).setSafe(row, ("event-" + id).getBytes(StandardCharsets.UTF_8));
-                expected.merge(id, 1L, Long::sum);
-            }
-            rows.setRowCount((int) (to - from));
-            writer.put(rows);
+        AppendEvents.put(writer, from, to, allocator);
+        for (long id = from; id < to; id++) {
+            expected.merge(id, 1L, Long::sum);
         }
     }
 
-    /** How often each id occurs, checking each row's name belongs to its id. */
     private static Map<Long, Long> counts(Collection<Map<String, Object>> rows) {
-        for (Map<String, Object> row : rows) {
-            assertThat(String.valueOf(row.get("name"))).isEqualTo("event-" + row.get("id"));
-        }
-        return rows.stream()
-                .collect(Collectors.groupingBy(
-                        r -> ((Number) r.get("id")).longValue(), TreeMap::new, Collectors.counting()));
+        return AppendEvents.of(rows);
     }
 }
