@@ -27,7 +27,7 @@ final class RowIntake {
     private final MemtableSet memtables;
     private final ShardHealth health;
     private final ShardStats stats;
-    private final RowKeys rowKeys; // null unless the table generates row keys
+    private final RowKeys rowKeys; // RowKeys.NONE unless the table generates row keys
 
     RowIntake(
             TableContext ctx,
@@ -54,7 +54,8 @@ final class RowIntake {
         FieldVector[] keyColumns = ctx.keyColumns(rows);
         for (int from = 0; from < count; ) {
             Memtable active = memtables.active();
-            int to = from + ctx.bulkRange(active, rows, count - from);
+            long room = Math.max(1, rowKeys.room(active.generation(), active.rows()));
+            int to = from + (int) Math.min(ctx.bulkRange(active, rows, count - from), room);
             active.appendRange(rows, from, to, delete, keyColumns);
             rowsTaken(to - from, delete);
             from = to;
@@ -102,7 +103,7 @@ final class RowIntake {
      */
     private boolean freezeIfFull(Memtable active) {
         if (active.rows() >= ctx.config().memtableMaxRows()
-                || active.rowKeysFull()
+                || rowKeys.room(active.generation(), active.rows()) <= 0
                 || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
             return true;

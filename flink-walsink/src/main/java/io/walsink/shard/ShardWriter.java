@@ -58,7 +58,7 @@ public final class ShardWriter implements AutoCloseable {
     private final FlushTicker ticker;
     private final RowIntake intake;
     private final CheckpointState checkpoint;
-    private final RowKeys rowKeys; // null unless the table generates row keys
+    private final RowKeys rowKeys; // RowKeys.NONE unless the table generates row keys
 
     ShardWriter(
             TableContext ctx,
@@ -102,7 +102,7 @@ public final class ShardWriter implements AutoCloseable {
 
     // ---------------------------------------------------------------- identity and state
 
-    /** The generated row keys of the shard's memtables, or null unless the table has them. */
+    /** The generated row keys of the shard's memtables ({@link RowKeys#NONE} unless the table has them). */
     RowKeys rowKeys() {
         return rowKeys;
     }

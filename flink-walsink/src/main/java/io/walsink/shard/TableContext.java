@@ -96,9 +96,9 @@ public final class TableContext {
         return AppendRowKey.userSchema(table);
     }
 
-    /** The row keys of bucket {@code bucket}'s shard, or null unless the table generates them. */
+    /** The row keys of bucket {@code bucket}'s shard: {@link RowKeys#NONE} unless the table generates them. */
     public RowKeys rowKeys(int bucket) {
-        return rowKeyColumn < 0 ? null : new RowKeys(bucket, rowKeyColumn);
+        return rowKeyColumn < 0 ? RowKeys.NONE : new RowKeys(bucket, rowKeyColumn);
     }
 
     private static PrimaryKeyEncoder keyEncoder(TableInfo table) {
@@ -243,7 +243,6 @@ public final class TableContext {
     /** Whether {@code m} reached a memtable limit of the configuration: rows, batches or bytes. */
     boolean memtableFull(Memtable m) {
         return m.rows() >= config.memtableMaxRows()
-                || m.rowKeysFull()
                 || m.batchCount() >= config.memtableMaxBatches()
                 || m.payloadBytes() + m.primaryKeyIndexBytes() >= config.memtableMaxBytes();
     }

@@ -88,6 +88,7 @@ final class WalReplay {
                     int before = target.sealedBatchCount();
                     for (VectorSchemaRoot batch : entry.batches()) {
                         stats.replayedRows += batch.getRowCount();
+                        writer.rowKeys().replayed(batch); // keys generated before stay theirs
                         target.adoptSealed(batch); // decoded batches are in the storage schema already
                     }
                     if (markDurable) {

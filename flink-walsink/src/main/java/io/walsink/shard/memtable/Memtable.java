@@ -5,7 +5,6 @@ import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -50,8 +49,7 @@ public final class Memtable implements AutoCloseable {
     private final int tombstoneColumn;
     private final KeyIndex index; // null for append-only tables
     private final PrimaryKeyEncoder keys; // reads keys from columns; null for append-only tables
-    private final RowKeys rowKeys; // generates an append table's row keys; null for other tables
-    private long rowKeyRoom; // rows this generation's row keys number
+    private final RowKeys rowKeys; // an append table's generated keys; RowKeys.NONE for other tables
 
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
@@ -71,21 +69,6 @@ public final class Memtable implements AutoCloseable {
             long generation,
             int batchMaxRows,
             int tombstoneColumn,
-            PrimaryKeyEncoder keys) {
-        this(allocator, schema, generation, batchMaxRows, tombstoneColumn, keys, null);
-    }
-
-    /**
-     * As the other constructor; with {@code rowKeys} (an append table with a generated row key,
-     * {@code keys} null: the keys are unique, no index is needed) input rows lack the key column
-     * and each gets its key as it is taken.
-     */
-    public Memtable(
-            BufferAllocator allocator,
-            Schema schema,
-            long generation,
-            int batchMaxRows,
-            int tombstoneColumn,
             PrimaryKeyEncoder keys,
             RowKeys rowKeys) {
         if (generation < 1) {
@@ -98,7 +81,6 @@ public final class Memtable implements AutoCloseable {
         this.tombstoneColumn = tombstoneColumn;
         this.keys = keys;
         this.rowKeys = rowKeys;
-        this.rowKeyRoom = rowKeys == null ? Long.MAX_VALUE : rowKeys.room(generation);
         this.index = keys == null ? null : KeyIndex.forKey(keys);
         this.sizing = new BatchSizing(schema, batchMaxRows);
     }
@@ -118,8 +100,8 @@ public final class Memtable implements AutoCloseable {
     public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
         checkTombstone(tombstone);
         indexOpenRows();
-        copyRow(input, row, tombstone);
-        fillRowKeys(open, open.rows(), 1, sealed.rows() + open.rows());
+        openBatch()
+                .copyRow(input.getFieldVectors(), row, tombstoneColumn, tombstone, rowKeys, generation, sealed.rows());
         rowAppended(key, keyLength);
     }
 
@@ -132,9 +114,9 @@ public final class Memtable implements AutoCloseable {
         checkTombstone(tombstone);
         checkKeyColumns(keyColumns);
         indexOpenRows();
-        copyRow(input, row, tombstone);
+        openBatch()
+                .copyRow(input.getFieldVectors(), row, tombstoneColumn, tombstone, rowKeys, generation, sealed.rows());
         long position = sealed.rows() + open.rows();
-        fillRowKeys(open, open.rows(), 1, position);
         open.added(1);
         if (index != null) {
             index.putRange(keys, keyColumns, row, row + 1, position);
@@ -156,18 +138,8 @@ public final class Memtable implements AutoCloseable {
         for (int row = from; row < to; ) {
             OpenBatch batch = openBatch();
             int count = Math.min(to - row, batchMaxRows - batch.rows());
-            ColumnCopy.range(
-                    inputs,
-                    row,
-                    count,
-                    batch.columns(),
-                    batch.appenders(),
-                    batch.rows(),
-                    tombstoneColumn,
-                    generatedColumn(),
-                    tombstone);
+            batch.copyRange(inputs, row, count, tombstoneColumn, tombstone, rowKeys, generation, sealed.rows());
             long first = sealed.rows() + batch.rows();
-            fillRowKeys(batch, batch.rows(), count, first);
             batch.added(count);
             if (index != null) {
                 index.putRange(keys, keyColumns, row, row + count, first);
@@ -189,8 +161,8 @@ public final class Memtable implements AutoCloseable {
         int at = batch.rows();
         batch.roomFor(at);
         FieldVector[] columns = batch.columns();
-        row.writeRow(rowKeys == null ? columns : batch.inputColumns(rowKeys.column()), at);
-        fillRowKeys(batch, at, 1, sealed.rows() + at);
+        row.writeRow(rowKeys.writerColumns(batch), at);
+        rowKeys.fill(batch, at, 1, generation, sealed.rows() + at);
         validator.checkKeyNotNull(columns, at);
         if (tombstoneColumn >= 0) {
             ((BitVector) columns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
@@ -230,34 +202,6 @@ public final class Memtable implements AutoCloseable {
         }
     }
 
-    private void copyRow(VectorSchemaRoot input, int row, boolean tombstone) {
-        OpenBatch batch = openBatch();
-        ColumnCopy.row(
-                input.getFieldVectors(),
-                row,
-                batch.columns(),
-                batch.rows(),
-                tombstoneColumn,
-                generatedColumn(),
-                tombstone);
-    }
-
-    private int generatedColumn() {
-        return rowKeys == null ? -1 : rowKeys.column();
-    }
-
-    /** Gives rows {@code [at, at + count)} of {@code batch} (memtable rows {@code first} on) their generated keys. */
-    private void fillRowKeys(OpenBatch batch, int at, int count, long first) {
-        if (rowKeys != null) {
-            rowKeys.fill((BigIntVector) batch.columns()[rowKeys.column()], at, count, generation, first);
-        }
-    }
-
-    /** Whether the generated row keys of this generation are used up (the memtable must freeze). */
-    public boolean rowKeysFull() {
-        return rows() >= rowKeyRoom;
-    }
-
     /**
      * Takes over {@code stored}, a batch already in the storage schema (a replayed WAL entry's),
      * as the next sealed batch without copying its rows, and indexes its keys in row order. The
@@ -268,10 +212,6 @@ public final class Memtable implements AutoCloseable {
             throw new IllegalStateException("memtable generation " + generation + " is frozen");
         }
         sealOpenBatch();
-        if (rowKeys != null) {
-            rowKeys.replayed(stored);
-            rowKeyRoom = rowKeys.room(generation);
-        }
         int rows = stored.getRowCount();
         long first = sealed.rows();
         VectorSchemaRoot batch = sealed.addTransferred(schema, allocator, stored);
