@@ -1,6 +1,7 @@
 package io.walsink.flink;
 
 import io.walsink.flink.convert.FlinkArrowTypes;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
@@ -53,8 +54,12 @@ final class SinkTableCreation {
             TableSharding sharding =
                     column == null ? TableSharding.unsharded() : TableSharding.bucket(column, createBuckets);
             Schema schema = FlinkArrowTypes.toArrowSchema(rowType, vectorColumns);
-            if (column == null) {
-                schema = AppendShards.declare(schema, createBuckets); // round-robin over the shards
+            if (column == null && key.isEmpty()) {
+                // round-robin over the shards, keyed by the writer's row key so that it can be compacted
+                schema = AppendRowKey.declare(AppendShards.declare(schema, createBuckets));
+                key = List.of(AppendRowKey.COLUMN);
+            } else if (column == null) {
+                schema = AppendShards.declare(schema, createBuckets);
             }
             LOG.info(
                     "Creating Lance table at {} with primary key {} and {} buckets{}",

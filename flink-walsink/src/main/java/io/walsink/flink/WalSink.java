@@ -11,6 +11,7 @@ import io.walsink.flink.internal.RoundRobinBuckets;
 import io.walsink.flink.internal.ShardWriterOperatorFactory;
 import io.walsink.flink.internal.memory.SinkSettings;
 import io.walsink.flink.internal.routing.BucketRouting;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.ShardTransform;
 import io.walsink.format.table.TableInfo;
@@ -111,7 +112,7 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
             InputConversion<IN> conversion,
             Integer parallelism) {
         // Everything that can fail on bad input fails here, while the job is built.
-        RowDataArrowWriter.create(rowType, table.schema());
+        RowDataArrowWriter.create(rowType, AppendRowKey.userSchema(table));
         conversion.open(rowType);
         TableContext.validate(table, options.schemaProfile());
         RowDataBucketHasher hasher = null;
@@ -219,6 +220,6 @@ public final class WalSink<IN> implements Sink<IN>, SupportsPreWriteTopology<IN>
     }
 
     static RowType rowTypeOf(TableInfo table) {
-        return FlinkArrowTypes.toRowType(table.schema());
+        return FlinkArrowTypes.toRowType(AppendRowKey.userSchema(table));
     }
 }

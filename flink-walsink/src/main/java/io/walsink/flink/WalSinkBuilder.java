@@ -4,6 +4,7 @@ import io.walsink.annotation.PublicEvolving;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.flink.internal.InputConversion;
 import io.walsink.flink.internal.memory.SinkSettings;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.LanceStorageOptions;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndex;
@@ -321,9 +322,10 @@ public final class WalSinkBuilder<IN> {
         }
         VectorColumns.check(vectorColumns, table.schema(), path);
         MaintainedIndexes.checkDeclared(maintainedIndexes, table);
-        if (primaryKey != null && !primaryKey.equals(table.primaryKey())) {
+        List<String> tableKey = AppendRowKey.of(table) ? List.of() : table.primaryKey(); // generated, not the users'
+        if (primaryKey != null && !primaryKey.equals(tableKey)) {
             throw new IllegalArgumentException("primary key " + primaryKey + " does not match the primary key "
-                    + table.primaryKey() + " of the table at " + path);
+                    + tableKey + " of the table at " + path);
         }
         RowType effective = rowType != null ? rowType : WalSink.rowTypeOf(table);
         return WalSink.create(

@@ -9,8 +9,9 @@ import java.util.Map;
  * ordered by primary-key bytes (in read order for an append-only table), without
  * {@code _tombstone}.
  *
- * @param columns the table's columns in table order
- * @param primaryKey key columns in key order; empty for an append-only table
+ * @param columns the table's columns in table order, without an append table's generated row key
+ *     ({@code _walsink_row_key}, which users did not declare)
+ * @param primaryKey key columns in key order; empty for an append table
  */
 @PublicEvolving
 public record TableRows(List<String> columns, List<String> primaryKey, List<Map<String, Object>> rows) {

@@ -4,6 +4,7 @@ import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.format.manifest.GarbageCollectedException;
 import io.walsink.format.sharding.BucketAssigner;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.BaseMergeInsert;
 import io.walsink.format.table.TableSharding;
 import io.walsink.shard.TableContext;
@@ -22,6 +23,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -66,9 +68,12 @@ final class BucketRowsReset {
         this.owner = owner;
     }
 
-    /** Whether the table's rows can be told apart by key, and so reset: keyed tables only. */
+    /**
+     * Whether the table's rows can be told apart by key, and so reset: keyed tables, and append
+     * tables with walsink's row key, whose bucket part names the shard ({@link AppendRowKey}).
+     */
     static boolean possible(TableContext ctx) {
-        return ctx.keyed();
+        return ctx.keyed() || AppendRowKey.of(ctx.table());
     }
 
     /**
@@ -269,7 +274,7 @@ final class BucketRowsReset {
     }
 
     private Function<Integer, ByteBuffer> keyEncoder(VectorSchemaRoot batch) {
-        PrimaryKeyEncoder encoder = ctx.keys();
+        PrimaryKeyEncoder encoder = new PrimaryKeyEncoder(KeyDeletes.keyFields(ctx.table()));
         FieldVector[] keyColumns = encoder.keyColumns(batch);
         KeyBuffer buffer = new KeyBuffer();
         return row -> ByteBuffer.wrap(encoder.encode(keyColumns, row, buffer).toByteArray());
@@ -277,6 +282,10 @@ final class BucketRowsReset {
 
     /** The rows of {@code batch} in this shard's bucket (every row, for an unsharded table). */
     private IntPredicate bucketRows(VectorSchemaRoot batch) {
+        if (AppendRowKey.of(ctx.table())) {
+            BigIntVector keys = (BigIntVector) batch.getVector(AppendRowKey.COLUMN);
+            return row -> AppendRowKey.bucket(keys.get(row)) == bucket;
+        }
         TableSharding sharding = sharding();
         if (sharding.sourceColumn().isEmpty() || sharding.numBuckets().isEmpty()) {
             return row -> true;

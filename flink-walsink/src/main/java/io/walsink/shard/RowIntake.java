@@ -4,6 +4,7 @@ import io.walsink.shard.io.ShardHealth;
 import io.walsink.shard.io.ShardStats;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.MemtableSet;
+import io.walsink.shard.memtable.RowKeys;
 import io.walsink.shard.memtable.RowWriter;
 import java.util.UUID;
 import org.apache.arrow.vector.FieldVector;
@@ -26,8 +27,16 @@ final class RowIntake {
     private final MemtableSet memtables;
     private final ShardHealth health;
     private final ShardStats stats;
+    private final RowKeys rowKeys; // RowKeys.NONE unless the table generates row keys
 
-    RowIntake(TableContext ctx, UUID shardId, MemtableSet memtables, ShardHealth health, ShardStats stats) {
+    RowIntake(
+            TableContext ctx,
+            UUID shardId,
+            MemtableSet memtables,
+            ShardHealth health,
+            ShardStats stats,
+            RowKeys rowKeys) {
+        this.rowKeys = rowKeys;
         this.ctx = ctx;
         this.shardId = shardId;
         this.memtables = memtables;
@@ -45,7 +54,8 @@ final class RowIntake {
         FieldVector[] keyColumns = ctx.keyColumns(rows);
         for (int from = 0; from < count; ) {
             Memtable active = memtables.active();
-            int to = from + ctx.bulkRange(active, rows, count - from);
+            long room = Math.max(1, rowKeys.room(active.generation(), active.rows()));
+            int to = from + (int) Math.min(ctx.bulkRange(active, rows, count - from), room);
             active.appendRange(rows, from, to, delete, keyColumns);
             rowsTaken(to - from, delete);
             from = to;
@@ -83,7 +93,7 @@ final class RowIntake {
         if (active.rows() == 0) {
             return;
         }
-        memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
+        memtables.freezeActive(ctx.newMemtable(active.generation() + 1, rowKeys));
         LOG.debug("Shard {} froze memtable generation {} ({} rows)", shardId, active.generation(), active.rows());
     }
 
@@ -92,7 +102,9 @@ final class RowIntake {
      * rows are counted on every call. Bulk puts look at the same rows ({@link TableContext#bulkRange}).
      */
     private boolean freezeIfFull(Memtable active) {
-        if (active.rows() >= ctx.config().memtableMaxRows() || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
+        if (active.rows() >= ctx.config().memtableMaxRows()
+                || rowKeys.room(active.generation(), active.rows()) <= 0
+                || (active.rows() & 255) == 0 && ctx.memtableFull(active)) {
             freezeActive();
             return true;
         }

@@ -19,6 +19,7 @@ import io.walsink.shard.io.WalAppender;
 import io.walsink.shard.io.WrittenSsTable;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.MemtableSet;
+import io.walsink.shard.memtable.RowKeys;
 import io.walsink.shard.memtable.RowWriter;
 import java.util.List;
 import java.util.Optional;
@@ -57,6 +58,7 @@ public final class ShardWriter implements AutoCloseable {
     private final FlushTicker ticker;
     private final RowIntake intake;
     private final CheckpointState checkpoint;
+    private final RowKeys rowKeys; // RowKeys.NONE unless the table generates row keys
 
     ShardWriter(
             TableContext ctx,
@@ -90,14 +92,20 @@ public final class ShardWriter implements AutoCloseable {
                 new MergedDrops(ctx.config().keepMergedFor(), System::nanoTime));
         SsTableWriter sstables =
                 new SsTableWriter(ctx.location(), shardId, ctx.storage(), ctx.allocator(), ctx.maintainedIndexes());
-        this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration)));
+        this.rowKeys = ctx.rowKeys(bucket);
+        this.memtables = new MemtableSet(ctx.newMemtable(Math.max(1, firstGeneration), rowKeys));
         this.flusher = new SsTableFlusher(shardId, sstables, memtables, publisher, health, stats);
         this.ticker = new FlushTicker(ctx.config().flushInterval());
-        this.intake = new RowIntake(ctx, shardId, memtables, health, stats);
+        this.intake = new RowIntake(ctx, shardId, memtables, health, stats, rowKeys);
         this.checkpoint = new CheckpointState(shardId, bucket, epoch, health, appender, publisher, memtables);
     }
 
     // ---------------------------------------------------------------- identity and state
+
+    /** The generated row keys of the shard's memtables ({@link RowKeys#NONE} unless the table has them). */
+    RowKeys rowKeys() {
+        return rowKeys;
+    }
 
     public long epoch() {
         return epoch;

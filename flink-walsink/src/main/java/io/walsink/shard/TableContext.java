@@ -2,6 +2,7 @@ package io.walsink.shard;
 
 import io.walsink.annotation.Internal;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.MaintainedIndex;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
@@ -14,6 +15,7 @@ import io.walsink.shard.io.MergeProgress;
 import io.walsink.shard.memtable.InputValidator;
 import io.walsink.shard.memtable.InvalidInputException;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.RowKeys;
 import io.walsink.shard.memtable.RowWriter;
 import io.walsink.storage.ObjectStore;
 import java.util.List;
@@ -45,7 +47,8 @@ public final class TableContext {
     private final ShardWriterConfig config;
     private final BufferAllocator allocator;
     private final InputValidator validator;
-    private final PrimaryKeyEncoder keys; // null for append-only tables
+    private final PrimaryKeyEncoder keys; // null for append-only tables, generated row key or none
+    private final int rowKeyColumn; // the generated row key's storage column, or -1
     private final int tombstoneColumn;
     private final List<MaintainedIndex> maintainedIndexes;
 
@@ -61,8 +64,11 @@ public final class TableContext {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.storage = WalStorageSchema.of(table, profile);
         this.codec = new WalEntryCodec(storage, allocator);
-        this.validator = new InputValidator(table.schema(), table.primaryKey());
-        this.keys = keyEncoder(table);
+        this.validator = validator(table);
+        this.keys = AppendRowKey.of(table) ? null : keyEncoder(table);
+        this.rowKeyColumn = AppendRowKey.of(table)
+                ? storage.schema().getFields().indexOf(storage.schema().findField(AppendRowKey.COLUMN))
+                : -1;
         this.tombstoneColumn =
                 storage.hasTombstone() ? storage.schema().getFields().size() - 1 : -1;
         this.maintainedIndexes = MaintainedIndexes.of(table);
@@ -74,8 +80,25 @@ public final class TableContext {
      */
     public static void validate(TableInfo table, WalSchemaProfile profile) {
         WalStorageSchema.of(table, profile);
-        new InputValidator(table.schema(), table.primaryKey());
+        validator(table);
         keyEncoder(table);
+    }
+
+    /** Input rows have the users' columns: an append table's generated row key is the writer's. */
+    private static InputValidator validator(TableInfo table) {
+        return AppendRowKey.of(table)
+                ? new InputValidator(AppendRowKey.userSchema(table), List.of())
+                : new InputValidator(table.schema(), table.primaryKey());
+    }
+
+    /** The columns input rows have: the table's, without a generated row key ({@link AppendRowKey}). */
+    public Schema inputSchema() {
+        return AppendRowKey.userSchema(table);
+    }
+
+    /** The row keys of bucket {@code bucket}'s shard: {@link RowKeys#NONE} unless the table generates them. */
+    public RowKeys rowKeys(int bucket) {
+        return rowKeyColumn < 0 ? RowKeys.NONE : new RowKeys(bucket, rowKeyColumn);
     }
 
     private static PrimaryKeyEncoder keyEncoder(TableInfo table) {
@@ -134,6 +157,7 @@ public final class TableContext {
         return keys;
     }
 
+    /** Whether rows carry a key the users give (deletes need one); a generated row key is not. */
     public boolean keyed() {
         return keys != null;
     }
@@ -178,8 +202,9 @@ public final class TableContext {
         }
     }
 
-    Memtable newMemtable(long generation) {
-        return new Memtable(allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keys);
+    Memtable newMemtable(long generation, RowKeys rowKeys) {
+        return new Memtable(
+                allocator, storage.schema(), generation, config.batchMaxRows(), tombstoneColumn, keys, rowKeys);
     }
 
     /**

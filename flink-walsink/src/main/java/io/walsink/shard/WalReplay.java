@@ -88,6 +88,7 @@ final class WalReplay {
                     int before = target.sealedBatchCount();
                     for (VectorSchemaRoot batch : entry.batches()) {
                         stats.replayedRows += batch.getRowCount();
+                        writer.rowKeys().replayed(batch); // keys generated before stay theirs
                         target.adoptSealed(batch); // decoded batches are in the storage schema already
                     }
                     if (markDurable) {
@@ -125,12 +126,12 @@ final class WalReplay {
         long generation = entry.generation().orElse(active.generation());
         if (generation > active.generation()) {
             if (active.rows() == 0) {
-                memtables.replaceEmptyActive(ctx.newMemtable(generation));
+                memtables.replaceEmptyActive(ctx.newMemtable(generation, writer.rowKeys()));
             } else {
-                memtables.freezeActive(ctx.newMemtable(generation));
+                memtables.freezeActive(ctx.newMemtable(generation, writer.rowKeys()));
             }
         } else if (active.rows() > 0 && ctx.memtableFull(active)) {
-            memtables.freezeActive(ctx.newMemtable(active.generation() + 1));
+            memtables.freezeActive(ctx.newMemtable(active.generation() + 1, writer.rowKeys()));
         }
         return memtables.active();
     }

@@ -1,6 +1,7 @@
 package io.walsink.table;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableNotFoundException;
 import java.util.ArrayList;
@@ -16,9 +17,10 @@ import org.lance.schema.LanceField;
 /**
  * The schema and primary key of the Lance table at a path, if there is one. Unlike
  * {@code LanceTables.open} a table without a key is accepted: a SELECT can read an append-only
- * Lance table.
+ * Lance table. An append table's generated row key ({@link AppendRowKey}) is left out of both:
+ * users did not declare it, and SQL neither reads nor writes it.
  *
- * @param primaryKey key columns in key order; empty for an append-only table
+ * @param primaryKey key columns in key order; empty for an append table
  */
 @Internal
 public record ExistingTable(Schema schema, List<String> primaryKey) {
@@ -35,8 +37,11 @@ public record ExistingTable(Schema schema, List<String> primaryKey) {
             }
             key.sort(Comparator.comparingInt(
                     f -> f.getUnenforcedPrimaryKeyPosition().orElse(0)));
-            return Optional.of(new ExistingTable(
-                    ds.getSchema(), key.stream().map(LanceField::getName).toList()));
+            List<String> primaryKey = key.stream().map(LanceField::getName).toList();
+            if (primaryKey.equals(List.of(AppendRowKey.COLUMN))) {
+                return Optional.of(new ExistingTable(AppendRowKey.withoutRowKey(ds.getSchema()), List.of()));
+            }
+            return Optional.of(new ExistingTable(ds.getSchema(), primaryKey));
         } catch (TableNotFoundException missing) {
             return Optional.empty();
         }

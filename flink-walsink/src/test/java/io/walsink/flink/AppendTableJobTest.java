@@ -14,11 +14,12 @@ import io.walsink.maintenance.Compactor;
 import io.walsink.maintenance.CompactorOptions;
 import io.walsink.read.ReadMode;
 import io.walsink.read.TableReader;
+import io.walsink.read.TableRows;
 import io.walsink.read.snapshot.ShardReader;
 import io.walsink.shard.ShardOpener;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.AppendEvents;
 import io.walsink.testing.BaseVersions;
-import io.walsink.testing.LanceDb;
 import io.walsink.testing.LanceOracle;
 import io.walsink.testing.LanceRows;
 import io.walsink.testing.LogCapture;
@@ -32,7 +33,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -54,8 +54,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An append table (no primary key) written by two subtasks into four round-robin shards, with task
- * failures and store faults injected: every input row is in the table exactly once (each id is
- * sent twice, as two identical rows, so nothing may be deduplicated either).
+ * failures and store faults injected and the sink's compaction on: every input row is in the table
+ * exactly once (each id is sent twice, as two identical rows, so nothing may be deduplicated
+ * either), for walsink's readers, lance-core and LanceDB alike.
  */
 class AppendTableJobTest {
     @RegisterExtension
@@ -96,18 +97,19 @@ class AppendTableJobTest {
         }
         Map<Long, Long> expected = expected(n);
         try (TableReader reader = TableReader.open(table.toString())) {
-            assertThat(counts(reader.read(ReadMode.COMMITTED).rows()))
+            TableRows committed = reader.read(ReadMode.COMMITTED);
+            assertThat(committed.columns())
+                    .as("the generated row key is not the users'")
+                    .containsExactly("id", "name");
+            assertThat(committed.primaryKey()).isEmpty();
+            assertThat(counts(committed.rows()))
                     .as("walsink's reader, seed %d", seed)
                     .isEqualTo(expected);
             assertThat(counts(reader.read(ReadMode.LATEST).rows()))
                     .as("LATEST, seed %d", seed)
                     .isEqualTo(expected);
         }
-        try (RootAllocator allocator = new RootAllocator()) {
-            List<Map<String, Object>> lance = LanceOracle.scanAppendTable(
-                    allocator, table.toString(), new LocalObjectStore(table), HarnessSupport.shards(table));
-            assertThat(counts(lance)).as("lance-core, seed %d", seed).isEqualTo(expected);
-        }
+        assertThat(lanceCore(table)).as("lance-core, seed %d", seed).isEqualTo(expected);
         // The job's garbage collection ran beside the failures: fewer manifest versions remain than were written.
         long written = 0;
         long kept = 0;
@@ -117,21 +119,44 @@ class AppendTableJobTest {
             kept += versions.size();
         }
         assertThat(kept).as("manifest versions kept of %d written", written).isLessThan(written);
-        // Not merged into the base table (see docs/architecture.md, "Append tables"): refused, nothing written.
-        long baseVersion = BaseVersions.latest(table.toString());
-        assertThatThrownBy(() -> Compactor.compact(table.toString(), null, CompactorOptions.defaults()))
-                .isInstanceOf(MissingPrimaryKeyException.class)
-                .hasMessageContaining("is an append table (no primary key)");
-        assertThat(BaseVersions.latest(table.toString())).isEqualTo(baseVersion);
-        // LanceDB: its default (LSM) read refuses a MemWAL table without a primary key, and its
-        // countRows() counts the base table, which no merge fills (the missing piece, docs above).
-        Map<String, LanceDb.Result> lanceDb = LanceDb.read(
-                table,
-                List.of(
-                        LanceDb.Query.of("default", null, List.of("id", "name")),
-                        LanceDb.Query.countRows("count", null)));
-        assertThat(lanceDb.get("default").error()).contains("requires an unenforced primary key");
-        assertThat(lanceDb.get("count").rows()).containsExactly(List.of("0"));
+        // The sink merged some generations beside the failures; a compactor run merges the rest,
+        // each row an insert on the generated row key, after which the base table alone holds every row.
+        long mergedBySink = mergedRows(table);
+        assertThat(mergedBySink)
+                .as("rows the sink's compaction merged, seed %d", seed)
+                .isPositive();
+        Compactor.compact(table.toString(), null, CompactorOptions.defaults());
+        assertThat(mergedRows(table)).as("base table rows, seed %d", seed).isEqualTo(n);
+        assertThat(lanceCore(table))
+                .as("lance-core after compaction, seed %d", seed)
+                .isEqualTo(expected);
+        try (TableReader reader = TableReader.open(table.toString())) {
+            assertThat(counts(reader.read(ReadMode.COMMITTED).rows()))
+                    .as("walsink's reader after compaction, seed %d", seed)
+                    .isEqualTo(expected);
+        }
+        assertThat(AppendEvents.lanceDb(table))
+                .as("LanceDB's default read and countRows(), seed %d", seed)
+                .isEqualTo(expected);
+    }
+
+    /** The table as lance-core's LSM scanner reads it: the base table, then the SSTables above its merge progress. */
+    private static Map<Long, Long> lanceCore(Path table) {
+        try (RootAllocator allocator = new RootAllocator()) {
+            return counts(LanceOracle.scanPublished(
+                    allocator,
+                    table.toString(),
+                    Map.of(),
+                    new LocalObjectStore(table),
+                    HarnessSupport.shards(table),
+                    List.of("id", "name")));
+        }
+    }
+
+    private static long mergedRows(Path table) {
+        try (RootAllocator allocator = new RootAllocator()) {
+            return LanceRows.scan(allocator, table.toString(), Map.of()).size();
+        }
     }
 
     /**
@@ -181,6 +206,12 @@ class AppendTableJobTest {
         try (TableReader reader = TableReader.open(table.toString())) {
             assertThat(counts(reader.read(ReadMode.COMMITTED).rows())).isEqualTo(expected(n));
         }
+        // A bucket-column append table has no generated row key: not merged, refused with nothing written.
+        long baseVersion = BaseVersions.latest(table.toString());
+        assertThatThrownBy(() -> Compactor.compact(table.toString(), null, CompactorOptions.defaults()))
+                .isInstanceOf(MissingPrimaryKeyException.class)
+                .hasMessageContaining("is an append table without walsink's row key");
+        assertThat(BaseVersions.latest(table.toString())).isEqualTo(baseVersion);
     }
 
     /** Rows {@code i / 2}: every id twice, as identical rows. */
@@ -199,6 +230,7 @@ class AppendTableJobTest {
                 .flushInterval(Duration.ofMillis(20))
                 .memtableMaxRows(1_500)
                 .garbageCollection(true, Duration.ofSeconds(2))
+                .compaction(true)
                 .maintenanceInterval(Duration.ZERO)
                 .storeWrapper(FailoverTestSupport.flaky(0.02, seed))
                 .build();
@@ -221,11 +253,6 @@ class AppendTableJobTest {
 
     /** How often each id occurs, checking each row's name belongs to its id. */
     static Map<Long, Long> counts(Collection<Map<String, Object>> rows) {
-        for (Map<String, Object> row : rows) {
-            assertThat(String.valueOf(row.get("name"))).isEqualTo("event-" + row.get("id"));
-        }
-        return rows.stream()
-                .collect(Collectors.groupingBy(
-                        r -> ((Number) r.get("id")).longValue(), TreeMap::new, Collectors.counting()));
+        return AppendEvents.of(rows);
     }
 }

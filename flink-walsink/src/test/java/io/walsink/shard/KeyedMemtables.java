@@ -4,6 +4,7 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.RowKeys;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -43,7 +44,7 @@ public final class KeyedMemtables {
             BufferAllocator allocator, Schema schema, long generation, int batchMaxRows, int tombstoneColumn) {
         PrimaryKeyEncoder keys =
                 new PrimaryKeyEncoder(List.of(schema.getFields().get(0)));
-        return new Memtable(allocator, schema, generation, batchMaxRows, tombstoneColumn, keys);
+        return new Memtable(allocator, schema, generation, batchMaxRows, tombstoneColumn, keys, RowKeys.NONE);
     }
 
     /** The key bytes of {@code id} in the first column. */

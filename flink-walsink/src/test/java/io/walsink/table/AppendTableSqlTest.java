@@ -4,16 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.walsink.flink.MiniClusters;
 import io.walsink.format.TableLayout;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.TableInfo;
 import io.walsink.format.table.TableSharding;
+import io.walsink.maintenance.Compactor;
+import io.walsink.maintenance.CompactorOptions;
 import io.walsink.storage.LocalObjectStore;
+import io.walsink.testing.LanceRows;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -25,7 +30,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A SQL table without a PRIMARY KEY and {@code 'buckets' = '4'}: rows spread round-robin over four shards. */
+/**
+ * A SQL table without a PRIMARY KEY and {@code 'buckets' = '4'}: rows spread round-robin over four
+ * shards, compacted on walsink's row key, which SQL neither shows nor needs.
+ */
 class AppendTableSqlTest {
     @RegisterExtension
     static final MiniClusterExtension FLINK =
@@ -58,6 +66,20 @@ class AppendTableSqlTest {
         Map<Long, Long> selected = scanned.stream()
                 .collect(Collectors.groupingBy(r -> (Long) r.getField(0), TreeMap::new, Collectors.counting()));
         assertThat(selected).isEqualTo(expected);
+
+        // The table has walsink's row key, which SQL does not show; compacted, the base table holds every row
+        // and the scan reads each once.
+        assertThat(LanceTables.open(path.toString(), Map.of(), true).primaryKey())
+                .containsExactly(AppendRowKey.COLUMN);
+        Compactor.compact(path.toString(), null, CompactorOptions.defaults());
+        try (RootAllocator allocator = new RootAllocator()) {
+            assertThat(LanceRows.scan(allocator, path.toString(), Map.of())).hasSize(12);
+        }
+        List<Row> all = SqlTables.collect(sql, "SELECT * FROM t");
+        assertThat(all).allMatch(r -> r.getArity() == 2);
+        Map<Long, Long> compacted = all.stream()
+                .collect(Collectors.groupingBy(r -> (Long) r.getField(0), TreeMap::new, Collectors.counting()));
+        assertThat(compacted).isEqualTo(expected);
 
         // The continuous read: the snapshot of all four shards, then rows published later, each once.
         sql.executeSql(SqlTables.walsinkTable(

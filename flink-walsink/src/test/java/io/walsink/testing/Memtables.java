@@ -6,6 +6,7 @@ import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.format.wal.WalStorageSchema;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.RowKeys;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -39,7 +40,8 @@ public final class Memtables {
 
     /** A memtable holding {@code ops} in order, every batch sealed, not frozen, nothing durable. */
     public Memtable build(long generation, int batchMaxRows, List<RowOp> ops) {
-        Memtable m = new Memtable(allocator, storage.schema(), generation, batchMaxRows, tombstoneColumn, keys);
+        Memtable m = new Memtable(
+                allocator, storage.schema(), generation, batchMaxRows, tombstoneColumn, keys, RowKeys.NONE);
         try (VectorSchemaRoot in = ArrowRows.batch(
                 allocator, input, ops.stream().map(RowOp::values).toList())) {
             FieldVector[] keyColumns = keys == null ? null : keys.keyColumns(in);

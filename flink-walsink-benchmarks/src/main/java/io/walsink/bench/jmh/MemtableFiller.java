@@ -4,6 +4,7 @@ import io.walsink.bench.support.KeyValueRows;
 import io.walsink.format.key.KeyBuffer;
 import io.walsink.shard.TableContext;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.RowKeys;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -19,7 +20,8 @@ final class MemtableFiller {
                 1,
                 ctx.config().batchMaxRows(),
                 ctx.tombstoneColumn(),
-                ctx.keys());
+                ctx.keys(),
+                RowKeys.NONE);
         KeyBuffer key = new KeyBuffer();
         try (VectorSchemaRoot rows = KeyValueRows.batchOf(ctx.allocator(), ids)) {
             FieldVector[] keyColumns = ctx.keys().keyColumns(rows);

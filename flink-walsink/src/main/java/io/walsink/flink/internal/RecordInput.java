@@ -29,8 +29,7 @@ final class RecordInput<IN> implements AutoCloseable {
     /** Resolves the field writers for the table's schema, which must accept {@code rowType}. */
     static <IN> RecordInput<IN> open(
             InputConversion<IN> conversion, RowType rowType, TableContext table, BufferAllocator allocator) {
-        RowDataArrowWriter writer =
-                RowDataArrowWriter.create(rowType, table.table().schema());
+        RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, table.inputSchema());
         table.checkRowSchema(writer.schema());
         return new RecordInput<>(
                 conversion.open(rowType), new RowStaging(writer, table, allocator), new RowDataInput(writer));

@@ -23,7 +23,7 @@ final class RowStaging implements AutoCloseable {
     RowStaging(RowDataArrowWriter writer, TableContext table, BufferAllocator allocator) {
         this.writer = writer;
         this.table = table;
-        this.batch = VectorSchemaRoot.create(table.table().schema(), allocator);
+        this.batch = VectorSchemaRoot.create(table.inputSchema(), allocator);
         batch.getFieldVectors().forEach(v -> v.setInitialCapacity(ROWS));
         batch.allocateNew();
     }

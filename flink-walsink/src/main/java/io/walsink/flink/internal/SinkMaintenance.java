@@ -104,8 +104,9 @@ final class SinkMaintenance implements AutoCloseable {
 
     /**
      * Maintenance for writer subtask {@code subtask}: on subtask 0 when either action is on, else
-     * null. An append table ({@code keyed} false) is not compacted: walsink cannot yet merge its
-     * rows into the base table exactly once (docs/architecture.md, "Append tables").
+     * null. A table without a primary key ({@code keyed} false: an append table without walsink's
+     * generated row key) is not compacted: nothing merges its rows into the base table exactly once
+     * (docs/architecture.md, "Append tables").
      */
     static SinkMaintenance forSubtask(
             WalSinkOptions options,
@@ -118,8 +119,8 @@ final class SinkMaintenance implements AutoCloseable {
         boolean compaction = settings.get(SinkOptions.COMPACTION_ENABLED) && keyed;
         if (subtask == 0 && !keyed && settings.get(SinkOptions.COMPACTION_ENABLED)) {
             LOG.info(
-                    "{} is an append table (no primary key): {} does not apply to it, its rows stay in the shards'"
-                            + " SSTables",
+                    "{} is an append table without walsink's row key (bucketed on a column, or created by an"
+                            + " earlier release): {} does not apply to it, its rows stay in the shards' SSTables",
                     options.path(),
                     SinkOptions.COMPACTION_ENABLED.key());
         }

@@ -45,7 +45,8 @@ public final class AppendShards {
     /** The round-robin shard count of {@code table}: 1 unless it is an unsharded append table declaring more. */
     public static int of(TableInfo table) {
         boolean unsharded = table.sharding().sharding().transform() == ShardTransform.UNSHARDED;
-        return unsharded && table.primaryKey().isEmpty() ? of(table.uri(), table.schema()) : 1;
+        boolean append = table.primaryKey().isEmpty() || AppendRowKey.of(table);
+        return unsharded && append ? of(table.uri(), table.schema()) : 1;
     }
 
     /** {@code schema} declaring {@code shards} round-robin shards, for creating an append table. */

@@ -4,6 +4,8 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.TableLayout;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.sharding.ShardIds;
+import io.walsink.format.table.AppendRowKey;
+import io.walsink.format.table.AppendShards;
 import io.walsink.format.table.LanceTables;
 import io.walsink.format.table.MaintainedIndexes;
 import io.walsink.format.table.MergedGenerations;
@@ -181,10 +183,12 @@ public final class TableCompaction {
             if (table.primaryKey().isEmpty()) {
                 throw new MissingPrimaryKeyException(
                         tableUri,
-                        "table at " + tableUri + " is an append table (no primary key): walsink does not merge append"
-                                + " tables into the base table, since lance-core cannot append rows and mark their"
-                                + " generation merged in one commit; its rows stay in the shards' SSTables, where"
-                                + " walsink's readers read them",
+                        "table at " + tableUri + " is an append table without walsink's row key "
+                                + AppendRowKey.COLUMN + " (created by an earlier release or with a bucket column):"
+                                + " its rows cannot be merged exactly once, so they stay in the shards' SSTables, where"
+                                + " walsink's readers read them. A round-robin append table the sink creates now"
+                                + " (createTableIfMissing without a key or bucket column) has the row key and is"
+                                + " compacted; copy the rows into one to compact them",
                         null);
             }
             BaseIndexRefresh.warnOfKeyIndexes(base, keyFields(table), tableUri);
@@ -357,14 +361,22 @@ public final class TableCompaction {
         together.forEach(p -> p.spent(spent));
     }
 
-    /** The shards whose keys are one bucket's each: a bucket-sharded table's shards by their ids. */
+    /**
+     * The shards whose keys are one bucket's each: a bucket-sharded table's shards by their ids, and
+     * a round-robin append table's, whose row keys carry their bucket ({@link AppendRowKey}).
+     */
     private static Set<UUID> bucketShards(TableInfo table) {
         TableSharding sharding = table.sharding().sharding();
-        if (sharding.transform() != ShardTransform.BUCKET) {
+        int buckets;
+        if (sharding.transform() == ShardTransform.BUCKET) {
+            buckets = sharding.numBuckets().getAsInt();
+        } else if (AppendRowKey.of(table)) {
+            buckets = AppendShards.of(table);
+        } else {
             return Set.of();
         }
         Set<UUID> ids = new HashSet<>();
-        for (int b = 0; b < sharding.numBuckets().getAsInt(); b++) {
+        for (int b = 0; b < buckets; b++) {
             ids.add(ShardIds.bucket(b));
         }
         return ids;

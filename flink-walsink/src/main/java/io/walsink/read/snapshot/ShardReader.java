@@ -80,9 +80,9 @@ public final class ShardReader {
         }
         PinnedShard pinned = pin(mode);
         TableSnapshot snapshot = new TableSnapshot(mode, baseVersion, List.of(pinned));
-        MergedRows<Map<String, Object>> rows = new MergedRows<>(layout, RowValues.extractor(layout.columns()));
+        MergedRows<Map<String, Object>> rows = new MergedRows<>(layout, RowValues.extractor(layout.userColumns()));
         applyTo(rows, layout.storage(profile), snapshot, pinned, 0);
-        return new TableRows(layout.columns(), layout.primaryKey(), rows.live());
+        return new TableRows(layout.userColumns(), layout.userKey(), rows.live());
     }
 
     /**

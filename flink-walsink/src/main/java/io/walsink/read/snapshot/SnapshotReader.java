@@ -114,8 +114,9 @@ public final class SnapshotReader implements AutoCloseable {
     public TableRows read(TableSnapshot snapshot) {
         try (Dataset base = openBase(snapshot)) {
             TableColumns layout = TableColumns.of(base);
-            List<Map<String, Object>> rows = merge(base, layout, snapshot, RowValues.extractor(layout.columns()), null);
-            return new TableRows(layout.columns(), layout.primaryKey(), rows);
+            List<Map<String, Object>> rows =
+                    merge(base, layout, snapshot, RowValues.extractor(layout.userColumns()), null);
+            return new TableRows(layout.userColumns(), layout.userKey(), rows);
         }
     }
 

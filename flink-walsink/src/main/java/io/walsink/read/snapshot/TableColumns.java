@@ -1,6 +1,7 @@
 package io.walsink.read.snapshot;
 
 import io.walsink.annotation.Internal;
+import io.walsink.format.table.AppendRowKey;
 import io.walsink.format.wal.WalSchemaProfile;
 import io.walsink.format.wal.WalStorageSchema;
 import java.util.ArrayList;
@@ -46,5 +47,22 @@ public record TableColumns(
 
     public List<Field> keyFields() {
         return primaryKey.stream().map(schema::findField).toList();
+    }
+
+    /** Whether the key is walsink's generated row key of an append table ({@link AppendRowKey}). */
+    public boolean generatedKey() {
+        return primaryKey.equals(List.of(AppendRowKey.COLUMN));
+    }
+
+    /** The columns users declared: without an append table's generated row key. */
+    public List<String> userColumns() {
+        return generatedKey()
+                ? columns.stream().filter(c -> !c.equals(AppendRowKey.COLUMN)).toList()
+                : columns;
+    }
+
+    /** The key users declared: none for an append table with a generated row key. */
+    public List<String> userKey() {
+        return generatedKey() ? List.of() : primaryKey;
     }
 }

@@ -37,9 +37,18 @@ final class ColumnCopy {
 
     /** Copies input row {@code row} to row {@code at} of {@code columns}. */
     static void row(
-            List<FieldVector> inputs, int row, FieldVector[] columns, int at, int tombstoneColumn, boolean tombstone) {
+            List<FieldVector> inputs,
+            int row,
+            FieldVector[] columns,
+            int at,
+            int tombstoneColumn,
+            int generatedColumn,
+            boolean tombstone) {
         for (int c = 0, in = 0; c < columns.length; c++) {
             FieldVector column = columns[c];
+            if (c == generatedColumn) {
+                continue;
+            }
             if (c == tombstoneColumn) {
                 ((BitVector) column).setSafe(at, tombstone ? 1 : 0);
             } else {
@@ -57,9 +66,13 @@ final class ColumnCopy {
             VectorAppender[] appenders,
             int at,
             int tombstoneColumn,
+            int generatedColumn,
             boolean tombstone) {
         for (int c = 0, in = 0; c < columns.length; c++) {
             FieldVector column = columns[c];
+            if (c == generatedColumn) {
+                continue;
+            }
             if (c == tombstoneColumn) {
                 BitVector bits = (BitVector) column;
                 while (bits.getValueCapacity() < at + count) {

@@ -49,6 +49,7 @@ public final class Memtable implements AutoCloseable {
     private final int tombstoneColumn;
     private final KeyIndex index; // null for append-only tables
     private final PrimaryKeyEncoder keys; // reads keys from columns; null for append-only tables
+    private final RowKeys rowKeys; // an append table's generated keys; RowKeys.NONE for other tables
 
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
@@ -68,7 +69,8 @@ public final class Memtable implements AutoCloseable {
             long generation,
             int batchMaxRows,
             int tombstoneColumn,
-            PrimaryKeyEncoder keys) {
+            PrimaryKeyEncoder keys,
+            RowKeys rowKeys) {
         if (generation < 1) {
             throw new IllegalArgumentException("memtable generation must be >= 1, was " + generation);
         }
@@ -78,6 +80,7 @@ public final class Memtable implements AutoCloseable {
         this.batchMaxRows = batchMaxRows;
         this.tombstoneColumn = tombstoneColumn;
         this.keys = keys;
+        this.rowKeys = rowKeys;
         this.index = keys == null ? null : KeyIndex.forKey(keys);
         this.sizing = new BatchSizing(schema, batchMaxRows);
     }
@@ -97,7 +100,8 @@ public final class Memtable implements AutoCloseable {
     public void append(VectorSchemaRoot input, int row, boolean tombstone, byte[] key, int keyLength) {
         checkTombstone(tombstone);
         indexOpenRows();
-        copyRow(input, row, tombstone);
+        openBatch()
+                .copyRow(input.getFieldVectors(), row, tombstoneColumn, tombstone, rowKeys, generation, sealed.rows());
         rowAppended(key, keyLength);
     }
 
@@ -110,7 +114,8 @@ public final class Memtable implements AutoCloseable {
         checkTombstone(tombstone);
         checkKeyColumns(keyColumns);
         indexOpenRows();
-        copyRow(input, row, tombstone);
+        openBatch()
+                .copyRow(input.getFieldVectors(), row, tombstoneColumn, tombstone, rowKeys, generation, sealed.rows());
         long position = sealed.rows() + open.rows();
         open.added(1);
         if (index != null) {
@@ -133,8 +138,7 @@ public final class Memtable implements AutoCloseable {
         for (int row = from; row < to; ) {
             OpenBatch batch = openBatch();
             int count = Math.min(to - row, batchMaxRows - batch.rows());
-            ColumnCopy.range(
-                    inputs, row, count, batch.columns(), batch.appenders(), batch.rows(), tombstoneColumn, tombstone);
+            batch.copyRange(inputs, row, count, tombstoneColumn, tombstone, rowKeys, generation, sealed.rows());
             long first = sealed.rows() + batch.rows();
             batch.added(count);
             if (index != null) {
@@ -157,7 +161,8 @@ public final class Memtable implements AutoCloseable {
         int at = batch.rows();
         batch.roomFor(at);
         FieldVector[] columns = batch.columns();
-        row.writeRow(columns, at);
+        row.writeRow(rowKeys.writerColumns(batch), at);
+        rowKeys.fill(batch, at, 1, generation, sealed.rows() + at);
         validator.checkKeyNotNull(columns, at);
         if (tombstoneColumn >= 0) {
             ((BitVector) columns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
@@ -195,11 +200,6 @@ public final class Memtable implements AutoCloseable {
             throw new IllegalStateException(
                     "memtable generation " + generation + " indexes a primary key: rows need their key columns");
         }
-    }
-
-    private void copyRow(VectorSchemaRoot input, int row, boolean tombstone) {
-        OpenBatch batch = openBatch();
-        ColumnCopy.row(input.getFieldVectors(), row, batch.columns(), batch.rows(), tombstoneColumn, tombstone);
     }
 
     /**

@@ -51,6 +51,51 @@ final class OpenBatch implements AutoCloseable {
         return columns;
     }
 
+    private FieldVector[] inputColumns; // columns() without the generated row key, built at first use
+
+    /**
+     * Copies input row {@code row} after the batch's rows ({@link ColumnCopy#row}) and gives it its
+     * generated row key, if any, as row {@code sealedRows + rows()} of the memtable.
+     */
+    void copyRow(
+            List<FieldVector> inputs,
+            int row,
+            int tombstoneColumn,
+            boolean tombstone,
+            RowKeys keys,
+            long gen,
+            long sealedRows) {
+        ColumnCopy.row(inputs, row, columns, rows, tombstoneColumn, keys.column(), tombstone);
+        keys.fill(this, rows, 1, gen, sealedRows + rows);
+    }
+
+    /** As {@link #copyRow} for {@code count} rows from {@code from}, a range of each column at once. */
+    void copyRange(
+            List<FieldVector> inputs,
+            int from,
+            int count,
+            int tombstoneColumn,
+            boolean tombstone,
+            RowKeys keys,
+            long gen,
+            long sealedRows) {
+        ColumnCopy.range(inputs, from, count, columns, appenders, rows, tombstoneColumn, keys.column(), tombstone);
+        keys.fill(this, rows, count, gen, sealedRows + rows);
+    }
+
+    /** {@link #columns()} without column {@code generated}: where a row writer writes the users' values. */
+    FieldVector[] inputColumns(int generated) {
+        if (inputColumns == null) {
+            inputColumns = new FieldVector[columns.length - 1];
+            for (int c = 0, i = 0; c < columns.length; c++) {
+                if (c != generated) {
+                    inputColumns[i++] = columns[c];
+                }
+            }
+        }
+        return inputColumns;
+    }
+
     VectorAppender[] appenders() {
         return appenders;
     }

@@ -122,6 +122,15 @@ class MaintainedIndexesTest {
                         List.of(MaintainedIndex.scalar("i", "id", MaintainedIndex.Type.BTREE)),
                         null))
                 .hasMessageContaining("maintained indexes need a primary key");
+        assertThatThrownBy(() -> LanceTables.create(
+                        uri,
+                        AppendRowKey.declare(SCHEMA),
+                        List.of(AppendRowKey.COLUMN),
+                        TableSharding.unsharded(),
+                        Map.of(),
+                        List.of(MaintainedIndex.scalar("i", "id", MaintainedIndex.Type.BTREE)),
+                        null))
+                .hasMessageContaining("does not take them yet");
         assertThatThrownBy(() -> LanceTables.open(uri, Map.of()))
                 .as("nothing was created")
                 .isInstanceOf(TableNotFoundException.class);

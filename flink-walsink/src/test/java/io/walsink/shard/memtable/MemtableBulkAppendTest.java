@@ -69,9 +69,11 @@ class MemtableBulkAppendTest {
         // The byte-key index, fed the same keys at the same positions, is what every index must answer as.
         ByteKeyIndex reference = new ByteKeyIndex();
         long position = 0;
-        try (Memtable bytes = new Memtable(allocator, STORAGE, 1, batchMaxRows, TOMBSTONE_COLUMN, keys);
-                Memtable rows = new Memtable(allocator, STORAGE, 1, batchMaxRows, TOMBSTONE_COLUMN, keys);
-                Memtable ranges = new Memtable(allocator, STORAGE, 1, batchMaxRows, TOMBSTONE_COLUMN, keys)) {
+        try (Memtable bytes = new Memtable(allocator, STORAGE, 1, batchMaxRows, TOMBSTONE_COLUMN, keys, RowKeys.NONE);
+                Memtable rows =
+                        new Memtable(allocator, STORAGE, 1, batchMaxRows, TOMBSTONE_COLUMN, keys, RowKeys.NONE);
+                Memtable ranges =
+                        new Memtable(allocator, STORAGE, 1, batchMaxRows, TOMBSTONE_COLUMN, keys, RowKeys.NONE)) {
             KeyBuffer key = new KeyBuffer();
             for (int b = 0; b < 40; b++) {
                 boolean delete = random.nextInt(5) == 0;
@@ -167,7 +169,7 @@ class MemtableBulkAppendTest {
     @ValueSource(ints = {0, 3, 8, 13})
     void aRangeFromAnUnalignedRowCopiesItsValidityBits(int from) {
         PrimaryKeyEncoder keys = new PrimaryKeyEncoder(List.of(ID));
-        try (Memtable m = new Memtable(allocator, STORAGE, 1, 1000, TOMBSTONE_COLUMN, keys);
+        try (Memtable m = new Memtable(allocator, STORAGE, 1, 1000, TOMBSTONE_COLUMN, keys, RowKeys.NONE);
                 VectorSchemaRoot in = randomBatch(40, new Random(from))) {
             m.appendRange(in, from, 31, false, keys.keyColumns(in));
             m.sealOpenBatch();
@@ -194,8 +196,8 @@ class MemtableBulkAppendTest {
     @ValueSource(booleans = {false, true})
     void rangesKeepTheMemtableRules(boolean keyed) {
         PrimaryKeyEncoder keys = new PrimaryKeyEncoder(List.of(ID));
-        try (Memtable noTombstone = new Memtable(allocator, INPUT, 1, 10, -1, keyed ? keys : null);
-                Memtable withKey = new Memtable(allocator, STORAGE, 1, 10, TOMBSTONE_COLUMN, keys);
+        try (Memtable noTombstone = new Memtable(allocator, INPUT, 1, 10, -1, keyed ? keys : null, RowKeys.NONE);
+                Memtable withKey = new Memtable(allocator, STORAGE, 1, 10, TOMBSTONE_COLUMN, keys, RowKeys.NONE);
                 VectorSchemaRoot in = randomBatch(5, new Random(1))) {
             assertThatThrownBy(() -> noTombstone.appendRange(in, 0, 5, true, keys.keyColumns(in)))
                     .hasMessageContaining("no _tombstone column");

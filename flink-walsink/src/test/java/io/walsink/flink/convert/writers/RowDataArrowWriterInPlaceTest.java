@@ -8,6 +8,7 @@ import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import io.walsink.shard.memtable.InputValidator;
 import io.walsink.shard.memtable.Memtable;
+import io.walsink.shard.memtable.RowKeys;
 import io.walsink.testing.AllocatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -77,7 +78,7 @@ class RowDataArrowWriterInPlaceTest {
 
         List<RowData> accepted = new ArrayList<>();
         int failed = 0;
-        try (Memtable memtable = new Memtable(allocator, schema, 1, 700, -1, keys)) {
+        try (Memtable memtable = new Memtable(allocator, schema, 1, 700, -1, keys, RowKeys.NONE)) {
             for (int r = 0; r < 5_000; r++) {
                 GenericRowData generic = row(random, r);
                 RowData row = random.nextInt(4) == 0 ? generic : binary(shuffle, generic);
