@@ -37,6 +37,9 @@ import java.util.stream.Stream;
  */
 @Internal
 public final class LocalObjectStore implements ObjectStore {
+    /** The most bytes one write call hands the JDK (see {@link #writeTemporary}). */
+    static final int WRITE_SLICE_BYTES = 1 << 20;
+
     /**
      * Age after which a temporary file counts as abandoned. A put holds its file for
      * milliseconds; an hour leaves room for stalled processes and clock skew on shared disks.
@@ -326,9 +329,13 @@ public final class LocalObjectStore implements ObjectStore {
         Path temporary = target.resolveSibling(TemporaryFileNames.next());
         try (FileChannel channel =
                 FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(data);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+            // The JDK copies a heap buffer through a direct one it keeps per thread, replaced by a
+            // fresh one (zeroed, page-faulted) whenever a write is larger: slices keep it one size.
+            for (int offset = 0; offset < data.length; offset += WRITE_SLICE_BYTES) {
+                ByteBuffer slice = ByteBuffer.wrap(data, offset, Math.min(WRITE_SLICE_BYTES, data.length - offset));
+                while (slice.hasRemaining()) {
+                    channel.write(slice);
+                }
             }
             channel.force(true);
         }

@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -31,6 +36,48 @@ class LocalObjectStoreTest {
         }
         assertThat(TemporaryFileNames.isTemporary("1" + "0".repeat(63) + ".arrow"))
                 .isFalse();
+    }
+
+    /**
+     * Growing objects (WAL entries grow with the rate) must not make the JDK's per-thread copy
+     * buffer grow with them: each larger one was a fresh direct buffer, zeroed and page-faulted.
+     */
+    @Test
+    void writesOfGrowingObjectsKeepTheThreadsDirectCopyBufferOneSliceLarge() throws Exception {
+        LocalObjectStore store = new LocalObjectStore(root);
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct"))
+                .findFirst()
+                .orElseThrow();
+        AtomicLong grown = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread writer = new Thread(
+                () -> { // a new thread: no copy buffer kept yet
+                    try {
+                        long before = direct.getTotalCapacity();
+                        for (int i = 0; i < 4; i++) {
+                            byte[] data = new byte[(3 + i) << 19]; // 1.5 MiB to 3 MiB
+                            Arrays.fill(data, (byte) i);
+                            store.putIfAbsent("wal/" + i, data);
+                            store.put("manifest/" + i, data);
+                        }
+                        grown.set(direct.getTotalCapacity() - before);
+                        for (int i = 0; i < 4; i++) {
+                            byte[] data = new byte[(3 + i) << 19];
+                            Arrays.fill(data, (byte) i);
+                            assertThat(store.get("wal/" + i)).isEqualTo(data);
+                            assertThat(store.get("manifest/" + i)).isEqualTo(data);
+                        }
+                    } catch (Throwable t) {
+                        failure.set(t);
+                    }
+                });
+        writer.start();
+        writer.join();
+        assertThat(failure.get()).isNull();
+        assertThat(grown.get())
+                .as("direct buffer bytes the writing thread kept")
+                .isLessThan(LocalObjectStore.WRITE_SLICE_BYTES + (1L << 20));
     }
 
     @Test

@@ -10,11 +10,14 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * How large a memtable's next open batch is made: the rows of the batch sealed last plus an eighth
- * (ticks seal batches at a steady rate's size), at most a full batch, and its variable-width
- * columns sized for the bytes per row that batch held, plus an eighth. Too small costs doubling
- * copies (string buffers doubled in every batch were 10% of a bulk put); too large holds memory a
- * sealed batch never uses.
+ * How large a memtable's next open batch is made. A batch sealed full is followed by a full one;
+ * a batch sealed part-full (a tick, so the WAL gets what arrived) ends a run of batches, and the
+ * next batch is sized for that run's rows plus an eighth, at most a full batch. Variable-width
+ * columns are sized for the bytes per row the last batch held, plus an eighth. Both are rounded up
+ * (rows to a power of two, bytes to an eighth of one), so that buffers come in few sizes and
+ * released ones fit the next batches (fresh memory costs a page fault per 4 KiB at first touch). Too small costs doubling
+ * copies (sized by a tick's remainder, batches were regrown twice per tick: 15% of the writer
+ * thread); too large holds memory a sealed batch never uses.
  */
 final class BatchSizing {
     /** Rows of a memtable's first open batch, before any batch was sealed. */
@@ -22,31 +25,55 @@ final class BatchSizing {
 
     private final Schema schema;
     private final int batchMaxRows;
-    private int lastRows; // 0 until a batch is sealed
+    private int nextRows;
+    private long runRows; // rows of the full batches sealed since the last part-full one
     private final double[] lastBytesPerValue; // per column; 0 for fixed-width ones and until sealed
 
     BatchSizing(Schema schema, int batchMaxRows) {
         this.schema = schema;
         this.batchMaxRows = batchMaxRows;
+        this.nextRows = rowsFor(FIRST_BATCH_ROWS, batchMaxRows);
         this.lastBytesPerValue = new double[schema.getFields().size()];
     }
 
     /** A new open batch, sized from the batch sealed last. */
     OpenBatch open(BufferAllocator allocator, PrimaryKeyEncoder keys) {
-        int expected = lastRows == 0 ? FIRST_BATCH_ROWS : lastRows + lastRows / 8;
-        return new OpenBatch(schema, allocator, Math.max(1, Math.min(batchMaxRows, expected)), lastBytesPerValue, keys);
+        return new OpenBatch(schema, allocator, nextRows, lastBytesPerValue, keys);
+    }
+
+    /** {@code rows} rounded up to a power of two, at least 1 and at most {@code max}. */
+    static int rowsFor(long rows, int max) {
+        long rounded = Long.highestOneBit(Math.max(1, rows - 1)) << 1;
+        return (int) Math.max(1, Math.min(max, rows <= 1 ? 1 : rounded));
+    }
+
+    /** {@code bytes} rounded up to an eighth of a power of two (few sizes, at most an eighth more); 0 stays 0. */
+    static double bytesFor(double bytes) {
+        if (bytes <= 0) {
+            return 0;
+        }
+        double octave = Math.pow(2, Math.floor(Math.log(bytes) / Math.log(2)));
+        return octave * Math.ceil(bytes / octave * 8) / 8;
     }
 
     /** Records the size of {@code batch}, just sealed (its row count set). */
     void sealed(VectorSchemaRoot batch) {
-        lastRows = batch.getRowCount();
+        int rows = batch.getRowCount();
+        if (rows >= batchMaxRows) {
+            runRows += rows;
+            nextRows = batchMaxRows;
+        } else {
+            long run = runRows + rows;
+            runRows = 0;
+            nextRows = rowsFor(run + run / 8, batchMaxRows);
+        }
         List<FieldVector> vectors = batch.getFieldVectors();
         for (int c = 0; c < lastBytesPerValue.length; c++) {
             FieldVector v = vectors.get(c);
             double d = v instanceof BaseVariableWidthVector variable
                     ? variable.getDensity()
                     : v instanceof BaseLargeVariableWidthVector large ? large.getDensity() : 0;
-            lastBytesPerValue[c] = d + d / 8;
+            lastBytesPerValue[c] = bytesFor(d + d / 8);
         }
     }
 }

@@ -62,6 +62,45 @@ class MemtableRecyclingTest {
         }
     }
 
+    @Test
+    void batchesSealedByTicksReuseTheRetiredMemtablesMemoryAtAnotherRate() {
+        try (OffHeapAllocators.Recycling allocator = OffHeapAllocators.root(MEMORY, MEMORY)) {
+            filledInTicks(allocator, 1, 0, 10_000).close();
+            long freshBefore = allocator.recycled().freshCount();
+            // a tick's remainder differs with the rate; the batches after it must not follow it (names of one width)
+            try (Memtable next = filledInTicks(allocator, 2, 1_000_000, 10_300)) {
+                assertThat(next.sealedBatches()).hasSizeGreaterThanOrEqualTo(12);
+                assertThat(allocator.recycled().freshCount() - freshBefore)
+                        .as("allocations of fresh memory while the second memtable filled")
+                        .isZero();
+            }
+        }
+    }
+
+    /**
+     * A frozen memtable of {@code 4 * rowsPerTick} rows whose ids start at {@code firstId}, written
+     * row by row with the open batch sealed after every {@code rowsPerTick} rows, as the WAL
+     * ticker seals it.
+     */
+    private static Memtable filledInTicks(BufferAllocator allocator, long generation, long firstId, int rowsPerTick) {
+        Memtable m = KeyedMemtables.create(allocator, KeyedMemtables.ID_NAME_STORAGE, generation, 4096, 2);
+        try (VectorSchemaRoot in = VectorSchemaRoot.create(KeyedMemtables.ID_NAME, allocator)) {
+            BigIntVector id = (BigIntVector) in.getVector(0);
+            VarCharVector name = (VarCharVector) in.getVector(1);
+            for (int r = 0; r < 4 * rowsPerTick; r++) {
+                id.setSafe(0, firstId + r);
+                name.setSafe(0, String.format("name-%07d", firstId + r).getBytes(StandardCharsets.UTF_8));
+                in.setRowCount(1);
+                m.append(in, 0, false, key(firstId + r), KEY_LENGTH);
+                if ((r + 1) % rowsPerTick == 0) {
+                    m.sealOpenBatch();
+                }
+            }
+        }
+        m.freeze();
+        return m;
+    }
+
     /** A frozen memtable of {@link #ROWS} rows whose ids start at {@code firstId}, written row by row. */
     private static Memtable filled(BufferAllocator allocator, long generation, long firstId) {
         Memtable m = KeyedMemtables.create(allocator, KeyedMemtables.ID_NAME_STORAGE, generation, 4096, 2);

@@ -43,12 +43,17 @@ public final class SinkAllocators {
         if (held == 0) {
             long peak = allocator.getPeakMemoryAllocation();
             long cap = allocator.getLimit();
+            String reuse = allocator instanceof OffHeapAllocators.Recycling recycling
+                    ? "; " + recycling.recycled().reusedCount() + " allocations took released memory, "
+                            + recycling.recycled().freshCount() + " fresh memory"
+                    : "";
             allocator.close();
             LOG.info(
-                    "walsink {}: Arrow allocator closed; it held at most {} bytes at once, of its cap of {} bytes",
+                    "walsink {}: Arrow allocator closed; it held at most {} bytes at once, of its cap of {} bytes{}",
                     owner,
                     peak,
-                    cap);
+                    cap,
+                    reuse);
             return;
         }
         if (allocator instanceof OffHeapAllocators.Recycling recycling) {
