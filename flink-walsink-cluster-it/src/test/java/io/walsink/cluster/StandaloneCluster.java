@@ -251,7 +251,9 @@ final class StandaloneCluster implements AutoCloseable {
             "MALLOC_TRIM_THRESHOLD_",
             "1073741824",
             "MALLOC_TOP_PAD_",
-            "67108864");
+            "67108864",
+            "MALLOC_ARENA_MAX",
+            "2");
 
     private Process start(String name, String jvmParams, String mainClass, String dynamicConfig) throws IOException {
         List<String> command = java(name, lib + "/*", "log4j.properties");
