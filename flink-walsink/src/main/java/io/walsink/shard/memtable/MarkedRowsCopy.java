@@ -1,6 +1,7 @@
 package io.walsink.shard.memtable;
 
 import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -81,8 +82,9 @@ final class MarkedRowsCopy {
     private void copyColumn(List<FieldVector> from, FieldVector to) {
         to.clear();
         FieldVector first = from.get(0);
-        if (first instanceof BitVector
-                || !(first instanceof BaseFixedWidthVector || first instanceof BaseVariableWidthVector)) {
+        if (first instanceof BitVector) {
+            bits(from, (BitVector) to);
+        } else if (!(first instanceof BaseFixedWidthVector || first instanceof BaseVariableWidthVector)) {
             rowByRow(from, to);
         } else if (first instanceof BaseFixedWidthVector) {
             fixedWidth(from, (BaseFixedWidthVector) to);
@@ -99,6 +101,30 @@ final class MarkedRowsCopy {
             for (int run = 0; run < runs[s]; run++) {
                 for (int i = 0; i < runLength[s][run]; i++) {
                     to.copyFromSafe(runStart[s][run] + i, dst++, from.get(s));
+                }
+            }
+        }
+    }
+
+    /** Booleans (the tombstone column): bit by bit into zeroed buffers, setting only the ones. */
+    private void bits(List<FieldVector> from, BitVector to) {
+        to.allocateNew(Math.max(1, kept));
+        ArrowBuf values = to.getDataBuffer();
+        ArrowBuf validity = to.getValidityBuffer();
+        int dst = 0;
+        for (int s = 0; s < from.size(); s++) {
+            BitVector source = (BitVector) from.get(s);
+            ArrowBuf sourceValues = source.getDataBuffer();
+            ArrowBuf sourceValidity = source.getValidityBuffer();
+            for (int run = 0; run < runs[s]; run++) {
+                int src = runStart[s][run];
+                for (int i = 0; i < runLength[s][run]; i++, dst++) {
+                    if (BitVectorHelper.get(sourceValidity, src + i) != 0) {
+                        BitVectorHelper.setBit(validity, dst);
+                        if (BitVectorHelper.get(sourceValues, src + i) != 0) {
+                            BitVectorHelper.setBit(values, dst);
+                        }
+                    }
                 }
             }
         }
