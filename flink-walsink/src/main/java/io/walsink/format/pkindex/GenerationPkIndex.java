@@ -9,7 +9,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.UInt8Vector;
@@ -98,6 +102,9 @@ public final class GenerationPkIndex implements AutoCloseable {
      * as the generation's next rows: the first key added is row offset 0.
      */
     public void add(FieldVector[] keyColumns, int from, int to) {
+        if (unsorted != null) {
+            appendValues(keyColumns[0], from, to);
+        }
         for (int row = from; row < to; row++) {
             if (bits != null) {
                 if (rows == bits.length) {
@@ -116,10 +123,30 @@ public final class GenerationPkIndex implements AutoCloseable {
                 System.arraycopy(key.array(), 0, arena, start, key.length());
                 ends[rows] = start + key.length();
             }
-            if (unsorted != null) {
-                unsorted.copyFromSafe(row, rows, keyColumns[0]);
-            }
             rows++;
+        }
+    }
+
+    /**
+     * Appends rows {@code [from, to)} of {@code column} after the {@link #rows} values held: one
+     * memory copy for a fixed-width column (keys are never null), Arrow's row copy otherwise.
+     */
+    private void appendValues(FieldVector column, int from, int to) {
+        if (unsorted instanceof BaseFixedWidthVector held
+                && column instanceof BaseFixedWidthVector source
+                && !(held instanceof BitVector)) {
+            while (held.getValueCapacity() < rows + (to - from)) {
+                held.reAlloc();
+            }
+            long width = held.getTypeWidth();
+            held.getDataBuffer().setBytes(rows * width, source.getDataBuffer(), from * width, (to - from) * width);
+            for (int i = rows; i < rows + (to - from); i++) {
+                BitVectorHelper.setBit(held.getValidityBuffer(), i);
+            }
+            return;
+        }
+        for (int row = from, at = rows; row < to; row++, at++) {
+            unsorted.copyFromSafe(row, at, column);
         }
     }
 
@@ -176,15 +203,19 @@ public final class GenerationPkIndex implements AutoCloseable {
                     int first = p * PAGE_ROWS;
                     int n = Math.min(PAGE_ROWS, rows - first);
                     page.allocateNew();
-                    for (int i = 0; i < n; i++) {
-                        int row = order[first + i];
-                        if (composite) {
-                            int start = row == 0 ? 0 : ends[row - 1];
-                            ((VarBinaryVector) values).setSafe(i, arena, start, ends[row] - start);
-                        } else {
-                            values.copyFromSafe(row, i, unsorted);
+                    if (values instanceof BaseFixedWidthVector fixed && !(values instanceof BitVector)) {
+                        fixedWidthPage(fixed, ids, order, first, n);
+                    } else {
+                        for (int i = 0; i < n; i++) {
+                            int row = order[first + i];
+                            if (composite) {
+                                int start = row == 0 ? 0 : ends[row - 1];
+                                ((VarBinaryVector) values).setSafe(i, arena, start, ends[row] - start);
+                            } else {
+                                values.copyFromSafe(row, i, unsorted);
+                            }
+                            ids.setSafe(i, row);
                         }
-                        ids.setSafe(i, row);
                     }
                     page.setRowCount(n);
                     data.write(page);
@@ -202,6 +233,29 @@ public final class GenerationPkIndex implements AutoCloseable {
             }
         }
         return pages;
+    }
+
+    /**
+     * Fills a page of a fixed-width key (one column, never null) with the values of rows
+     * {@code order[first, first + n)}: a load and a store per value, where Arrow's row copy
+     * checked capacity and types per value (most of the index's cost).
+     */
+    private void fixedWidthPage(BaseFixedWidthVector page, UInt8Vector ids, int[] order, int first, int n) {
+        page.allocateNew(n);
+        ids.allocateNew(n);
+        ArrowBuf from = ((BaseFixedWidthVector) unsorted).getDataBuffer();
+        ArrowBuf to = page.getDataBuffer();
+        int width = page.getTypeWidth();
+        for (int i = 0; i < n; i++) {
+            int row = order[first + i];
+            switch (width) {
+                case 8 -> to.setLong((long) i * 8, from.getLong((long) row * 8));
+                case 4 -> to.setInt((long) i * 4, from.getInt((long) row * 4));
+                default -> to.setBytes((long) i * width, from, (long) row * width, width);
+            }
+            BitVectorHelper.setBit(page.getValidityBuffer(), i);
+            ids.set(i, row);
+        }
     }
 
     private LanceFileWriter open(String file, Map<String, String> storageOptions) throws IOException {
