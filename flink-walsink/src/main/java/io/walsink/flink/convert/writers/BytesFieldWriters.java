@@ -9,6 +9,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 
 /** Writers for strings and byte strings; both go to Arrow as raw bytes without re-encoding. */
@@ -29,6 +30,12 @@ final class BytesFieldWriters {
         /** Appends a binary row's string from the row's memory when it follows the last value set. */
         @Override
         void setFieldInPlace(FieldVector v, int index, RowData row, int pos) {
+            if (row instanceof BinaryRowData binary
+                    && v instanceof BaseVariableWidthVector vector
+                    && vector.getLastSet() == index - 1
+                    && InPlaceStores.appendBinaryRowString(vector, index, binary, pos)) {
+                return;
+            }
             StringData value = row.getString(pos);
             if (v instanceof BaseVariableWidthVector vector
                     && vector.getLastSet() == index - 1

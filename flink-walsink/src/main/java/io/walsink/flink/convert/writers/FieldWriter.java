@@ -43,6 +43,15 @@ abstract class FieldWriter {
         }
     }
 
+    /** As {@link #writeFieldInPlace}, with the field's null bit already read by the caller. */
+    final void writeFieldInPlace(FieldVector vector, int index, RowData row, int pos, boolean isNull) {
+        if (isNull) {
+            writeNull(vector, index);
+        } else {
+            setFieldInPlace(vector, index, row, pos);
+        }
+    }
+
     final void writeElement(FieldVector vector, int index, ArrayData array, int pos) {
         if (array.isNullAt(pos)) {
             writeNull(vector, index);

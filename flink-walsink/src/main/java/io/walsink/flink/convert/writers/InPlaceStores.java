@@ -1,8 +1,11 @@
 package io.walsink.flink.convert.writers;
 
+import java.nio.ByteOrder;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * Stores into vectors that have room for the row (a memtable's open batch sizes them first, see
@@ -39,6 +42,38 @@ final class InPlaceStores {
         markValid(v.getValidityBufferAddress(), index);
         v.setLastSet(index);
     }
+
+    /**
+     * Appends string field {@code pos} of {@code row} as value {@code index} straight from the
+     * row's memory, as {@link #appendBytes}, without the {@code BinaryStringData} that
+     * {@code getString} makes per value; false (nothing written) unless the row is one heap
+     * segment on a little-endian machine. Flink's layout: the field's 8 bytes hold the string
+     * itself when its top bit is set (length in the next 7 bits, bytes from the field's start),
+     * else its offset from the row's start (high 32 bits) and length (low 32 bits).
+     */
+    static boolean appendBinaryRowString(BaseVariableWidthVector v, int index, BinaryRowData row, int pos) {
+        MemorySegment[] segments = row.getSegments();
+        if (segments.length != 1 || segments[0].isOffHeap() || !LITTLE_ENDIAN) {
+            return false;
+        }
+        MemorySegment segment = segments[0];
+        int field = row.getOffset() + BinaryRowData.calculateBitSetWidthInBytes(row.getArity()) + (pos << 3);
+        long offsetAndLength = segment.getLong(field);
+        int from;
+        int length;
+        if (offsetAndLength < 0) { // the top bit: stored in the field
+            from = field;
+            length = (int) ((offsetAndLength & INLINE_LENGTH_BITS) >>> 56);
+        } else {
+            from = row.getOffset() + (int) (offsetAndLength >> 32);
+            length = (int) offsetAndLength;
+        }
+        appendBytes(v, index, segment.getArray(), from, length);
+        return true;
+    }
+
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    private static final long INLINE_LENGTH_BITS = 0x7FL << 56;
 
     private static void markValid(long validity, int index) {
         long at = validity + (index >>> 3);

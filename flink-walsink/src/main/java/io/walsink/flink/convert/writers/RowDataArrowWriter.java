@@ -15,6 +15,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -43,11 +44,18 @@ public final class RowDataArrowWriter {
 
     private static final RowData NULL_ROW = GenericRowData.of((Object) null);
 
+    /** Bits before the first field's null bit in a {@link BinaryRowData} (its row kind). */
+    private static final int HEADER_BITS = 8;
+
+    /** Whether every field's null bit is in a binary row's first 8 bytes. */
+    private final boolean nullBitsInOneWord;
+
     private RowDataArrowWriter(RowType rowType, Schema schema, FieldWriter[] writers, int[] rowPositions) {
         this.rowType = rowType;
         this.schema = schema;
         this.writers = writers;
         this.rowPositions = rowPositions;
+        this.nullBitsInOneWord = rowType.getFieldCount() + HEADER_BITS <= Long.SIZE;
     }
 
     public static RowDataArrowWriter create(RowType rowType, Schema tableSchema) {
@@ -123,6 +131,14 @@ public final class RowDataArrowWriter {
     }
 
     private void write(RowData row, FieldVector[] columns, int index, boolean inPlace) {
+        if (inPlace
+                && row instanceof BinaryRowData binary
+                && binary.getSegments().length == 1
+                && nullBitsInOneWord
+                && binary.getArity() == rowType.getFieldCount()) {
+            writeBinaryInPlace(binary, columns, index);
+            return;
+        }
         try {
             FieldWriter[] w = writers;
             int[] positions = rowPositions;
@@ -134,6 +150,30 @@ public final class RowDataArrowWriter {
                     w[column].writeFieldInPlace(columns[column], index, row, position);
                 } else {
                     w[column].writeField(columns[column], index, row, position);
+                }
+            }
+        } catch (ColumnValueException e) {
+            throw new ColumnValueException(e.column(), "row " + index + ": " + e.problem(), e.getCause());
+        }
+    }
+
+    /**
+     * {@link #writeInPlace} for a binary row in one memory segment (what a shuffle delivers): its
+     * null bits are read as one word, where {@code isNullAt} read and checked a byte per field.
+     */
+    private void writeBinaryInPlace(BinaryRowData row, FieldVector[] columns, int index) {
+        // bit i of the null bits is bit (i & 7) of byte (i >>> 3); fields start after 8 header bits
+        long nullBits = row.getSegments()[0].getLongLittleEndian(row.getOffset());
+        try {
+            FieldWriter[] w = writers;
+            int[] positions = rowPositions;
+            for (int column = 0; column < w.length; column++) {
+                int position = positions[column];
+                if (position == ABSENT) {
+                    w[column].writeField(columns[column], index, NULL_ROW, 0);
+                } else {
+                    boolean isNull = (nullBits & (1L << (position + HEADER_BITS))) != 0;
+                    w[column].writeFieldInPlace(columns[column], index, row, position, isNull);
                 }
             }
         } catch (ColumnValueException e) {
