@@ -20,8 +20,8 @@ final class SqlVsPaimonDefinition {
             "the same INSERT into a new Paimon primary-key table of that many buckets and into blackhole (Flink"
                     + " 1.20, the paimon-reference module, one new JVM per round)",
             "an unreported warm-up pair on each side; rounds alternate which side goes first and the order"
-                    + " within each pair; rows over Flink's net runtime; Paimon's pair ends with the final checkpoint"
-                    + " (Paimon commits only on one), walsink's without (as q1); every table compared with the model",
+                    + " within each pair; rows over Flink's net runtime; Paimon's table job ends with the final"
+                    + " checkpoint (Paimon commits only on one), every other without (as q1); every table compared with the model",
             List.of(
                     new Option("--rows", "12000000", "upserts per run, a multiple of the parallelism"),
                     new Option("--keys", "1000000", "distinct keys, a multiple of the parallelism"),

@@ -31,7 +31,8 @@ import org.apache.flink.util.CloseableIterator;
  * <p>Its one argument is a properties file: {@code columns}, {@code parallelism}, {@code
  * checkpoint-ms}, {@code final-checkpoint}, and runs {@code run.0.*}, {@code run.1.*}, ... each
  * with {@code name}, {@code sink} ({@code paimon} or {@code blackhole}), {@code buckets}, {@code
- * rows}, {@code source} (the CREATE TABLE of {@code q1_source}) and {@code select}. It prints one
+ * rows}, {@code source} (the CREATE TABLE of {@code q1_source}), {@code select} and optionally
+ * its own {@code final-checkpoint}. It prints one
  * line per run: {@value #PREFIX} {@code name sink buckets rows net-ms}, and for Paimon then the
  * table's rows, distinct keys and the sum of {@code v1}.
  */
@@ -73,7 +74,8 @@ public final class PaimonQ1 {
                     default -> throw new IllegalArgumentException(
                             "sink must be paimon or blackhole, got '" + sink + "'");
                 };
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(spec, dir));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(spec, run, dir));
         env.setParallelism(Integer.parseInt(spec.getProperty("parallelism")));
         env.enableCheckpointing(Long.parseLong(spec.getProperty("checkpoint-ms")));
         StreamTableEnvironment t = StreamTableEnvironment.create(
@@ -125,11 +127,11 @@ public final class PaimonQ1 {
     }
 
     /** As the benchmarks configure walsink's runs (see their Q1Pipelines). */
-    private static Configuration flinkConfig(Properties spec, Path dir) {
+    private static Configuration flinkConfig(Properties spec, String run, Path dir) {
         Configuration conf = new Configuration();
         conf.set(
                 CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH,
-                Boolean.parseBoolean(spec.getProperty("final-checkpoint")));
+                Boolean.parseBoolean(spec.getProperty(run + "final-checkpoint", spec.getProperty("final-checkpoint"))));
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         conf.set(
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY,
