@@ -131,14 +131,16 @@ public final class RowDataArrowWriter {
     }
 
     private void write(RowData row, FieldVector[] columns, int index, boolean inPlace) {
-        if (inPlace
+        // A shuffled row is binary, in one segment: its null bits are read as one word, where
+        // isNullAt read and checked a byte per field. Bit i is bit (i & 7) of byte (i >>> 3).
+        boolean bitsRead = inPlace
                 && row instanceof BinaryRowData binary
                 && binary.getSegments().length == 1
                 && nullBitsInOneWord
-                && binary.getArity() == rowType.getFieldCount()) {
-            writeBinaryInPlace(binary, columns, index);
-            return;
-        }
+                && binary.getArity() == rowType.getFieldCount();
+        long nullBits = bitsRead
+                ? ((BinaryRowData) row).getSegments()[0].getLongLittleEndian(((BinaryRowData) row).getOffset())
+                : 0;
         try {
             FieldWriter[] w = writers;
             int[] positions = rowPositions;
@@ -146,34 +148,13 @@ public final class RowDataArrowWriter {
                 int position = positions[column];
                 if (position == ABSENT) {
                     w[column].writeField(columns[column], index, NULL_ROW, 0);
+                } else if (bitsRead) {
+                    boolean isNull = (nullBits & (1L << (position + HEADER_BITS))) != 0;
+                    w[column].writeFieldInPlace(columns[column], index, row, position, isNull);
                 } else if (inPlace) {
                     w[column].writeFieldInPlace(columns[column], index, row, position);
                 } else {
                     w[column].writeField(columns[column], index, row, position);
-                }
-            }
-        } catch (ColumnValueException e) {
-            throw new ColumnValueException(e.column(), "row " + index + ": " + e.problem(), e.getCause());
-        }
-    }
-
-    /**
-     * {@link #writeInPlace} for a binary row in one memory segment (what a shuffle delivers): its
-     * null bits are read as one word, where {@code isNullAt} read and checked a byte per field.
-     */
-    private void writeBinaryInPlace(BinaryRowData row, FieldVector[] columns, int index) {
-        // bit i of the null bits is bit (i & 7) of byte (i >>> 3); fields start after 8 header bits
-        long nullBits = row.getSegments()[0].getLongLittleEndian(row.getOffset());
-        try {
-            FieldWriter[] w = writers;
-            int[] positions = rowPositions;
-            for (int column = 0; column < w.length; column++) {
-                int position = positions[column];
-                if (position == ABSENT) {
-                    w[column].writeField(columns[column], index, NULL_ROW, 0);
-                } else {
-                    boolean isNull = (nullBits & (1L << (position + HEADER_BITS))) != 0;
-                    w[column].writeFieldInPlace(columns[column], index, row, position, isNull);
                 }
             }
         } catch (ColumnValueException e) {
