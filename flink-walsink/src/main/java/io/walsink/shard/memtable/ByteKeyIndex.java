@@ -20,24 +20,20 @@ final class ByteKeyIndex implements KeyIndex {
     }
 
     @Override
-    public void putRange(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int from, int to, long firstPosition) {
+    public void putRange(
+            PrimaryKeyEncoder keys,
+            FieldVector[] keyColumns,
+            int from,
+            int to,
+            long firstPosition,
+            SupersededRows superseded) {
         for (int r = from; r < to; r++) {
             keys.encode(keyColumns, r, key);
-            index.put(key.array(), 0, key.length(), firstPosition + (r - from));
+            long previous = index.put(key.array(), 0, key.length(), firstPosition + (r - from));
+            if (previous != ABSENT) {
+                superseded.mark(previous);
+            }
         }
-    }
-
-    @Override
-    public int markNewest(
-            PrimaryKeyEncoder keys, FieldVector[] keyColumns, int count, long firstPosition, boolean[] newest) {
-        int marked = 0;
-        for (int r = 0; r < count; r++) {
-            keys.encode(keyColumns, r, key);
-            boolean isNewest = index.get(key.array(), 0, key.length()) == firstPosition + r;
-            newest[r] = isNewest;
-            marked += isNewest ? 1 : 0;
-        }
-        return marked;
     }
 
     @Override

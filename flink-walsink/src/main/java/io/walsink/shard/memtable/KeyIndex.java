@@ -9,9 +9,9 @@ import org.apache.arrow.vector.FieldVector;
  * {@link LongKeyIndex} for one integer-like column, {@link ByteKeyIndex} (order-preserving key
  * bytes) for anything else.
  *
- * <p>The index is a map, nothing more: the newest row of a key is the last position put for it,
- * and the SSTable writer ({@link NewestRowsReader}) walks the memtable's rows in insert order and
- * asks the index whether each is its key's newest; nobody iterates the index itself.
+ * <p>The index is a map, nothing more: the newest row of a key is the last position put for it.
+ * Recording a range also marks the rows it replaces in {@link SupersededRows}, which is what the
+ * SSTable writer ({@link NewestRowsReader}) reads; nobody iterates the index itself.
  */
 interface KeyIndex {
     long ABSENT = -1L;
@@ -34,17 +34,15 @@ interface KeyIndex {
     /**
      * Records rows {@code [from, to)} of {@code keyColumns} (non-null keys) as positions
      * {@code firstPosition, firstPosition + 1, ...}, in that order, reading keys straight from the
-     * columns.
+     * columns, and marks each row they replace in {@code superseded}.
      */
-    void putRange(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int from, int to, long firstPosition);
-
-    /**
-     * Marks which of rows {@code [0, rows)} of {@code keyColumns}, at positions
-     * {@code firstPosition, firstPosition + 1, ...}, are the newest rows of their keys.
-     *
-     * @return the number of rows marked
-     */
-    int markNewest(PrimaryKeyEncoder keys, FieldVector[] keyColumns, int rows, long firstPosition, boolean[] newest);
+    void putRange(
+            PrimaryKeyEncoder keys,
+            FieldVector[] keyColumns,
+            int from,
+            int to,
+            long firstPosition,
+            SupersededRows superseded);
 
     /** Number of distinct keys. */
     int size();

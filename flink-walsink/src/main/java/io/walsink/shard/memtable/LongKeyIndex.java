@@ -49,56 +49,37 @@ public final class LongKeyIndex implements KeyIndex {
      * @return the row it replaces, or {@link #ABSENT} for a new key
      */
     public long put(long key, long position) {
-        int row = rowOf(position);
+        int previous = replace(key, rowOf(position));
+        return previous == NO_ROW ? ABSENT : previous;
+    }
+
+    /**
+     * {@link #put} of a row position already checked: the row it replaces, or {@link #NO_ROW}.
+     * The slot's row is read before its key is compared, so both cache misses are in flight at once.
+     */
+    private int replace(long key, int row) {
         if (key == EMPTY) {
             int previous = emptyKeyRow;
             emptyKeyRow = row;
-            return previous == NO_ROW ? ABSENT : previous;
+            return previous;
         }
         long[] k = keys;
+        int[] r = rows;
         int capacity = k.length;
         for (int slot = slotOf(key, capacity); ; slot = slot + 1 == capacity ? 0 : slot + 1) {
+            int previous = r[slot];
             long at = k[slot];
             if (at == key) {
-                int previous = rows[slot];
-                rows[slot] = row;
+                r[slot] = row;
                 return previous;
             }
             if (at == EMPTY) {
                 k[slot] = key;
-                rows[slot] = row;
+                r[slot] = row;
                 if (++used > growAt) {
                     grow();
                 }
-                return ABSENT;
-            }
-        }
-    }
-
-    /**
-     * {@link #put} without reading the row it replaces: the caller does not need it, and that
-     * read would be a second cache miss waiting on the first (the rows live in their own array).
-     */
-    private void record(long key, int row) {
-        if (key == EMPTY) {
-            emptyKeyRow = row;
-            return;
-        }
-        long[] k = keys;
-        int capacity = k.length;
-        for (int slot = slotOf(key, capacity); ; slot = slot + 1 == capacity ? 0 : slot + 1) {
-            long at = k[slot];
-            if (at == key) {
-                rows[slot] = row;
-                return;
-            }
-            if (at == EMPTY) {
-                k[slot] = key;
-                rows[slot] = row;
-                if (++used > growAt) {
-                    grow();
-                }
-                return;
+                return NO_ROW;
             }
         }
     }
@@ -131,27 +112,22 @@ public final class LongKeyIndex implements KeyIndex {
         return get(KeyBuffer.longBits(key, length));
     }
 
-    /** Records in row order; the caller needs no replaced rows, so each key costs one probe. */
     @Override
-    public void putRange(PrimaryKeyEncoder encoder, FieldVector[] keyColumns, int from, int to, long firstPosition) {
+    public void putRange(
+            PrimaryKeyEncoder encoder,
+            FieldVector[] keyColumns,
+            int from,
+            int to,
+            long firstPosition,
+            SupersededRows superseded) {
         FieldVector column = keyColumns[0];
         long position = firstPosition;
         for (int r = from; r < to; r++) {
-            record(encoder.singleLongBits(column, r), rowOf(position++));
+            int previous = replace(encoder.singleLongBits(column, r), rowOf(position++));
+            if (previous != NO_ROW) {
+                superseded.mark(previous);
+            }
         }
-    }
-
-    @Override
-    public int markNewest(
-            PrimaryKeyEncoder keys, FieldVector[] keyColumns, int count, long firstPosition, boolean[] newest) {
-        FieldVector column = keyColumns[0];
-        int marked = 0;
-        for (int r = 0; r < count; r++) {
-            boolean isNewest = get(keys.singleLongBits(column, r)) == firstPosition + r;
-            newest[r] = isNewest;
-            marked += isNewest ? 1 : 0;
-        }
-        return marked;
     }
 
     @Override

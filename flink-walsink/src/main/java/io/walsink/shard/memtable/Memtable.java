@@ -48,6 +48,7 @@ public final class Memtable implements AutoCloseable {
     private final int batchMaxRows;
     private final int tombstoneColumn;
     private final KeyIndex index; // null for append-only tables
+    private final SupersededRows superseded = new SupersededRows(); // rows a later row of their key replaced
     private final PrimaryKeyEncoder keys; // reads keys from columns; null for append-only tables
     private final RowKeys rowKeys; // an append table's generated keys; RowKeys.NONE for other tables
 
@@ -119,7 +120,7 @@ public final class Memtable implements AutoCloseable {
         long position = sealed.rows() + open.rows();
         open.added(1);
         if (index != null) {
-            index.putRange(keys, keyColumns, row, row + 1, position);
+            index.putRange(keys, keyColumns, row, row + 1, position, superseded);
         }
         rowsIndexed(position + 1);
     }
@@ -142,7 +143,7 @@ public final class Memtable implements AutoCloseable {
             long first = sealed.rows() + batch.rows();
             batch.added(count);
             if (index != null) {
-                index.putRange(keys, keyColumns, row, row + count, first);
+                index.putRange(keys, keyColumns, row, row + count, first, superseded);
             }
             row += count;
             rowsIndexed(first + count);
@@ -182,7 +183,7 @@ public final class Memtable implements AutoCloseable {
         int to = open.rows();
         if (from < to) {
             if (index != null) {
-                index.putRange(keys, open.keyColumns(), from, to, indexedRows);
+                index.putRange(keys, open.keyColumns(), from, to, indexedRows, superseded);
             }
             indexedRows = sealed.rows() + to;
         }
@@ -217,7 +218,7 @@ public final class Memtable implements AutoCloseable {
         VectorSchemaRoot batch = sealed.addTransferred(schema, allocator, stored);
         if (index != null) {
             checkKeyColumns(new FieldVector[0]); // the key columns are the batch's own
-            index.putRange(keys, keys.keyColumns(batch), 0, rows, first);
+            index.putRange(keys, keys.keyColumns(batch), 0, rows, first, superseded);
         }
         indexedRows = sealed.rows();
     }
@@ -236,7 +237,10 @@ public final class Memtable implements AutoCloseable {
         long position = sealed.rows() + open.rows();
         open.added(1);
         if (index != null) {
-            index.put(key, keyLength, position);
+            long previous = index.put(key, keyLength, position);
+            if (previous != KeyIndex.ABSENT) {
+                superseded.mark(previous);
+            }
         }
         rowsIndexed(position + 1);
     }
@@ -325,9 +329,9 @@ public final class Memtable implements AutoCloseable {
         return openBytes() + sealed.pendingBytes();
     }
 
-    /** Heap bytes of the index; the open batch's deferred keys are not in it yet (one batch at most). */
+    /** Heap bytes of the index and its superseded-row bits; the open batch's deferred keys are not in it yet. */
     public long primaryKeyIndexBytes() {
-        return index == null ? 0 : index.memoryBytes();
+        return index == null ? 0 : index.memoryBytes() + superseded.memoryBytes();
     }
 
     public int distinctKeys() {
@@ -365,7 +369,7 @@ public final class Memtable implements AutoCloseable {
 
     /**
      * Marks which rows of sealed batch {@code i} are the newest rows of their keys (every row of
-     * an append-only table), reading keys straight from the batch's key columns.
+     * an append-only table), from the rows later rows replaced (no key is read or probed).
      *
      * @param newest at least as long as the batch; entries past its rows are left alone
      * @return the number of rows marked
@@ -377,8 +381,7 @@ public final class Memtable implements AutoCloseable {
             Arrays.fill(newest, 0, rows, true);
             return rows;
         }
-        checkKeyColumns(new FieldVector[0]);
-        return index.markNewest(keys, keys.keyColumns(batch), rows, sealed.startRow(i), newest);
+        return superseded.markNewest(sealed.startRow(i), rows, newest);
     }
 
     public int tombstoneColumn() {

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The index is chosen by the key's shape, and both kinds agree on every integer-like key type. */
+/**
+ * The index is chosen by the key's shape, and both kinds agree on every integer-like key type,
+ * down to the rows they mark as replaced.
+ */
 class KeyIndexTest {
     @RegisterExtension
     final AllocatorExtension allocators = new AllocatorExtension();
@@ -80,18 +83,27 @@ class KeyIndexTest {
             LongKeyIndex longIndex = new LongKeyIndex(16);
             ByteKeyIndex byteIndex = new ByteKeyIndex();
             int split = random.nextInt(rows);
-            longIndex.putRange(keys, columns, 0, split, 0);
-            longIndex.putRange(keys, columns, split, rows, split);
-            byteIndex.putRange(keys, columns, 0, rows, 0);
+            SupersededRows longSuperseded = new SupersededRows();
+            SupersededRows byteSuperseded = new SupersededRows();
+            longIndex.putRange(keys, columns, 0, split, 0, longSuperseded);
+            longIndex.putRange(keys, columns, split, rows, split, longSuperseded);
+            byteIndex.putRange(keys, columns, 0, rows, 0, byteSuperseded);
             assertThat(longIndex.size()).as("seed %d", seed).isEqualTo(byteIndex.size());
+            boolean[] longNewest = new boolean[rows];
+            boolean[] byteNewest = new boolean[rows];
+            assertThat(longSuperseded.markNewest(0, rows, longNewest)).isEqualTo(longIndex.size());
+            assertThat(byteSuperseded.markNewest(0, rows, byteNewest)).isEqualTo(byteIndex.size());
             KeyBuffer key = new KeyBuffer();
             for (int r = 0; r < rows; r++) {
                 keys.encode(columns, r, key);
                 assertThat(KeyBuffer.longBits(key.array(), key.length())).isEqualTo(keys.singleLongBits(column, r));
-                assertThat(longIndex.get(key.array(), key.length()))
+                long newest = longIndex.get(key.array(), key.length());
+                assertThat(newest)
                         .as("row %d, seed %d", r, seed)
                         .isEqualTo(byteIndex.get(key.array(), key.length()))
                         .isNotEqualTo(KeyIndex.ABSENT);
+                assertThat(longNewest[r]).as("row %d, seed %d", r, seed).isEqualTo(newest == r);
+                assertThat(byteNewest[r]).as("row %d, seed %d", r, seed).isEqualTo(newest == r);
             }
         }
     }

@@ -145,13 +145,19 @@ class MemtableBulkAppendTest {
         return rows;
     }
 
-    /** Every row of the memtable is the newest of its key exactly when the index has it as the newest. */
+    /**
+     * Every row of the memtable is the newest of its key exactly when the index has it as the
+     * newest, asked row by row and as the SSTable writer asks, a batch at a time.
+     */
     private static void assertSameNewest(KeyIndex expected, Memtable actual, PrimaryKeyEncoder keys, long seed) {
         KeyBuffer key = new KeyBuffer();
         int newest = 0;
         for (int i = 0; i < actual.sealedBatchCount(); i++) {
             VectorSchemaRoot batch = actual.sealedBatches().get(i);
             FieldVector[] columns = keys.keyColumns(batch);
+            boolean[] marked = new boolean[batch.getRowCount()];
+            int markedRows = actual.markNewest(i, marked);
+            int newestOfBatch = newest;
             for (int r = 0; r < batch.getRowCount(); r++) {
                 keys.encode(columns, r, key);
                 long position = actual.batchStartRow(i) + r;
@@ -159,8 +165,10 @@ class MemtableBulkAppendTest {
                 assertThat(isNewest)
                         .as("row %d, seed %d", position, seed)
                         .isEqualTo(expected.get(key.array(), key.length()) == position);
+                assertThat(marked[r]).as("row %d, seed %d", position, seed).isEqualTo(isNewest);
                 newest += isNewest ? 1 : 0;
             }
+            assertThat(markedRows).as("batch %d, seed %d", i, seed).isEqualTo(newest - newestOfBatch);
         }
         assertThat(newest).isEqualTo(actual.distinctKeys());
     }
