@@ -41,7 +41,13 @@ final class OpenBatch implements AutoCloseable {
                 v.setInitialCapacity(capacity);
             }
         }
-        root.allocateNew();
+        for (FieldVector v : vectors) {
+            if (v instanceof BaseFixedWidthVector fixed && fixed.getTypeWidth() > 0 && capacity > 0) {
+                UnzeroedValues.allocate(fixed, capacity);
+            } else {
+                v.allocateNew();
+            }
+        }
         columns = root.getFieldVectors().toArray(new FieldVector[0]);
         appenders = ColumnCopy.appenders(columns);
         keyColumns = keys == null ? null : keys.keyColumns(root);

@@ -1,6 +1,7 @@
 package io.walsink.flink.convert.writers;
 
 import io.walsink.flink.convert.ColumnValueException;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
@@ -68,9 +69,16 @@ abstract class FieldWriter {
         setNullValue(vector, index);
     }
 
-    /** Stores a null at {@code index}; a struct also nulls its children there. */
+    /**
+     * Stores a null at {@code index}; a struct also nulls its children there. A fixed-width
+     * value's bytes are zeroed too: a memtable's batches are not zeroed when allocated, and the
+     * same rows should make the same bytes.
+     */
     void setNullValue(FieldVector vector, int index) {
         vector.setNull(index);
+        if (vector instanceof BaseFixedWidthVector fixed && fixed.getTypeWidth() > 0) {
+            fixed.getDataBuffer().setZero((long) index * fixed.getTypeWidth(), fixed.getTypeWidth());
+        }
     }
 
     /** Writes the non-null field {@code pos} of {@code row}. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.flink.convert.ColumnValueException;
 import io.walsink.flink.convert.FlinkArrowTypes;
 import io.walsink.format.key.PrimaryKeyEncoder;
+import io.walsink.shard.OffHeapAllocators;
 import io.walsink.shard.memtable.InputValidator;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.shard.memtable.RowKeys;
@@ -16,6 +17,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -110,6 +113,80 @@ class RowDataArrowWriterInPlaceTest {
                 }
                 checked.setRowCount(accepted.size());
                 assertThat(actual).as("seed %d", seed).containsExactlyElementsOf(describe(checked));
+            }
+        }
+    }
+
+    /**
+     * A memtable's batches are allocated without zeroing their values: over the memory of a
+     * retired memtable whose every value bit was set, nulls still read as nulls and a null's
+     * value bytes are zero (the same rows make the same bytes).
+     */
+    @Test
+    void batchesOverReleasedMemoryHoldNullsAsNullsWithZeroValues() {
+        Schema schema = FlinkArrowTypes.toArrowSchema(TYPE);
+        RowDataArrowWriter writer = RowDataArrowWriter.create(TYPE, schema);
+        InputValidator validator = new InputValidator(schema, List.of("id"));
+        PrimaryKeyEncoder keys =
+                new PrimaryKeyEncoder(List.of(schema.getFields().get(0)));
+        int rows = 3 * 4096 + 5; // the last batch's validity ends inside a byte
+        try (OffHeapAllocators.Recycling recycling = OffHeapAllocators.root(256L << 20, 256L << 20)) {
+            try (Memtable retired = new Memtable(recycling, schema, 1, 4096, -1, keys, RowKeys.NONE)) {
+                for (int r = 0; r < rows; r++) {
+                    RowData full = GenericRowData.of(
+                            -1L, -1, Float.intBitsToFloat(-1), Double.longBitsToDouble(-1L), null, -1L, null, -1L);
+                    retired.appendRow((columns, at) -> writer.writeInPlace(full, columns, at), false, validator);
+                }
+                retired.sealOpenBatch();
+            }
+            long reusedBefore = recycling.recycled().reusedCount();
+            List<RowData> written = new ArrayList<>();
+            try (Memtable next = new Memtable(recycling, schema, 2, 4096, -1, keys, RowKeys.NONE)) {
+                for (int r = 0; r < rows; r++) {
+                    RowData row = r % 3 == 0
+                            ? GenericRowData.of((long) r, null, null, null, null, null, null, (long) r)
+                            : GenericRowData.of((long) r, r, (float) r, (double) r, null, (long) r, null, (long) r);
+                    next.appendRow((columns, at) -> writer.writeInPlace(row, columns, at), false, validator);
+                    written.add(row);
+                }
+                next.sealOpenBatch();
+                assertThat(recycling.recycled().reusedCount())
+                        .as("batches that took the retired memtable's memory")
+                        .isGreaterThan(reusedBefore);
+                List<String> actual = new ArrayList<>();
+                int nullValues = 0;
+                for (VectorSchemaRoot batch : next.sealedBatches()) {
+                    actual.addAll(describe(batch));
+                    for (FieldVector v : batch.getFieldVectors()) {
+                        if (!(v instanceof BaseFixedWidthVector fixed)) {
+                            continue;
+                        }
+                        int width = fixed.getTypeWidth();
+                        for (int r = batch.getRowCount(); r % 8 != 0; r++) {
+                            assertThat(BitVectorHelper.get(fixed.getValidityBuffer(), r))
+                                    .as("validity bit %d of %s, past the batch's rows", r, v.getName())
+                                    .isZero();
+                        }
+                        for (int r = 0; r < batch.getRowCount(); r++) {
+                            if (fixed.isNull(r)) {
+                                for (int b = 0; b < width; b++) {
+                                    assertThat(fixed.getDataBuffer().getByte((long) r * width + b))
+                                            .as("byte %d of the null %s in row %d", b, v.getName(), r)
+                                            .isZero();
+                                }
+                                nullValues++;
+                            }
+                        }
+                    }
+                }
+                assertThat(nullValues).isEqualTo(4 * ((rows + 2) / 3));
+                try (VectorSchemaRoot checked = VectorSchemaRoot.create(schema, allocator)) {
+                    for (int r = 0; r < written.size(); r++) {
+                        writer.write(written.get(r), checked, r);
+                    }
+                    checked.setRowCount(written.size());
+                    assertThat(actual).containsExactlyElementsOf(describe(checked));
+                }
             }
         }
     }
