@@ -127,6 +127,18 @@ enum KeyColumnType {
         return longBits.read(vector.getDataBuffer(), row);
     }
 
+    /**
+     * The value {@link #longBits} read, as the column stores it (sign-extended for signed types;
+     * its low bytes are the stored ones): the sign bit flipped back.
+     */
+    long valueOfLongBits(long bits) {
+        if (longBits == null) {
+            throw new UnsupportedOperationException(this + " has no 64-bit key encoding");
+        }
+        boolean unsigned = this == UINT8 || this == UINT16 || this == UINT32 || this == UINT64;
+        return unsigned ? bits : bits ^ Long.MIN_VALUE;
+    }
+
     /** @throws UnsupportedKeyTypeException if {@code field}'s type cannot be a key column */
     public static KeyColumnType of(Field field) {
         Optional<ArrowValueKind> kind = ArrowValueKind.of(field.getType());

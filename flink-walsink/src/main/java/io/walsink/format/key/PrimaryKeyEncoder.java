@@ -76,6 +76,14 @@ public final class PrimaryKeyEncoder {
     }
 
     /**
+     * The value whose {@link #singleLongBits} are {@code bits}, as the key column stores it
+     * (sign-extended for signed types; its low bytes are the stored ones).
+     */
+    public long singleLongValue(long bits) {
+        return types[0].valueOfLongBits(bits);
+    }
+
+    /**
      * The key columns of a batch in key order, looked up once per batch by field name.
      *
      * @throws IllegalArgumentException if a key column is missing or has another type

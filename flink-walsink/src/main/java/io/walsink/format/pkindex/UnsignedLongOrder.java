@@ -1,7 +1,5 @@
 package io.walsink.format.pkindex;
 
-import java.util.Arrays;
-
 /**
  * Row offsets ordered by 64-bit keys compared as unsigned: a least-significant-digit radix sort, 11
  * bits a pass, that skips every digit all keys share.
@@ -22,6 +20,16 @@ final class UnsignedLongOrder {
 
     /** Offsets {@code 0..rows-1} ordered by {@code keys[offset]} as unsigned; equal keys keep their order. */
     static int[] of(long[] keys, int rows) {
+        return of(keys, rows, new long[rows]);
+    }
+
+    /**
+     * As {@link #of(long[], int)}, and the keys themselves in that order into {@code sortedKeys}
+     * (at least {@code rows} long): the sort moves them anyway, and whoever writes them sorted
+     * then reads them in sequence instead of gathering them through the offsets.
+     */
+    static int[] of(long[] keys, int rows, long[] sortedKeys) {
+        System.arraycopy(keys, 0, sortedKeys, 0, rows);
         int[] order = new int[rows];
         for (int i = 0; i < rows; i++) {
             order[i] = i;
@@ -36,7 +44,7 @@ final class UnsignedLongOrder {
                 counts[pass * DIGITS + digit(key, pass)]++;
             }
         }
-        long[] sorted = Arrays.copyOf(keys, rows);
+        long[] sorted = sortedKeys;
         long[] nextKeys = null;
         int[] nextOrder = null;
         for (int pass = 0; pass < PASSES; pass++) {
@@ -66,6 +74,9 @@ final class UnsignedLongOrder {
             int[] orderSwap = order;
             order = nextOrder;
             nextOrder = orderSwap;
+        }
+        if (sorted != sortedKeys) {
+            System.arraycopy(sorted, 0, sortedKeys, 0, rows);
         }
         return order;
     }

@@ -24,12 +24,17 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -103,6 +108,37 @@ class GenerationPkIndexTest {
                 new ArrowType.Int(32, true),
                 distinct(5_000, random::nextInt),
                 (IntVector v, int i, Integer value) -> v.setSafe(i, value),
+                seed);
+    }
+
+    /** Narrower integers and timestamps: written from their sorted 64-bit encodings, signs flipped back. */
+    @Test
+    void narrowIntegerAndTimestampKeysMatchLanceCore() throws Exception {
+        long seed = seed("narrowIntegerAndTimestampKeysMatchLanceCore");
+        Random random = new Random(seed);
+        compareOneColumn(
+                "int8",
+                new ArrowType.Int(8, true),
+                distinct(200, () -> (byte) random.nextInt()),
+                (TinyIntVector v, int i, Byte value) -> v.setSafe(i, value),
+                seed);
+        compareOneColumn(
+                "int16",
+                new ArrowType.Int(16, true),
+                distinct(5_000, () -> (short) random.nextInt()),
+                (SmallIntVector v, int i, Short value) -> v.setSafe(i, value),
+                seed);
+        compareOneColumn(
+                "uint32 (values >= 2^31 sort last)",
+                new ArrowType.Int(32, false),
+                distinct(5_000, random::nextInt),
+                (UInt4Vector v, int i, Integer value) -> v.setSafe(i, value),
+                seed);
+        compareOneColumn(
+                "timestamp",
+                new ArrowType.Timestamp(TimeUnit.MICROSECOND, null),
+                distinct(5_000, () -> edgeOrRandomLong(random)),
+                (TimeStampMicroVector v, int i, Long value) -> v.setSafe(i, value),
                 seed);
     }
 
