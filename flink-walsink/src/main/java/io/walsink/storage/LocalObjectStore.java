@@ -77,6 +77,12 @@ public final class LocalObjectStore implements ObjectStore {
 
     @Override
     public void putIfAbsent(String key, byte[] data) {
+        putIfAbsent(key, ByteBuffer.wrap(data));
+    }
+
+    /** Writes a direct buffer without the JDK's copy through a per-thread one; a heap buffer in slices. */
+    @Override
+    public void putIfAbsent(String key, ByteBuffer data) {
         Path target = resolve(key);
         Path temporary = null;
         try {
@@ -84,7 +90,7 @@ public final class LocalObjectStore implements ObjectStore {
             if (Files.exists(target)) {
                 throw new ObjectAlreadyExistsException(location(key));
             }
-            temporary = writeTemporary(target, data);
+            temporary = writeTemporary(target, data.duplicate());
             Files.createLink(target, temporary);
             syncDirectory(target.getParent());
         } catch (FileAlreadyExistsException e) {
@@ -108,7 +114,7 @@ public final class LocalObjectStore implements ObjectStore {
         Path temporary = null;
         try {
             createParents(key, target);
-            temporary = writeTemporary(target, data);
+            temporary = writeTemporary(target, ByteBuffer.wrap(data));
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temporary = null;
             syncDirectory(target.getParent());
@@ -325,17 +331,21 @@ public final class LocalObjectStore implements ObjectStore {
         }
     }
 
-    private static Path writeTemporary(Path target, byte[] data) throws IOException {
+    private static Path writeTemporary(Path target, ByteBuffer data) throws IOException {
         Path temporary = target.resolveSibling(TemporaryFileNames.next());
         try (FileChannel channel =
                 FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             // The JDK copies a heap buffer through a direct one it keeps per thread, replaced by a
             // fresh one (zeroed, page-faulted) whenever a write is larger: slices keep it one size.
-            for (int offset = 0; offset < data.length; offset += WRITE_SLICE_BYTES) {
-                ByteBuffer slice = ByteBuffer.wrap(data, offset, Math.min(WRITE_SLICE_BYTES, data.length - offset));
-                while (slice.hasRemaining()) {
-                    channel.write(slice);
+            // A direct buffer is written as it is.
+            int slice = data.isDirect() ? Integer.MAX_VALUE : WRITE_SLICE_BYTES;
+            while (data.hasRemaining()) {
+                ByteBuffer part = data.duplicate();
+                part.limit(part.position() + Math.min(slice, part.remaining()));
+                while (part.hasRemaining()) {
+                    channel.write(part);
                 }
+                data.position(part.position());
             }
             channel.force(true);
         }

@@ -1,6 +1,7 @@
 package io.walsink.storage;
 
 import io.walsink.annotation.Internal;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -43,11 +44,21 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
 
     @Override
     public void putIfAbsent(String key, byte[] data) {
+        putIfAbsentRetried(() -> delegate().putIfAbsent(key, data));
+    }
+
+    /** Each attempt writes the whole of {@code data} again; its position stays as it is. */
+    @Override
+    public void putIfAbsent(String key, ByteBuffer data) {
+        putIfAbsentRetried(() -> delegate().putIfAbsent(key, data.duplicate()));
+    }
+
+    private void putIfAbsentRetried(Runnable write) {
         StorageException outcomeUnknown = null;
         StorageException last = null;
         for (int attempt = 1; attempt <= policy.maxAttempts(); attempt++) {
             try {
-                delegate().putIfAbsent(key, data);
+                write.run();
                 return;
             } catch (ObjectAlreadyExistsException e) {
                 if (outcomeUnknown != null) {

@@ -3,6 +3,7 @@ package io.walsink.shard.io;
 import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
+import io.walsink.format.wal.DirectEntryBytes;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.memtable.Memtable;
@@ -26,7 +27,7 @@ public final class WalAppend extends ShardTask {
     final List<VectorSchemaRoot> batches;
     final long position;
     final long epoch;
-    /** About what encoding copies onto the heap while this append is in flight. */
+    /** About the Arrow memory encoding takes while this append is in flight (the entry's bytes). */
     final long bufferBytes;
 
     private volatile long bytes;
@@ -58,10 +59,9 @@ public final class WalAppend extends ShardTask {
 
     @Override
     void execute() {
-        byte[] entry = codec.encode(epoch, memtable.generation(), batches);
-        bytes = entry.length;
-        try {
-            wal.append(position, entry);
+        try (DirectEntryBytes entry = codec.encodeDirect(epoch, memtable.generation(), batches)) {
+            bytes = entry.size();
+            wal.append(position, entry.bytes());
         } catch (ObjectAlreadyExistsException taken) {
             // Who took it decides what happens next; reading that here keeps I/O off the owner.
             try {
