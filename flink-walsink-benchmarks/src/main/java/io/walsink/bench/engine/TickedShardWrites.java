@@ -1,6 +1,5 @@
 package io.walsink.bench.engine;
 
-import io.walsink.bench.support.BatchRowWriter;
 import io.walsink.bench.support.PolledTimer;
 import io.walsink.bench.support.ProcessCpu;
 import io.walsink.shard.ShardWriter;
@@ -23,7 +22,10 @@ final class TickedShardWrites implements AutoCloseable {
     enum Path {
         /** {@code put} of each Arrow batch: tools and bulk loads. */
         BATCH,
-        /** One {@code RowWriter} call per row, as the Flink operator writes: the production path. */
+        /**
+         * One {@code RowWriter} call per row, as the Flink operator writes: binary rows (as its
+         * {@code keyBy} hands them over) through the operator's own row writer, the production path.
+         */
         ROW_BY_ROW
     }
 
@@ -44,6 +46,7 @@ final class TickedShardWrites implements AutoCloseable {
     }
 
     Timing run(ShardWriter writer, List<VectorSchemaRoot> batches, Path path) {
+        BinaryRows rows = path == Path.ROW_BY_ROW ? BinaryRows.of(batches) : null; // before the timing
         QueuedShardIo io = new QueuedShardIo(ioThread);
         PolledTimer timer = new PolledTimer();
         ShardDrivers drivers = ShardDrivers.unbudgeted(io, timer, System::currentTimeMillis);
@@ -51,7 +54,7 @@ final class TickedShardWrites implements AutoCloseable {
             ShardDriver shard = drivers.add(0, writer);
             long cpuStart = ProcessCpu.nanos();
             long start = System.nanoTime();
-            write(drivers, shard, io, timer, batches, path);
+            write(drivers, shard, io, timer, batches, rows);
             long putsDone = System.nanoTime();
             long putCpu = ProcessCpu.nanos() - cpuStart;
             drivers.drainAppends();
@@ -68,23 +71,24 @@ final class TickedShardWrites implements AutoCloseable {
         }
     }
 
-    /** Writes every batch into {@code shard}, running I/O completions and due ticks after each. */
+    /**
+     * Writes every batch into {@code shard}, as batch puts or (when {@code rows} holds them as
+     * binary rows) row by row, running I/O completions and due ticks after each batch.
+     */
     static void write(
             ShardDrivers drivers,
             ShardDriver shard,
             QueuedShardIo io,
             PolledTimer timer,
             List<VectorSchemaRoot> batches,
-            Path path)
+            BinaryRows rows)
             throws InterruptedException {
-        for (VectorSchemaRoot batch : batches) {
-            if (path == Path.BATCH) {
-                drivers.put(shard, batch);
+        for (int b = 0; b < batches.size(); b++) {
+            if (rows == null) {
+                drivers.put(shard, batches.get(b));
             } else {
-                BatchRowWriter row = new BatchRowWriter(batch);
-                for (int i = 0, n = batch.getRowCount(); i < n; i++) {
-                    row.at = i;
-                    drivers.write(shard, row, false);
+                for (int i = 0, n = rows.rows(b); i < n; i++) {
+                    drivers.write(shard, rows.at(b, i), false);
                 }
             }
             io.runCompleted();

@@ -86,7 +86,7 @@ public final class WriterFaults {
     }
 
     /**
-     * Writes every row as the Flink operator does (one {@code RowWriter} call each, I/O on another
+     * Writes every row as the Flink operator does (binary rows, one {@code RowWriter} call each, I/O on another
      * thread, completions and ticks between batches), then writes every memtable as an SSTable so
      * that the shard closes with nothing in flight; returns this thread's minor faults until the
      * last row was written.
@@ -98,8 +98,9 @@ public final class WriterFaults {
             PolledTimer timer = new PolledTimer();
             ShardDrivers drivers = ShardDrivers.unbudgeted(io, timer, System::currentTimeMillis);
             ShardDriver shard = drivers.add(0, writer);
+            BinaryRows rows = BinaryRows.of(batches);
             long before = ownerFaults();
-            TickedShardWrites.write(drivers, shard, io, timer, batches, TickedShardWrites.Path.ROW_BY_ROW);
+            TickedShardWrites.write(drivers, shard, io, timer, batches, rows);
             long faults = ownerFaults() - before;
             drivers.writeEverything();
             return faults;

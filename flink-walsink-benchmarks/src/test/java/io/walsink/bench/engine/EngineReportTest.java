@@ -24,6 +24,7 @@ class EngineReportTest {
                         "lance-core durable")
                 .contains("puts vs lance-core non-durable: median (min-max)", "durable vs lance-core durable")
                 .contains("cores busy (puts)", "per CPU s: median (min-max)")
+                .contains("walsink's row path against its batch path, rows/s to the last put (goal >= 0.7x): ")
                 .contains("WAL: 20,480 rows in 10 entries")
                 .contains("replay MB/s median", "Arrow peak / payload")
                 // lance-core's reopen replayed every row of its own WAL (checked by the report)
