@@ -337,8 +337,9 @@ public final class LocalObjectStore implements ObjectStore {
                 FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             // The JDK copies a heap buffer through a direct one it keeps per thread, replaced by a
             // fresh one (zeroed, page-faulted) whenever a write is larger: slices keep it one size.
-            // A direct buffer is written as it is.
-            int slice = data.isDirect() ? Integer.MAX_VALUE : WRITE_SLICE_BYTES;
+            // A direct buffer is written as it is, in slices too: WAL entries of several MiB in one
+            // write call cost q1's I/O threads about 1.5 s more system time per 12 M rows.
+            int slice = WRITE_SLICE_BYTES;
             while (data.hasRemaining()) {
                 ByteBuffer part = data.duplicate();
                 part.limit(part.position() + Math.min(slice, part.remaining()));

@@ -9,6 +9,7 @@ import io.walsink.format.wal.WalLog;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import java.util.List;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -59,9 +60,8 @@ public final class WalAppend extends ShardTask {
 
     @Override
     void execute() {
-        try (DirectEntryBytes entry = codec.encodeDirect(epoch, memtable.generation(), batches)) {
-            bytes = entry.size();
-            wal.append(position, entry.bytes());
+        try {
+            appendEncoded();
         } catch (ObjectAlreadyExistsException taken) {
             // Who took it decides what happens next; reading that here keeps I/O off the owner.
             try {
@@ -72,6 +72,26 @@ public final class WalAppend extends ShardTask {
                 throw t;
             }
             throw taken;
+        }
+    }
+
+    /**
+     * Encodes the entry into the writer's Arrow memory and appends it; at the memory's cap (which
+     * leaves room for a WAL buffer, not for one per shard appending at once) through the heap.
+     */
+    private void appendEncoded() {
+        DirectEntryBytes direct;
+        try {
+            direct = codec.encodeDirect(epoch, memtable.generation(), batches);
+        } catch (OutOfMemoryException atTheCap) {
+            byte[] entry = codec.encode(epoch, memtable.generation(), batches);
+            bytes = entry.length;
+            wal.append(position, entry);
+            return;
+        }
+        try (direct) {
+            bytes = direct.size();
+            wal.append(position, direct.bytes());
         }
     }
 
