@@ -1,7 +1,6 @@
 package io.walsink.storage;
 
 import io.walsink.annotation.Internal;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,18 +25,6 @@ public interface ObjectStore extends AutoCloseable {
      *     of a write that may have landed was lost)
      */
     void putIfAbsent(String key, byte[] data);
-
-    /**
-     * {@link #putIfAbsent(String, byte[])} of the bytes {@code data} has remaining, which it
-     * leaves as they are (position included). A store that can write a buffer as it is (local
-     * files: a direct buffer goes to the kernel without a copy) overrides this; the others get a
-     * heap copy.
-     */
-    default void putIfAbsent(String key, ByteBuffer data) {
-        byte[] copy = new byte[data.remaining()];
-        data.duplicate().get(copy);
-        putIfAbsent(key, copy);
-    }
 
     /** Creates or replaces {@code key} whole (readers see the old or the new bytes): best-effort hints and consumer records. */
     void put(String key, byte[] data);

@@ -1,7 +1,6 @@
 package io.walsink.storage;
 
 import io.walsink.annotation.Internal;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -44,21 +43,11 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
 
     @Override
     public void putIfAbsent(String key, byte[] data) {
-        putIfAbsentRetried(() -> delegate().putIfAbsent(key, data));
-    }
-
-    /** Each attempt writes the whole of {@code data} again; its position stays as it is. */
-    @Override
-    public void putIfAbsent(String key, ByteBuffer data) {
-        putIfAbsentRetried(() -> delegate().putIfAbsent(key, data.duplicate()));
-    }
-
-    private void putIfAbsentRetried(Runnable write) {
         StorageException outcomeUnknown = null;
         StorageException last = null;
         for (int attempt = 1; attempt <= policy.maxAttempts(); attempt++) {
             try {
-                write.run();
+                delegate().putIfAbsent(key, data);
                 return;
             } catch (ObjectAlreadyExistsException e) {
                 if (outcomeUnknown != null) {

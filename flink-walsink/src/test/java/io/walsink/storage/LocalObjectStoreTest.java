@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -39,34 +38,6 @@ class LocalObjectStoreTest {
                 .isFalse();
     }
 
-    /** What a store call does on the writing thread. */
-    private interface Writes {
-        void run() throws Exception;
-    }
-
-    /** Direct buffer bytes the JDK took while {@code writes} ran on a new thread (which has no copy buffer yet). */
-    private static long directBytesTakenBy(Writes writes) throws Exception {
-        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-                .filter(pool -> pool.getName().equals("direct"))
-                .findFirst()
-                .orElseThrow();
-        AtomicLong grown = new AtomicLong();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread writer = new Thread(() -> {
-            try {
-                long before = direct.getTotalCapacity();
-                writes.run();
-                grown.set(direct.getTotalCapacity() - before);
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        });
-        writer.start();
-        writer.join();
-        assertThat(failure.get()).isNull();
-        return grown.get();
-    }
-
     /**
      * Growing objects (WAL entries grow with the rate) must not make the JDK's per-thread copy
      * buffer grow with them: each larger one was a fresh direct buffer, zeroed and page-faulted.
@@ -74,46 +45,39 @@ class LocalObjectStoreTest {
     @Test
     void writesOfGrowingObjectsKeepTheThreadsDirectCopyBufferOneSliceLarge() throws Exception {
         LocalObjectStore store = new LocalObjectStore(root);
-        long grown = directBytesTakenBy(() -> {
-            for (int i = 0; i < 4; i++) {
-                byte[] data = new byte[(3 + i) << 19]; // 1.5 MiB to 3 MiB
-                Arrays.fill(data, (byte) i);
-                store.putIfAbsent("wal/" + i, data);
-                store.put("manifest/" + i, data);
-            }
-        });
-        for (int i = 0; i < 4; i++) {
-            byte[] data = new byte[(3 + i) << 19];
-            Arrays.fill(data, (byte) i);
-            assertThat(store.get("wal/" + i)).isEqualTo(data);
-            assertThat(store.get("manifest/" + i)).isEqualTo(data);
-        }
-        assertThat(grown)
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct"))
+                .findFirst()
+                .orElseThrow();
+        AtomicLong grown = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread writer = new Thread(
+                () -> { // a new thread: no copy buffer kept yet
+                    try {
+                        long before = direct.getTotalCapacity();
+                        for (int i = 0; i < 4; i++) {
+                            byte[] data = new byte[(3 + i) << 19]; // 1.5 MiB to 3 MiB
+                            Arrays.fill(data, (byte) i);
+                            store.putIfAbsent("wal/" + i, data);
+                            store.put("manifest/" + i, data);
+                        }
+                        grown.set(direct.getTotalCapacity() - before);
+                        for (int i = 0; i < 4; i++) {
+                            byte[] data = new byte[(3 + i) << 19];
+                            Arrays.fill(data, (byte) i);
+                            assertThat(store.get("wal/" + i)).isEqualTo(data);
+                            assertThat(store.get("manifest/" + i)).isEqualTo(data);
+                        }
+                    } catch (Throwable t) {
+                        failure.set(t);
+                    }
+                });
+        writer.start();
+        writer.join();
+        assertThat(failure.get()).isNull();
+        assertThat(grown.get())
                 .as("direct buffer bytes the writing thread kept")
                 .isLessThan(LocalObjectStore.WRITE_SLICE_BYTES + (1L << 20));
-    }
-
-    /**
-     * A direct buffer (a WAL entry encoded in Arrow memory) is written as it is: its bytes, its
-     * position left alone, no per-thread copy buffer; and put-if-absent still refuses a taken key.
-     */
-    @Test
-    void aDirectBufferIsWrittenWithoutACopyBuffer() throws Exception {
-        LocalObjectStore store = new LocalObjectStore(root);
-        byte[] expected = new byte[3 << 20];
-        new java.util.Random(11).nextBytes(expected);
-        ByteBuffer entry = ByteBuffer.allocateDirect(expected.length + 10);
-        entry.position(10);
-        entry.put(expected).position(10);
-
-        long grown = directBytesTakenBy(() -> store.putIfAbsent("wal/direct", entry));
-
-        assertThat(grown).as("direct buffer bytes the writing thread took").isZero();
-        assertThat(entry.position()).isEqualTo(10);
-        assertThat(store.get("wal/direct")).isEqualTo(expected);
-        assertThatThrownBy(() -> store.putIfAbsent("wal/direct", ByteBuffer.allocateDirect(1)))
-                .isInstanceOf(ObjectAlreadyExistsException.class);
-        assertThat(store.get("wal/direct")).isEqualTo(expected);
     }
 
     @Test

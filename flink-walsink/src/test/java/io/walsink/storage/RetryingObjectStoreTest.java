@@ -7,10 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.walsink.storage.fault.Fault;
 import io.walsink.storage.fault.FaultInjectingObjectStore;
 import io.walsink.storage.fault.Operation;
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -146,37 +143,6 @@ class RetryingObjectStoreTest {
                 .satisfies(e -> assertThat(((StorageException) e).isTransient()).isFalse());
         assertThat(Thread.interrupted()).isTrue();
         assertThat(faulty.calls(Operation.GET)).isEqualTo(1);
-    }
-
-    /**
-     * A buffer's every attempt writes it whole: the first attempt reads it to its end before it
-     * fails, and the retry must not write what was left (nothing).
-     */
-    @Test
-    void aBufferIsWrittenWholeByTheRetryAfterAnAttemptThatReadItThrough() {
-        List<Integer> attemptSizes = new ArrayList<>();
-        ObjectStore consumesThenFailsOnce = new ForwardingObjectStore(memory) {
-            @Override
-            public void putIfAbsent(String key, ByteBuffer data) {
-                attemptSizes.add(data.remaining());
-                data.position(data.limit()); // as a channel's write leaves it
-                if (attemptSizes.size() == 1) {
-                    throw new OutcomeUnknownException(key, "timed out before the server stored anything", null);
-                }
-                delegate().putIfAbsent(key, ByteBuffer.wrap(bytes("entry")));
-            }
-        };
-        RetryingObjectStore retrying =
-                new RetryingObjectStore(consumesThenFailsOnce, RetryPolicy.DEFAULT, sleeper, new Random(7));
-        ByteBuffer entry = ByteBuffer.allocateDirect(5).put(bytes("entry")).flip();
-
-        retrying.putIfAbsent("wal/1", entry);
-
-        assertThat(attemptSizes).containsExactly(5, 5);
-        assertThat(entry.remaining())
-                .as("the caller's buffer is left as it was")
-                .isEqualTo(5);
-        assertThat(memory.get("wal/1")).isEqualTo(bytes("entry"));
     }
 
     private static byte[] bytes(String text) {

@@ -4,7 +4,6 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.ColumnsAddedLater;
 import io.walsink.format.FormatException;
 import java.io.IOException;
-import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -58,32 +57,6 @@ public final class WalEntryCodec {
      * recorded only by profiles that carry it. The caller keeps ownership of {@code batches}.
      */
     public byte[] encode(long writerEpoch, long generation, List<VectorSchemaRoot> batches) {
-        Schema schema = entrySchema(writerEpoch, generation, batches);
-        // Sized for the whole entry up front: grown by doubling, the array copied the entry's
-        // bytes once per doubling (megabytes per tick) on the I/O threads.
-        EntryBytes out = new EntryBytes(estimatedBytes(batches));
-        write(schema, batches, out);
-        return out.toArray();
-    }
-
-    /**
-     * {@link #encode} into Arrow memory of this codec's allocator, for a store that writes a
-     * direct buffer as it is; the caller closes the result.
-     */
-    public DirectEntryBytes encodeDirect(long writerEpoch, long generation, List<VectorSchemaRoot> batches) {
-        Schema schema = entrySchema(writerEpoch, generation, batches);
-        DirectEntryBytes out = new DirectEntryBytes(allocator, estimatedBytes(batches));
-        try {
-            write(schema, batches, out.channel());
-            return out;
-        } catch (RuntimeException | Error e) {
-            out.close();
-            throw e;
-        }
-    }
-
-    /** Checks the batches and returns the entry's schema: the storage schema with the entry's metadata. */
-    private Schema entrySchema(long writerEpoch, long generation, List<VectorSchemaRoot> batches) {
         requirePositive("writer epoch", writerEpoch);
         requirePositive("generation", generation);
         for (int i = 0; i < batches.size(); i++) {
@@ -105,11 +78,10 @@ public final class WalEntryCodec {
         if (storage.profile().hasSpecMetadata()) {
             metadata.put(WalEntryMetadata.GENERATION, Long.toString(generation));
         }
-        return new Schema(storage.schema().getFields(), metadata);
-    }
-
-    /** Writes the Arrow IPC stream of the batches (zero-row ones left out) into {@code out}. */
-    private void write(Schema schema, List<VectorSchemaRoot> batches, WritableByteChannel out) {
+        Schema schema = new Schema(storage.schema().getFields(), metadata);
+        // Sized for the whole entry up front: grown by doubling, the array copied the entry's
+        // bytes once per doubling (megabytes per tick) on the I/O threads.
+        EntryBytes out = new EntryBytes(estimatedBytes(batches));
         try (VectorSchemaRoot staging = VectorSchemaRoot.create(schema, allocator);
                 ArrowStreamWriter writer = new ArrowStreamWriter(staging, null, out)) {
             writer.start();
@@ -127,6 +99,7 @@ public final class WalEntryCodec {
         } catch (IOException e) {
             throw new IllegalStateException("encoding a WAL entry in memory failed", e);
         }
+        return out.toArray();
     }
 
     /** Buffer bytes plus room for the schema, the message headers and each buffer's padding. */

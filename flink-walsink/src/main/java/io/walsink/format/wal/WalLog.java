@@ -7,7 +7,6 @@ import io.walsink.storage.ObjectAlreadyExistsException;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
-import java.nio.ByteBuffer;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
@@ -90,11 +89,6 @@ public final class WalLog {
      * @throws ObjectAlreadyExistsException if the position is taken (a peer or a lost acknowledgement)
      */
     public void append(long position, byte[] entry) {
-        store.putIfAbsent(key(position), entry);
-    }
-
-    /** {@link #append(long, byte[])} of the bytes {@code entry} has remaining (left as they are). */
-    public void append(long position, ByteBuffer entry) {
         store.putIfAbsent(key(position), entry);
     }
 

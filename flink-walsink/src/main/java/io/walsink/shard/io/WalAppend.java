@@ -3,13 +3,11 @@ package io.walsink.shard.io;
 import io.walsink.annotation.Internal;
 import io.walsink.format.manifest.ManifestStore;
 import io.walsink.format.manifest.ShardManifest;
-import io.walsink.format.wal.DirectEntryBytes;
 import io.walsink.format.wal.WalEntryCodec;
 import io.walsink.format.wal.WalLog;
 import io.walsink.shard.memtable.Memtable;
 import io.walsink.storage.ObjectAlreadyExistsException;
 import java.util.List;
-import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -28,7 +26,7 @@ public final class WalAppend extends ShardTask {
     final List<VectorSchemaRoot> batches;
     final long position;
     final long epoch;
-    /** About the Arrow memory encoding takes while this append is in flight (the entry's bytes). */
+    /** About what encoding copies onto the heap while this append is in flight. */
     final long bufferBytes;
 
     private volatile long bytes;
@@ -60,8 +58,10 @@ public final class WalAppend extends ShardTask {
 
     @Override
     void execute() {
+        byte[] entry = codec.encode(epoch, memtable.generation(), batches);
+        bytes = entry.length;
         try {
-            appendEncoded();
+            wal.append(position, entry);
         } catch (ObjectAlreadyExistsException taken) {
             // Who took it decides what happens next; reading that here keeps I/O off the owner.
             try {
@@ -72,26 +72,6 @@ public final class WalAppend extends ShardTask {
                 throw t;
             }
             throw taken;
-        }
-    }
-
-    /**
-     * Encodes the entry into the writer's Arrow memory and appends it; at the memory's cap (which
-     * leaves room for a WAL buffer, not for one per shard appending at once) through the heap.
-     */
-    private void appendEncoded() {
-        DirectEntryBytes direct;
-        try {
-            direct = codec.encodeDirect(epoch, memtable.generation(), batches);
-        } catch (OutOfMemoryException atTheCap) {
-            byte[] entry = codec.encode(epoch, memtable.generation(), batches);
-            bytes = entry.length;
-            wal.append(position, entry);
-            return;
-        }
-        try (direct) {
-            bytes = direct.size();
-            wal.append(position, direct.bytes());
         }
     }
 

@@ -75,7 +75,7 @@ public final class WalAppender {
         return inFlight != null;
     }
 
-    /** About the Arrow memory the append in flight takes for its encoded entry (0 without one). */
+    /** About what the append in flight copies onto the heap while it encodes (0 without one). */
     public long inFlightBufferBytes() {
         return inFlight == null ? 0 : inFlight.bufferBytes;
     }
