@@ -21,7 +21,7 @@ import org.apache.flink.configuration.TaskManagerOptions;
  *
  * <p>What the slot gives is the writer's share of the slot's managed memory (its fraction of the
  * OPERATOR use case, declared by {@code WalSink}) plus the slot's share of the task off-heap memory,
- * which Flink's default configuration sets to 0 and local execution to unlimited.
+ * which Flink's default configuration sets to 0 and local execution to unlimited (1 TiB or more).
  *
  * <ul>
  *   <li>Unlimited (local execution, or a TaskManager whose configuration does not state its task
@@ -48,6 +48,12 @@ public final class WriterMemory {
     public static final long MIN_MEMTABLE = 4L << 20;
 
     static final long MIN_WAL_BUFFER = 256L << 10;
+    /**
+     * The task off-heap size from which a TaskManager's is taken as unlimited: what local execution
+     * states (1 TiB since Flink 2.0, Long.MAX_VALUE bytes before). Sizes derived from it would let
+     * memtables grow without bound; no TaskManager a resource manager starts states that much.
+     */
+    static final MemorySize LOCAL_EXECUTION_OFF_HEAP = MemorySize.parse("1t");
     /** lance-core's native memory while it writes SSTables (outside Arrow), at most this much. */
     static final long MAX_HEADROOM = 128L << 20;
 
@@ -92,7 +98,7 @@ public final class WriterMemory {
             return OptionalLong.empty(); // a TaskManager not started by Flink's scripts or resource managers
         }
         MemorySize total = taskManager.get(TaskManagerOptions.TASK_OFF_HEAP_MEMORY);
-        if (total.equals(MemorySize.MAX_VALUE)) {
+        if (total.compareTo(LOCAL_EXECUTION_OFF_HEAP) >= 0) {
             return OptionalLong.empty(); // local execution: unlimited
         }
         return OptionalLong.of(total.getBytes() / slots(taskManager));

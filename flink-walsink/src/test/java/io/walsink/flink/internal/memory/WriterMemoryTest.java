@@ -141,7 +141,9 @@ class WriterMemoryTest {
     void theTaskOffHeapShareIsUnlimitedInLocalExecutionAndWhenUnstated() {
         Configuration unset = new Configuration();
         Configuration local = new Configuration();
-        local.set(TaskManagerOptions.TASK_OFF_HEAP_MEMORY, MemorySize.MAX_VALUE); // what a MiniCluster sets
+        local.set(TaskManagerOptions.TASK_OFF_HEAP_MEMORY, MemorySize.parse("1t")); // what a Flink 2 MiniCluster sets
+        Configuration flink1Local = new Configuration();
+        flink1Local.set(TaskManagerOptions.TASK_OFF_HEAP_MEMORY, MemorySize.MAX_VALUE); // what Flink 1.x set
         Configuration stock = new Configuration();
         stock.set(TaskManagerOptions.TASK_OFF_HEAP_MEMORY, MemorySize.parse("0b")); // what Flink's scripts pass
         stock.set(TaskManagerOptions.NUM_TASK_SLOTS, 2);
@@ -150,6 +152,7 @@ class WriterMemoryTest {
         four.set(TaskManagerOptions.NUM_TASK_SLOTS, 4);
         assertThat(WriterMemory.offHeapPerSlot(unset)).isEmpty();
         assertThat(WriterMemory.offHeapPerSlot(local)).isEmpty();
+        assertThat(WriterMemory.offHeapPerSlot(flink1Local)).isEmpty();
         assertThat(WriterMemory.offHeapPerSlot(stock)).hasValue(0);
         assertThat(WriterMemory.offHeapPerSlot(four)).hasValue(1L << 30);
     }
