@@ -93,7 +93,9 @@ final class RowIntake {
         if (active.rows() == 0) {
             return;
         }
-        memtables.freezeActive(ctx.newMemtable(active.generation() + 1, rowKeys));
+        Memtable next = ctx.newMemtable(active.generation() + 1, rowKeys);
+        next.sizeBatchesAfter(active);
+        memtables.freezeActive(next);
         LOG.debug("Shard {} froze memtable generation {} ({} rows)", shardId, active.generation(), active.rows());
     }
 

@@ -83,6 +83,33 @@ class ShardWriterRowWriterTest {
         }
     }
 
+    /** A frozen memtable's successor starts at the batch size it reached (no regrowth from a guess). */
+    @Test
+    void theMemtableAfterAFreezeStartsWithFullSizedBatches() {
+        try (ShardFixture table = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());
+                ShardWriter shard = table.open()) {
+            int full = ShardWriterConfig.DEFAULT_BATCH_MAX_ROWS;
+            long[] id = {0};
+            RowWriter row = (columns, at) -> {
+                ((BigIntVector) columns[0]).setSafe(at, id[0]++);
+                ((VarCharVector) columns[1]).setSafe(at, "a name of 20 bytes..".getBytes());
+            };
+            for (int r = 0; r < 3 * full; r++) {
+                shard.write(row, false);
+            }
+            shard.freezeActive();
+            shard.write(row, false);
+            Memtable active = shard.memtables().active();
+            active.sealOpenBatch();
+
+            assertThat(active.generation()).isEqualTo(2);
+            VectorSchemaRoot first = active.sealedBatches().get(0);
+            assertThat(first.getVector(0).getValueCapacity()).isGreaterThanOrEqualTo(full);
+            assertThat(((VarCharVector) first.getVector(1)).getDataBuffer().capacity())
+                    .isGreaterThanOrEqualTo(20L * full);
+        }
+    }
+
     @Test
     void aRowThatFailsWhileBeingWrittenDoesNotCountAndIsOverwritten() {
         try (ShardFixture table = new ShardFixture(dir, WalSchemaProfile.SPEC, ShardWriterConfig.defaults());

@@ -19,7 +19,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * half of a part-full batch: with 128 shards a subtask, whose batches are mostly part-full, a
  * writer held 1.5 GB for a 1 GiB budget and took fresh memory for most batches. Too small costs doubling
  * copies (sized by a tick's remainder, batches were regrown twice per tick: 15% of the writer
- * thread); too large holds memory a sealed batch never uses.
+ * thread); too large holds memory a sealed batch never uses. A shard's next memtable continues
+ * from its frozen one's sizing: at 128 shards a subtask memtables freeze often, and each first
+ * batch regrown from {@link #FIRST_BATCH_ROWS} was a copy into fresh memory.
  */
 final class BatchSizing {
     /** Rows of a memtable's first open batch, before any batch was sealed. */
@@ -36,6 +38,15 @@ final class BatchSizing {
         this.batchMaxRows = batchMaxRows;
         this.nextRows = rowsFor(FIRST_BATCH_ROWS, batchMaxRows);
         this.lastBytesPerValue = new double[schema.getFields().size()];
+    }
+
+    /** A copy of {@code other}: the next batch sized as {@code other}'s next batch would be. */
+    BatchSizing(BatchSizing other) {
+        this.schema = other.schema;
+        this.batchMaxRows = other.batchMaxRows;
+        this.nextRows = other.nextRows;
+        this.runRows = other.runRows;
+        this.lastBytesPerValue = other.lastBytesPerValue.clone();
     }
 
     /** A new open batch, sized from the batch sealed last. */

@@ -54,7 +54,7 @@ public final class Memtable implements AutoCloseable {
 
     private final SealedBatches sealed = new SealedBatches();
     private OpenBatch open; // null until a row arrives after a seal
-    private final BatchSizing sizing;
+    private BatchSizing sizing;
     private long indexedRows; // <= rows(): the open batch's rows written by appendRow wait for the seal
     private boolean frozen;
 
@@ -84,6 +84,20 @@ public final class Memtable implements AutoCloseable {
         this.rowKeys = rowKeys;
         this.index = keys == null ? null : KeyIndex.forKey(keys);
         this.sizing = new BatchSizing(schema, batchMaxRows);
+    }
+
+    /**
+     * Sizes this memtable's batches as {@code previous}, the shard's memtable before it, would size
+     * its next one (when both have the same schema), instead of from a first guess: the batches
+     * are then not regrown while the first ones fill (a copy into fresh memory each time).
+     */
+    public void sizeBatchesAfter(Memtable previous) {
+        if (open != null || sealed.count() > 0) {
+            throw new IllegalStateException("memtable generation " + generation + " already has rows");
+        }
+        if (previous.schema.equals(schema)) {
+            sizing = new BatchSizing(previous.sizing);
+        }
     }
 
     public long generation() {

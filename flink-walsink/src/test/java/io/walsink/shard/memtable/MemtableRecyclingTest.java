@@ -78,6 +78,32 @@ class MemtableRecyclingTest {
     }
 
     /**
+     * The memtable that follows a frozen one in its shard starts with the batch size the frozen
+     * one reached (rows and string bytes per row), not with a guess it would regrow from: a shard
+     * among many freezes often, and each regrowth copies the batch into fresh memory.
+     */
+    @Test
+    void theSuccessorOfAFrozenMemtableStartsAtItsBatchSize() {
+        try (OffHeapAllocators.Recycling allocator = OffHeapAllocators.root(MEMORY, MEMORY);
+                Memtable first = filled(allocator, 1, 0);
+                Memtable next = KeyedMemtables.create(allocator, KeyedMemtables.ID_NAME_STORAGE, 2, 4096, 2);
+                VectorSchemaRoot in = VectorSchemaRoot.create(KeyedMemtables.ID_NAME, allocator)) {
+            next.sizeBatchesAfter(first);
+            ((BigIntVector) in.getVector(0)).setSafe(0, 7);
+            ((VarCharVector) in.getVector(1)).setSafe(0, "name-7".getBytes(StandardCharsets.UTF_8));
+            in.setRowCount(1);
+            next.append(in, 0, false, key(7), KEY_LENGTH);
+            next.sealOpenBatch();
+
+            VectorSchemaRoot firstBatch = next.sealedBatches().get(0);
+            assertThat(firstBatch.getVector(0).getValueCapacity()).as("rows").isGreaterThanOrEqualTo(4096);
+            assertThat(((VarCharVector) firstBatch.getVector(1)).getDataBuffer().capacity())
+                    .as("string bytes (\"name-\" and up to five digits a row)")
+                    .isGreaterThanOrEqualTo(4096L * 9);
+        }
+    }
+
+    /**
      * A frozen memtable of {@code 4 * rowsPerTick} rows whose ids start at {@code firstId}, written
      * row by row with the open batch sealed after every {@code rowsPerTick} rows, as the WAL
      * ticker seals it.
