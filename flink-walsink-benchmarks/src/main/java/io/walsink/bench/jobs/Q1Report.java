@@ -250,8 +250,10 @@ public final class Q1Report {
                         Figures.number(Spread.of(ours).median()),
                         Figures.number(Spread.of(theirs).median()),
                         ratio.text(),
-                        ">= " + Figures.ratio(reference.goal),
-                        Double.isNaN(ratio.median()) ? "-" : ratio.median() >= reference.goal ? "yes" : "no",
+                        Double.isNaN(reference.goal) ? "-" : ">= " + Figures.ratio(reference.goal),
+                        Double.isNaN(ratio.median()) || Double.isNaN(reference.goal)
+                                ? "-"
+                                : ratio.median() >= reference.goal ? "yes" : "no",
                         perRow(runs, walsink, r -> r.timing().cpuNanos(), "%,.0f"),
                         perRow(runs, walsink, r -> r.timing().minorFaults(), "%.3f"),
                         perRow(runs, reference, r -> r.timing().cpuNanos(), "%,.0f"),
@@ -362,7 +364,9 @@ public final class Q1Report {
                         p.api,
                         p.walsink() ? p.sink : "\"" + p.sink + "\"",
                         p.definition,
-                        p.walsink() ? "" : "; goal: walsink >= " + Figures.ratio(p.goal) + " of it"));
+                        p.walsink() || Double.isNaN(p.goal)
+                                ? ""
+                                : "; goal: walsink >= " + Figures.ratio(p.goal) + " of it"));
             }
         }
         out.append(String.join(
