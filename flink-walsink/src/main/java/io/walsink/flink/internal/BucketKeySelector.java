@@ -39,11 +39,11 @@ public final class BucketKeySelector<IN> implements KeySelector<IN, Integer> {
     @Override
     public Integer getKey(IN value) {
         if (hasher == null) {
-            return routing.keyOf(0);
+            return routing.boxedKeyOf(0);
         }
         if (converter == null) {
             converter = conversion.open(rowType);
         }
-        return routing.keyOf(hasher.bucketOf(converter.apply(value)));
+        return routing.boxedKeyOf(hasher.bucketOf(converter.apply(value)));
     }
 }

@@ -22,6 +22,7 @@ public final class BucketRouting implements Serializable {
     private final int buckets;
     private final int maxParallelism;
     private transient int[] keys;
+    private transient Integer[] boxed; // a key selector's result per record: no allocation for keys above 127
 
     public BucketRouting(int buckets, int maxParallelism) {
         if (buckets < 1 || maxParallelism < 1) {
@@ -42,6 +43,18 @@ public final class BucketRouting implements Serializable {
             keys = all;
         }
         return keys[bucket];
+    }
+
+    /** {@link #keyOf} as one {@code Integer} per bucket, the same object at every call. */
+    public Integer boxedKeyOf(int bucket) {
+        if (boxed == null) {
+            Integer[] all = new Integer[buckets];
+            for (int b = 0; b < buckets; b++) {
+                all[b] = keyOf(b);
+            }
+            boxed = all;
+        }
+        return boxed[bucket];
     }
 
     /** The bucket key {@code key} carries. */

@@ -19,6 +19,19 @@ class BucketRoutingTest {
         assertThat(owners).containsExactly(1);
     }
 
+    /** The key selector runs per record on both sides of the shuffle: each bucket's key is boxed once. */
+    @Test
+    void eachBucketsBoxedKeyIsOneObject() {
+        BucketRouting routing = new BucketRouting(256, 32768);
+        int large = 0;
+        for (int b = 0; b < 256; b++) {
+            Integer key = routing.boxedKeyOf(b);
+            assertThat(key).isEqualTo(routing.keyOf(b)).isSameAs(routing.boxedKeyOf(b));
+            large += key > 127 ? 1 : 0; // beyond Integer's own cache
+        }
+        assertThat(large).isPositive();
+    }
+
     /**
      * Even to one bucket where key groups are plentiful; where a bucket's share of the key groups
      * is only a few, rounding to whole key groups may cost one more.
