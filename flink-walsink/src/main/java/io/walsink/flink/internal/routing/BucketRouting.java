@@ -21,8 +21,7 @@ public final class BucketRouting implements Serializable {
 
     private final int buckets;
     private final int maxParallelism;
-    private transient int[] keys;
-    private transient Integer[] boxed; // a key selector's result per record: no allocation for keys above 127
+    private transient Integer[] keys; // boxed once: a key selector returns one per record
 
     public BucketRouting(int buckets, int maxParallelism) {
         if (buckets < 1 || maxParallelism < 1) {
@@ -35,26 +34,19 @@ public final class BucketRouting implements Serializable {
 
     /** The key that carries bucket {@code bucket}. */
     public int keyOf(int bucket) {
+        return boxedKeyOf(bucket);
+    }
+
+    /** {@link #keyOf} as one {@code Integer} per bucket, the same object at every call. */
+    public Integer boxedKeyOf(int bucket) {
         if (keys == null) {
-            int[] all = new int[buckets];
+            Integer[] all = new Integer[buckets];
             for (int b = 0; b < buckets; b++) {
                 all[b] = search(b);
             }
             keys = all;
         }
         return keys[bucket];
-    }
-
-    /** {@link #keyOf} as one {@code Integer} per bucket, the same object at every call. */
-    public Integer boxedKeyOf(int bucket) {
-        if (boxed == null) {
-            Integer[] all = new Integer[buckets];
-            for (int b = 0; b < buckets; b++) {
-                all[b] = keyOf(b);
-            }
-            boxed = all;
-        }
-        return boxed[bucket];
     }
 
     /** The bucket key {@code key} carries. */
