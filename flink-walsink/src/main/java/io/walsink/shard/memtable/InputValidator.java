@@ -4,6 +4,9 @@ import io.walsink.annotation.Internal;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -92,10 +95,22 @@ public final class InputValidator {
     /** Fails if row {@code row} of {@code columns} (in table column order) has a null key value. */
     public void checkKeyNotNull(FieldVector[] columns, int row) {
         for (int k : keyColumns) {
-            if (columns[k].isNull(row)) {
+            if (isNull(columns[k], row)) {
                 throw new InvalidInputException(columns[k].getName(), "null primary-key value");
             }
         }
+    }
+
+    /**
+     * The validity bit of a row just written, read at the buffer's address: Arrow's checked
+     * {@code isNull} cost a twentieth of the row path. The row is within the vector's capacity.
+     */
+    private static boolean isNull(FieldVector v, int row) {
+        if (v instanceof BaseFixedWidthVector || v instanceof BaseVariableWidthVector) {
+            long validity = v.getValidityBufferAddress() + (row >>> 3);
+            return (MemoryUtil.getByte(validity) & (1 << (row & 7))) == 0;
+        }
+        return v.isNull(row);
     }
 
     private static String typeMismatch(Field expected, Field actual) {

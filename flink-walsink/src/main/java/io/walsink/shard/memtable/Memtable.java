@@ -180,7 +180,7 @@ public final class Memtable implements AutoCloseable {
         rowKeys.fill(batch, at, 1, generation, sealed.rows() + at);
         validator.checkKeyNotNull(columns, at);
         if (tombstoneColumn >= 0) {
-            ((BitVector) columns[tombstoneColumn]).setSafe(at, tombstone ? 1 : 0);
+            OpenBatch.putBit((BitVector) columns[tombstoneColumn], at, tombstone);
         }
         batch.added(1);
         if (batch.rows() >= batchMaxRows) {

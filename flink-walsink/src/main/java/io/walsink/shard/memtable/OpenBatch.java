@@ -3,8 +3,11 @@ package io.walsink.shard.memtable;
 import io.walsink.format.key.PrimaryKeyEncoder;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DensityAwareVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -21,6 +24,7 @@ final class OpenBatch implements AutoCloseable {
     private final FieldVector[] columns;
     private final VectorAppender[] appenders; // per column; null where rows are copied one by one
     private final FieldVector[] keyColumns; // null without a key
+    private final boolean flat; // every column sized without a pass over the vectors (contentBytes)
     private int fixedRoom; // rows every fixed-width vector has room for; measured at the first row
     private int rows;
 
@@ -49,6 +53,7 @@ final class OpenBatch implements AutoCloseable {
             }
         }
         columns = root.getFieldVectors().toArray(new FieldVector[0]);
+        flat = flat(columns);
         appenders = ColumnCopy.appenders(columns);
         keyColumns = keys == null ? null : keys.keyColumns(root);
     }
@@ -143,10 +148,62 @@ final class OpenBatch implements AutoCloseable {
         fixedRoom = room;
     }
 
-    /** Buffer bytes of the rows so far (sizes follow the value count; appends continue after it). */
+    /**
+     * Sets row {@code at} of a bit column that has room for it ({@link #roomFor}), valid, at the
+     * buffers' addresses: {@code setSafe}'s checked reads and writes were 3% of the row path.
+     */
+    static void putBit(BitVector v, int at, boolean value) {
+        int mask = 1 << (at & 7);
+        long data = v.getDataBufferAddress() + (at >>> 3);
+        byte bits = MemoryUtil.getByte(data);
+        MemoryUtil.putByte(data, (byte) (value ? bits | mask : bits & ~mask));
+        long validity = v.getValidityBufferAddress() + (at >>> 3);
+        MemoryUtil.putByte(validity, (byte) (MemoryUtil.getByte(validity) | mask));
+    }
+
+    /**
+     * Buffer bytes of the rows so far: what {@link SealedBatches#bufferBytes} will count once the
+     * batch is sealed. Flat columns are sized from the row count and, for strings and bytes, the
+     * end of the last value set; other columns need the row count set first, a pass over every
+     * vector, which cost a twenty-fifth of the row path when it ran every 64 rows.
+     */
     long contentBytes() {
-        root.setRowCount(rows);
-        return SealedBatches.bufferBytes(root);
+        if (!flat) {
+            root.setRowCount(rows);
+            return SealedBatches.bufferBytes(root);
+        }
+        if (rows == 0) {
+            return 0;
+        }
+        long validity = BitVectorHelper.getValidityBufferSize(rows);
+        long sum = 0;
+        for (FieldVector v : columns) {
+            if (v instanceof BitVector) {
+                sum += 2 * validity;
+            } else if (v instanceof BaseFixedWidthVector fixed) {
+                sum += validity + (long) rows * fixed.getTypeWidth();
+            } else {
+                BaseVariableWidthVector variable = (BaseVariableWidthVector) v;
+                int last = variable.getLastSet(); // later rows are null: their offsets repeat its end
+                long end = last < 0
+                        ? 0
+                        : MemoryUtil.getInt(variable.getOffsetBufferAddress()
+                                + (long) (last + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
+                sum += validity + (long) (rows + 1) * BaseVariableWidthVector.OFFSET_WIDTH + end;
+            }
+        }
+        return sum;
+    }
+
+    /** Whether every column is sized by {@link #contentBytes} without setting the row count. */
+    private static boolean flat(FieldVector[] columns) {
+        for (FieldVector v : columns) {
+            boolean fixed = v instanceof BaseFixedWidthVector f && (f instanceof BitVector || f.getTypeWidth() > 0);
+            if (!fixed && !(v instanceof BaseVariableWidthVector)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Hands the batch over as a sealed one; this object is done with it. */
