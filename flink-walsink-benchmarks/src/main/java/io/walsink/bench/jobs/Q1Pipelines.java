@@ -323,7 +323,8 @@ final class Q1Pipelines {
     /**
      * The walsink's own {@code keyBy}: Lance's bucket of the int64 key, carried by the sink's
      * routing key for that bucket (which spreads the buckets over the subtasks), so both sides
-     * shuffle alike.
+     * shuffle alike; the key is the routing's one boxed {@code Integer} per bucket, as the sink's
+     * own selector returns it, so neither side allocates a key per record.
      */
     static final class BucketOfKey implements KeySelector<RowData, Integer> {
         private static final long serialVersionUID = 1L;
@@ -337,7 +338,7 @@ final class Q1Pipelines {
 
         @Override
         public Integer getKey(RowData row) {
-            return routing.keyOf(BucketHash.bucketOf(BucketHash.hashLong(row.getLong(0)), buckets));
+            return routing.boxedKeyOf(BucketHash.bucketOf(BucketHash.hashLong(row.getLong(0)), buckets));
         }
     }
 }
