@@ -77,6 +77,21 @@ public final class LocalObjectStore implements ObjectStore {
 
     @Override
     public void putIfAbsent(String key, byte[] data) {
+        putIfAbsent(key, target -> writeTemporary(target, data));
+    }
+
+    /** The content's bytes go to the file as they come, through {@link StagedFileWrites}, with no array of them all. */
+    @Override
+    public void putIfAbsent(String key, ObjectContent content) {
+        putIfAbsent(key, target -> writeTemporary(target, content));
+    }
+
+    /** Writes a new temporary file beside {@code target}, forced to disk, and returns its path. */
+    private interface TemporaryWriter {
+        Path write(Path target) throws IOException;
+    }
+
+    private void putIfAbsent(String key, TemporaryWriter writer) {
         Path target = resolve(key);
         Path temporary = null;
         try {
@@ -84,7 +99,7 @@ public final class LocalObjectStore implements ObjectStore {
             if (Files.exists(target)) {
                 throw new ObjectAlreadyExistsException(location(key));
             }
-            temporary = writeTemporary(target, data);
+            temporary = writer.write(target);
             Files.createLink(target, temporary);
             syncDirectory(target.getParent());
         } catch (FileAlreadyExistsException e) {
@@ -338,6 +353,21 @@ public final class LocalObjectStore implements ObjectStore {
                 }
             }
             channel.force(true);
+        }
+        return temporary;
+    }
+
+    private static Path writeTemporary(Path target, ObjectContent content) throws IOException {
+        Path temporary = target.resolveSibling(TemporaryFileNames.next());
+        try (FileChannel channel =
+                FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            StagedFileWrites out = new StagedFileWrites(channel);
+            content.writeTo(out);
+            out.flush();
+            channel.force(true);
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(temporary); // the caller learns no path to delete
+            throw e;
         }
         return temporary;
     }

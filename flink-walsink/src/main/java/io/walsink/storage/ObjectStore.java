@@ -26,6 +26,16 @@ public interface ObjectStore extends AutoCloseable {
      */
     void putIfAbsent(String key, byte[] data);
 
+    /**
+     * As {@link #putIfAbsent(String, byte[])}, the bytes {@code content} writes. The default
+     * collects them in one array; a store that can take them as they come (a local file)
+     * overrides it. Wrappers that change puts need not: the default goes through their
+     * {@code putIfAbsent(String, byte[])}.
+     */
+    default void putIfAbsent(String key, ObjectContent content) {
+        putIfAbsent(key, ByteArrayChannel.collect(content));
+    }
+
     /** Creates or replaces {@code key} whole (readers see the old or the new bytes): best-effort hints and consumer records. */
     void put(String key, byte[] data);
 

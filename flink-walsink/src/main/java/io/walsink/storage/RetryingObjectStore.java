@@ -43,11 +43,21 @@ public final class RetryingObjectStore extends ForwardingObjectStore {
 
     @Override
     public void putIfAbsent(String key, byte[] data) {
+        putIfAbsentRetried(() -> delegate().putIfAbsent(key, data));
+    }
+
+    /** As the array put: each attempt writes the content again, as the store takes it. */
+    @Override
+    public void putIfAbsent(String key, ObjectContent content) {
+        putIfAbsentRetried(() -> delegate().putIfAbsent(key, content));
+    }
+
+    private void putIfAbsentRetried(Runnable put) {
         StorageException outcomeUnknown = null;
         StorageException last = null;
         for (int attempt = 1; attempt <= policy.maxAttempts(); attempt++) {
             try {
-                delegate().putIfAbsent(key, data);
+                put.run();
                 return;
             } catch (ObjectAlreadyExistsException e) {
                 if (outcomeUnknown != null) {

@@ -3,7 +3,11 @@ package io.walsink.format.wal;
 import io.walsink.annotation.Internal;
 import io.walsink.format.ColumnsAddedLater;
 import io.walsink.format.FormatException;
+import io.walsink.storage.ByteArrayChannel;
+import io.walsink.storage.ObjectContent;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -57,6 +61,16 @@ public final class WalEntryCodec {
      * recorded only by profiles that carry it. The caller keeps ownership of {@code batches}.
      */
     public byte[] encode(long writerEpoch, long generation, List<VectorSchemaRoot> batches) {
+        return ByteArrayChannel.collect(entry(writerEpoch, generation, batches));
+    }
+
+    /**
+     * As {@link #encode}, as content a store writes where the entry goes (a local file) without
+     * an array of the whole entry: the batches are checked now and encoded at each
+     * {@link ObjectContent#writeTo}. The caller keeps ownership of {@code batches} and keeps
+     * them until the put is done.
+     */
+    public Entry entry(long writerEpoch, long generation, List<VectorSchemaRoot> batches) {
         requirePositive("writer epoch", writerEpoch);
         requirePositive("generation", generation);
         for (int i = 0; i < batches.size(); i++) {
@@ -78,28 +92,66 @@ public final class WalEntryCodec {
         if (storage.profile().hasSpecMetadata()) {
             metadata.put(WalEntryMetadata.GENERATION, Long.toString(generation));
         }
-        Schema schema = new Schema(storage.schema().getFields(), metadata);
-        // Sized for the whole entry up front: grown by doubling, the array copied the entry's
-        // bytes once per doubling (megabytes per tick) on the I/O threads.
-        EntryBytes out = new EntryBytes(estimatedBytes(batches));
-        try (VectorSchemaRoot staging = VectorSchemaRoot.create(schema, allocator);
-                ArrowStreamWriter writer = new ArrowStreamWriter(staging, null, out)) {
-            writer.start();
-            VectorLoader loader = new VectorLoader(staging);
-            for (VectorSchemaRoot batch : batches) {
-                if (batch.getRowCount() == 0) {
-                    continue;
-                }
-                try (ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-                    loader.load(record);
-                }
-                writer.writeBatch();
-            }
-            writer.end();
-        } catch (IOException e) {
-            throw new IllegalStateException("encoding a WAL entry in memory failed", e);
+        return new Entry(new Schema(storage.schema().getFields(), metadata), List.copyOf(batches));
+    }
+
+    /** One WAL entry's bytes, encoded whenever they are written; {@link #bytes} counts the last writing. */
+    public final class Entry implements ObjectContent {
+        private final Schema schema;
+        private final List<VectorSchemaRoot> batches;
+        private volatile long bytes = -1;
+
+        private Entry(Schema schema, List<VectorSchemaRoot> batches) {
+            this.schema = schema;
+            this.batches = batches;
         }
-        return out.toArray();
+
+        @Override
+        public void writeTo(WritableByteChannel out) throws IOException {
+            try (VectorSchemaRoot staging = VectorSchemaRoot.create(schema, allocator);
+                    ArrowStreamWriter writer = new ArrowStreamWriter(staging, null, new KeptOpen(out))) {
+                writer.start();
+                VectorLoader loader = new VectorLoader(staging);
+                for (VectorSchemaRoot batch : batches) {
+                    if (batch.getRowCount() == 0) {
+                        continue;
+                    }
+                    try (ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+                        loader.load(record);
+                    }
+                    writer.writeBatch();
+                }
+                writer.end();
+                bytes = writer.bytesWritten();
+            }
+        }
+
+        /** Sized for the whole entry up front: grown by doubling, an array copied the entry's bytes once per doubling. */
+        @Override
+        public long expectedBytes() {
+            return estimatedBytes(batches);
+        }
+
+        /** Bytes of the entry as last written, or -1 before it was. */
+        public long bytes() {
+            return bytes;
+        }
+    }
+
+    /** The caller's channel, left open when Arrow's writer closes: the caller closes its own. */
+    private record KeptOpen(WritableByteChannel out) implements WritableByteChannel {
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return out.write(src);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return out.isOpen();
+        }
+
+        @Override
+        public void close() {}
     }
 
     /** Buffer bytes plus room for the schema, the message headers and each buffer's padding. */
@@ -130,7 +182,7 @@ public final class WalEntryCodec {
         Map<String, String> metadata = new LinkedHashMap<>();
         metadata.put(WalEntryMetadata.WRITER_EPOCH, Long.toString(writerEpoch));
         metadata.put(WalEntryMetadata.FENCE_SENTINEL, "true");
-        EntryBytes out = new EntryBytes(256);
+        ByteArrayChannel out = new ByteArrayChannel(256);
         try (VectorSchemaRoot empty = VectorSchemaRoot.create(new Schema(List.of(), metadata), allocator);
                 ArrowStreamWriter writer = new ArrowStreamWriter(empty, null, out)) {
             writer.start();

@@ -4,6 +4,7 @@ import io.walsink.annotation.Internal;
 import io.walsink.format.MemWalObject;
 import io.walsink.format.TableLayout;
 import io.walsink.storage.ObjectAlreadyExistsException;
+import io.walsink.storage.ObjectContent;
 import io.walsink.storage.ObjectMeta;
 import io.walsink.storage.ObjectNotFoundException;
 import io.walsink.storage.ObjectStore;
@@ -89,6 +90,11 @@ public final class WalLog {
      * @throws ObjectAlreadyExistsException if the position is taken (a peer or a lost acknowledgement)
      */
     public void append(long position, byte[] entry) {
+        store.putIfAbsent(key(position), entry);
+    }
+
+    /** As {@link #append(long, byte[])}, the entry written by the store where it goes. */
+    public void append(long position, ObjectContent entry) {
         store.putIfAbsent(key(position), entry);
     }
 

@@ -26,7 +26,7 @@ public final class WalAppend extends ShardTask {
     final List<VectorSchemaRoot> batches;
     final long position;
     final long epoch;
-    /** About what encoding copies onto the heap while this append is in flight. */
+    /** At most what encoding copies onto the heap while this append is in flight (S3: the whole entry). */
     final long bufferBytes;
 
     private volatile long bytes;
@@ -58,10 +58,10 @@ public final class WalAppend extends ShardTask {
 
     @Override
     void execute() {
-        byte[] entry = codec.encode(epoch, memtable.generation(), batches);
-        bytes = entry.length;
+        WalEntryCodec.Entry entry = codec.entry(epoch, memtable.generation(), batches);
         try {
             wal.append(position, entry);
+            bytes = entry.bytes();
         } catch (ObjectAlreadyExistsException taken) {
             // Who took it decides what happens next; reading that here keeps I/O off the owner.
             try {

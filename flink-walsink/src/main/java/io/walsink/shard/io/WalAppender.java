@@ -75,7 +75,7 @@ public final class WalAppender {
         return inFlight != null;
     }
 
-    /** About what the append in flight copies onto the heap while it encodes (0 without one). */
+    /** At most what the append in flight copies onto the heap while it encodes (0 without one); a local file takes less. */
     public long inFlightBufferBytes() {
         return inFlight == null ? 0 : inFlight.bufferBytes;
     }

@@ -3,6 +3,7 @@ package io.walsink.format.wal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.walsink.storage.ByteArrayChannel;
 import io.walsink.testing.AllocatorExtension;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,6 +43,27 @@ class WalEntryCodecTest {
         VectorSchemaRoot root = AllTypesBatches.batch(storage.schema(), allocator, firstId, rows);
         owned.add(root);
         return root;
+    }
+
+    /** The entry a store writes where it goes (a local file) has the bytes {@code encode} returns, every writing. */
+    @ParameterizedTest
+    @EnumSource(WalSchemaProfile.class)
+    void anEntryWrittenToAChannelIsTheEncodedEntry(WalSchemaProfile profile) throws Exception {
+        WalStorageSchema storage = AllTypesBatches.storage(profile);
+        WalEntryCodec codec = new WalEntryCodec(storage, allocator);
+        List<VectorSchemaRoot> batches = List.of(batch(storage, 1, 7), batch(storage, 100, 0), batch(storage, 50, 4));
+        byte[] encoded = codec.encode(3, 9, batches);
+        WalEntryCodec.Entry entry = codec.entry(3, 9, batches);
+        assertThat(entry.bytes()).isEqualTo(-1);
+        for (int writing = 0; writing < 2; writing++) {
+            ByteArrayChannel out = new ByteArrayChannel(16);
+            entry.writeTo(out);
+            assertThat(out.isOpen())
+                    .as("the caller's channel is the caller's to close")
+                    .isTrue();
+            assertThat(out.toArray()).isEqualTo(encoded);
+            assertThat(entry.bytes()).isEqualTo(encoded.length);
+        }
     }
 
     @ParameterizedTest

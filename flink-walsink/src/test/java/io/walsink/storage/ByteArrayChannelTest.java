@@ -1,4 +1,4 @@
-package io.walsink.format.wal;
+package io.walsink.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The encoding channel keeps every byte written, in order, whatever the expected size was. */
-class EntryBytesTest {
+class ByteArrayChannelTest {
     private static byte[] random(SplittableRandom random, int n) {
         byte[] b = new byte[n];
         for (int i = 0; i < n; i++) {
@@ -32,7 +32,7 @@ class EntryBytesTest {
         byte[] a = random(random, 100);
         byte[] b = random(random, 5_000); // past the expected size: the array grows
         byte[] c = random(random, 7);
-        EntryBytes out = new EntryBytes(128);
+        ByteArrayChannel out = new ByteArrayChannel(128);
 
         ByteBuffer first = direct(a);
         assertThat(out.write(first)).isEqualTo(100);
@@ -49,21 +49,21 @@ class EntryBytesTest {
 
     @Test
     void anExactExpectationHandsOverTheArrayAndAShortOneACopyOfItsStart() throws Exception {
-        EntryBytes exact = new EntryBytes(64);
+        ByteArrayChannel exact = new ByteArrayChannel(64);
         exact.write(direct(new byte[64]));
         assertThat(exact.toArray())
                 .as("no copy when the size was exact")
                 .isSameAs(exact.toArray())
                 .hasSize(64);
 
-        EntryBytes shorter = new EntryBytes(100);
+        ByteArrayChannel shorter = new ByteArrayChannel(100);
         shorter.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
         assertThat(shorter.toArray()).containsExactly(1, 2, 3);
     }
 
     @Test
     void aClosedChannelRefusesWrites() {
-        EntryBytes out = new EntryBytes(16);
+        ByteArrayChannel out = new ByteArrayChannel(16);
         out.close();
         assertThat(out.isOpen()).isFalse();
         assertThatThrownBy(() -> out.write(ByteBuffer.wrap(new byte[1]))).isInstanceOf(ClosedChannelException.class);

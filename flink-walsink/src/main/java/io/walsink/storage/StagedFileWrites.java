@@ -1,0 +1,79 @@
+package io.walsink.storage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+
+/**
+ * A file's writes, gathered in a direct buffer of {@link LocalObjectStore#WRITE_SLICE_BYTES} kept
+ * per thread: an Arrow stream writes many small buffers (headers, padding, a batch's vectors),
+ * and one system call each cost more than copying them. A direct buffer of at least the stage's
+ * size goes to the file as it is, with no copy.
+ *
+ * <p>Why not the heap: writing an array, the JDK copies it into a direct buffer of its own first;
+ * encoding a WAL entry into an array first was two copies of every byte, and a fresh zeroed array
+ * per entry (docs/benchmarks.md, "Engine parts").
+ */
+final class StagedFileWrites implements WritableByteChannel {
+    /** One per thread that writes files, as the JDK keeps one for writes of arrays. */
+    private static final ThreadLocal<ByteBuffer> STAGES =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(LocalObjectStore.WRITE_SLICE_BYTES));
+
+    private final FileChannel file;
+    private final ByteBuffer stage;
+    private boolean open = true;
+
+    StagedFileWrites(FileChannel file) {
+        this.file = file;
+        this.stage = STAGES.get().clear();
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
+        int n = src.remaining();
+        if (src.isDirect() && n >= stage.capacity()) {
+            flush();
+            writeFully(src);
+            return n;
+        }
+        while (src.hasRemaining()) {
+            if (!stage.hasRemaining()) {
+                flush();
+            }
+            int take = Math.min(src.remaining(), stage.remaining());
+            stage.put(stage.position(), src, src.position(), take);
+            stage.position(stage.position() + take);
+            src.position(src.position() + take);
+        }
+        return n;
+    }
+
+    /** Writes what the stage holds to the file. */
+    void flush() throws IOException {
+        stage.flip();
+        writeFully(stage);
+        stage.clear();
+    }
+
+    private void writeFully(ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            file.write(buffer);
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    /** Stops taking writes; what is staged and not flushed is dropped. */
+    @Override
+    public void close() {
+        open = false;
+    }
+}
