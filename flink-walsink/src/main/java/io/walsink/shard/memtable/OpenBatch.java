@@ -184,12 +184,14 @@ final class OpenBatch implements AutoCloseable {
                 sum += validity + (long) rows * fixed.getTypeWidth();
             } else {
                 BaseVariableWidthVector variable = (BaseVariableWidthVector) v;
-                int last = variable.getLastSet(); // later rows are null: their offsets repeat its end
-                long end = last < 0
+                // Rows after the last value set are null: their offsets repeat its end. A value set
+                // past the rows is a failed row's, half written: the rows end where it starts.
+                int end = Math.min(variable.getLastSet() + 1, rows);
+                long bytes = end == 0
                         ? 0
-                        : MemoryUtil.getInt(variable.getOffsetBufferAddress()
-                                + (long) (last + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
-                sum += validity + (long) (rows + 1) * BaseVariableWidthVector.OFFSET_WIDTH + end;
+                        : MemoryUtil.getInt(
+                                variable.getOffsetBufferAddress() + (long) end * BaseVariableWidthVector.OFFSET_WIDTH);
+                sum += validity + (long) (rows + 1) * BaseVariableWidthVector.OFFSET_WIDTH + bytes;
             }
         }
         return sum;

@@ -68,6 +68,12 @@ class OpenBatchSizeTest {
                             if (random.nextInt(10) == 0) { // a row that fails half written is overwritten
                                 assertThatThrownBy(() -> m.appendRow(failing(random), delete, validator))
                                         .isInstanceOf(InvalidInputException.class);
+                                long counted = m.payloadBytes(); // the failed row's bytes are not the batch's
+                                m.sealOpenBatch();
+                                assertThat(m.payloadBytes())
+                                        .as("seed %d, after a failed row", seed)
+                                        .isEqualTo(counted);
+                                checks++;
                             }
                             m.appendRow(writer(input, from), delete, validator);
                         }
