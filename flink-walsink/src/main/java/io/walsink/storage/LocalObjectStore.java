@@ -360,8 +360,8 @@ public final class LocalObjectStore implements ObjectStore {
     private static Path writeTemporary(Path target, ObjectContent content) throws IOException {
         Path temporary = target.resolveSibling(TemporaryFileNames.next());
         try (FileChannel channel =
-                FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            StagedFileWrites out = new StagedFileWrites(channel);
+                        FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                StagedFileWrites out = new StagedFileWrites(channel)) {
             content.writeTo(out);
             out.flush();
             channel.force(true);

@@ -5,29 +5,30 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * A file's writes, gathered in a direct buffer of {@link LocalObjectStore#WRITE_SLICE_BYTES} kept
- * per thread: an Arrow stream writes many small buffers (headers, padding, a batch's vectors),
- * and one system call each cost more than copying them. A direct buffer of at least the stage's
- * size goes to the file as it is, with no copy.
+ * A file's writes, gathered in a stage of {@link LocalObjectStore#WRITE_SLICE_BYTES} of native
+ * memory: an Arrow stream writes many small buffers (headers, padding, a batch's vectors), and
+ * one system call each cost more than copying them. A direct buffer of at least the stage's size
+ * goes to the file as it is, with no copy.
  *
  * <p>Why not the heap: writing an array, the JDK copies it into a direct buffer of its own first;
  * encoding a WAL entry into an array first was two copies of every byte, and a fresh zeroed array
- * per entry (docs/benchmarks.md, "Engine parts").
+ * per entry (docs/benchmarks.md, "Engine parts"). The stage is allocated when the writes start
+ * and freed when they are closed, so no memory outlives a put (a direct buffer kept per thread
+ * stayed allocated after the thread ended, until a garbage collection).
  */
 final class StagedFileWrites implements WritableByteChannel {
-    /** One per thread that writes files, as the JDK keeps one for writes of arrays. */
-    private static final ThreadLocal<ByteBuffer> STAGES =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(LocalObjectStore.WRITE_SLICE_BYTES));
-
     private final FileChannel file;
+    private final long address;
     private final ByteBuffer stage;
     private boolean open = true;
 
     StagedFileWrites(FileChannel file) {
         this.file = file;
-        this.stage = STAGES.get().clear();
+        this.address = MemoryUtil.allocateMemory(LocalObjectStore.WRITE_SLICE_BYTES);
+        this.stage = MemoryUtil.directBuffer(address, LocalObjectStore.WRITE_SLICE_BYTES);
     }
 
     @Override
@@ -55,6 +56,9 @@ final class StagedFileWrites implements WritableByteChannel {
 
     /** Writes what the stage holds to the file. */
     void flush() throws IOException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
         stage.flip();
         writeFully(stage);
         stage.clear();
@@ -71,9 +75,12 @@ final class StagedFileWrites implements WritableByteChannel {
         return open;
     }
 
-    /** Stops taking writes; what is staged and not flushed is dropped. */
+    /** Stops taking writes and frees the stage; what is staged and not flushed is dropped. */
     @Override
     public void close() {
-        open = false;
+        if (open) {
+            open = false;
+            MemoryUtil.freeMemory(address);
+        }
     }
 }

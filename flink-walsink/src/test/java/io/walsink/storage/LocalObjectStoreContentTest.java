@@ -8,9 +8,12 @@ import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Content the local store takes as it comes (WAL entries): every byte arrives in order whatever
  * mix of buffers writes it, a taken key is refused before anything is written, a failed writing
- * leaves neither object nor temporary file, and the staging memory stays one slice a thread.
+ * leaves neither object nor temporary file, and no memory outlives a put.
  */
 class LocalObjectStoreContentTest {
     private static final int SLICE = LocalObjectStore.WRITE_SLICE_BYTES;
@@ -177,9 +180,12 @@ class LocalObjectStoreContentTest {
         assertThat(local.get("wal/c")).isEqualTo(content.all());
     }
 
-    /** WAL entries grow with the rate: the thread's stage stays one slice, whatever their size. */
+    /**
+     * WAL entries grow with the rate: a put's stage is freed when the put ends, and no direct
+     * buffer of the JDK's is kept for the thread (one kept per thread outlived it until a GC).
+     */
     @Test
-    void growingContentKeepsTheThreadsDirectStageOneSliceLarge() throws Exception {
+    void streamedPutsKeepNoDirectMemory() throws Exception {
         LocalObjectStore store = new LocalObjectStore(root);
         BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
                 .filter(pool -> pool.getName().equals("direct"))
@@ -193,10 +199,10 @@ class LocalObjectStoreContentTest {
             }
             contents.add(c);
         }
-        AtomicLong grown = new AtomicLong();
+        AtomicLong grown = new AtomicLong(-1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread writer = new Thread(
-                () -> { // a new thread: no stage kept yet
+                () -> { // a new thread: no buffer kept for it yet
                     try {
                         long before = direct.getTotalCapacity();
                         for (int i = 0; i < contents.size(); i++) {
@@ -211,6 +217,26 @@ class LocalObjectStoreContentTest {
         writer.join(Duration.ofMinutes(2).toMillis());
         assertThat(writer.isAlive()).isFalse();
         assertThat(failure.get()).isNull();
-        assertThat(grown.get()).as("direct memory the writing thread kept").isBetween(1L, (long) SLICE);
+        assertThat(grown.get()).as("direct memory the writing thread kept").isZero();
+        for (int i = 0; i < contents.size(); i++) { // read here: a read keeps a JDK buffer for its thread
+            assertThat(store.get("wal/" + i)).isEqualTo(contents.get(i).all());
+        }
+    }
+
+    /** The stage is freed at close: a write after it must fail, not touch freed memory. */
+    @Test
+    void aClosedStageRefusesWrites() throws IOException {
+        try (FileChannel file =
+                FileChannel.open(root.resolve("f"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            StagedFileWrites out = new StagedFileWrites(file);
+            out.write(ByteBuffer.wrap(new byte[] {1, 2}));
+            out.flush();
+            out.close();
+            out.close(); // once freed, not twice
+            assertThatThrownBy(() -> out.write(ByteBuffer.wrap(new byte[] {3})))
+                    .isInstanceOf(ClosedChannelException.class);
+            assertThatThrownBy(out::flush).isInstanceOf(ClosedChannelException.class);
+        }
+        assertThat(Files.readAllBytes(root.resolve("f"))).containsExactly(1, 2);
     }
 }
