@@ -40,6 +40,9 @@ public final class LocalObjectStore implements ObjectStore {
     /** The most bytes one write call hands the JDK (see {@link #writeTemporary}). */
     static final int WRITE_SLICE_BYTES = 1 << 20;
 
+    /** Idle stages of streamed puts kept between puts: a writer's I/O threads put at once. */
+    static final int KEPT_STAGES = 4;
+
     /**
      * Age after which a temporary file counts as abandoned. A put holds its file for
      * milliseconds; an hour leaves room for stalled processes and clock skew on shared disks.
@@ -50,6 +53,7 @@ public final class LocalObjectStore implements ObjectStore {
     private final String description;
     private final Duration leftoverAge;
     private final Clock clock;
+    private final StagePool stages;
 
     public LocalObjectStore(Path root) {
         this(root, DEFAULT_LEFTOVER_AGE);
@@ -61,6 +65,10 @@ public final class LocalObjectStore implements ObjectStore {
     }
 
     LocalObjectStore(Path root, Duration leftoverAge, Clock clock) {
+        this(root, leftoverAge, clock, new StagePool(WRITE_SLICE_BYTES, KEPT_STAGES));
+    }
+
+    LocalObjectStore(Path root, Duration leftoverAge, Clock clock, StagePool stages) {
         if (leftoverAge.isNegative()) {
             throw new IllegalArgumentException("leftover age must not be negative, got " + leftoverAge);
         }
@@ -69,6 +77,7 @@ public final class LocalObjectStore implements ObjectStore {
         this.description = uri.endsWith("/") ? uri : uri + "/";
         this.leftoverAge = leftoverAge;
         this.clock = clock;
+        this.stages = stages;
     }
 
     public Path root() {
@@ -357,11 +366,11 @@ public final class LocalObjectStore implements ObjectStore {
         return temporary;
     }
 
-    private static Path writeTemporary(Path target, ObjectContent content) throws IOException {
+    private Path writeTemporary(Path target, ObjectContent content) throws IOException {
         Path temporary = target.resolveSibling(TemporaryFileNames.next());
         try (FileChannel channel =
                         FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                StagedFileWrites out = new StagedFileWrites(channel)) {
+                StagedFileWrites out = new StagedFileWrites(channel, stages)) {
             content.writeTo(out);
             out.flush();
             channel.force(true);
@@ -370,6 +379,12 @@ public final class LocalObjectStore implements ObjectStore {
             throw e;
         }
         return temporary;
+    }
+
+    /** Frees the stages kept for streamed puts; the store still works after it, keeping none. */
+    @Override
+    public void close() {
+        stages.close();
     }
 
     /** Makes the new directory entry durable; not every platform can open a directory. */

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
-import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * A file's writes, gathered in a stage of {@link LocalObjectStore#WRITE_SLICE_BYTES} of native
@@ -15,20 +14,23 @@ import org.apache.arrow.memory.util.MemoryUtil;
  *
  * <p>Why not the heap: writing an array, the JDK copies it into a direct buffer of its own first;
  * encoding a WAL entry into an array first was two copies of every byte, and a fresh zeroed array
- * per entry (docs/benchmarks.md, "Engine parts"). The stage is allocated when the writes start
- * and freed when they are closed, so no memory outlives a put (a direct buffer kept per thread
- * stayed allocated after the thread ended, until a garbage collection).
+ * per entry (docs/benchmarks.md, "Engine parts"). The stage comes from the store's {@link
+ * StagePool} when the writes start and goes back to it when they are closed, so its pages stay
+ * resident between puts and none outlives the store (a direct buffer kept per thread stayed
+ * allocated after the thread ended, until a garbage collection).
  */
 final class StagedFileWrites implements WritableByteChannel {
     private final FileChannel file;
-    private final long address;
+    private final StagePool pool;
+    private final StagePool.Stage taken;
     private final ByteBuffer stage;
     private boolean open = true;
 
-    StagedFileWrites(FileChannel file) {
+    StagedFileWrites(FileChannel file, StagePool pool) {
         this.file = file;
-        this.address = MemoryUtil.allocateMemory(LocalObjectStore.WRITE_SLICE_BYTES);
-        this.stage = MemoryUtil.directBuffer(address, LocalObjectStore.WRITE_SLICE_BYTES);
+        this.pool = pool;
+        this.taken = pool.acquire();
+        this.stage = taken.buffer();
     }
 
     @Override
@@ -75,12 +77,12 @@ final class StagedFileWrites implements WritableByteChannel {
         return open;
     }
 
-    /** Stops taking writes and frees the stage; what is staged and not flushed is dropped. */
+    /** Stops taking writes and hands the stage back; what is staged and not flushed is dropped. */
     @Override
     public void close() {
         if (open) {
             open = false;
-            MemoryUtil.freeMemory(address);
+            pool.release(taken);
         }
     }
 }

@@ -223,16 +223,116 @@ class LocalObjectStoreContentTest {
         }
     }
 
-    /** The stage is freed at close: a write after it must fail, not touch freed memory. */
+    /** A put's stage goes back to the store and serves the next put: its pages are faulted in once. */
+    @Test
+    void putsReuseOneStageAndTheStoresCloseFreesIt() {
+        StagePool pool = new StagePool(SLICE, LocalObjectStore.KEPT_STAGES);
+        LocalObjectStore store = new LocalObjectStore(root, Duration.ofHours(1), java.time.Clock.systemUTC(), pool);
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 20; i++) {
+            Chunks content = new Chunks()
+                    .add(random(random, random.nextInt(3 * SLICE)), false)
+                    .add(random(random, 100), true);
+            store.putIfAbsent("wal/" + i, content);
+            assertThat(store.get("wal/" + i)).isEqualTo(content.all());
+        }
+        assertThat(pool.allocations())
+                .as("stages allocated for 20 puts, one after another")
+                .isEqualTo(1);
+        assertThat(pool.live()).isEqualTo(1);
+        store.close();
+        assertThat(pool.live()).as("stages left after the store's close").isZero();
+
+        Chunks late = new Chunks().add(new byte[] {4, 5}, false);
+        store.putIfAbsent("wal/late", late); // a closed store still puts, and keeps nothing
+        assertThat(store.get("wal/late")).containsExactly(4, 5);
+        assertThat(pool.allocations()).isEqualTo(2);
+        assertThat(pool.live()).isZero();
+    }
+
+    /** Closing the store while a put writes through its stage must not free that stage under it. */
+    @Test
+    void aStageInUseWhenTheStoreClosesIsFreedWhenItsPutEnds() {
+        StagePool pool = new StagePool(SLICE, LocalObjectStore.KEPT_STAGES);
+        LocalObjectStore store = new LocalObjectStore(root, Duration.ofHours(1), java.time.Clock.systemUTC(), pool);
+        AtomicInteger liveWhileWriting = new AtomicInteger(-1);
+        ObjectContent closesTheStore = new ObjectContent() {
+            @Override
+            public void writeTo(WritableByteChannel out) throws IOException {
+                out.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+                store.close();
+                liveWhileWriting.set(pool.live());
+                out.write(ByteBuffer.wrap(new byte[] {4, 5}));
+            }
+
+            @Override
+            public long expectedBytes() {
+                return 5;
+            }
+        };
+        store.putIfAbsent("wal/d", closesTheStore);
+        assertThat(liveWhileWriting).as("the stage in use after the close").hasValue(1);
+        assertThat(store.get("wal/d")).containsExactly(1, 2, 3, 4, 5);
+        assertThat(pool.live()).as("freed when the put ended").isZero();
+    }
+
+    /** Puts at once take a stage each; the store keeps no more of them idle than its bound. */
+    @Test
+    void concurrentPutsTakeAStageEachAndAtMostTheBoundStaysKept() throws Exception {
+        int threads = 4;
+        StagePool pool = new StagePool(SLICE, 2);
+        LocalObjectStore store = new LocalObjectStore(root, Duration.ofHours(1), java.time.Clock.systemUTC(), pool);
+        java.util.concurrent.CyclicBarrier allWriting = new java.util.concurrent.CyclicBarrier(threads);
+        java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> puts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                byte value = (byte) t;
+                puts.add(executor.submit(() -> store.putIfAbsent("wal/" + value, new ObjectContent() {
+                    @Override
+                    public void writeTo(WritableByteChannel out) throws IOException {
+                        out.write(ByteBuffer.wrap(new byte[] {value}));
+                        try {
+                            allWriting.await(1, java.util.concurrent.TimeUnit.MINUTES); // every put holds its stage
+                        } catch (Exception e) {
+                            throw new IOException(e);
+                        }
+                        out.write(ByteBuffer.wrap(new byte[] {value}));
+                    }
+
+                    @Override
+                    public long expectedBytes() {
+                        return 2;
+                    }
+                })));
+            }
+            for (java.util.concurrent.Future<?> put : puts) {
+                put.get(1, java.util.concurrent.TimeUnit.MINUTES);
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+        for (int t = 0; t < threads; t++) {
+            assertThat(store.get("wal/" + t)).containsExactly(t, t);
+        }
+        assertThat(pool.allocations()).as("stages of four puts at once").isEqualTo(threads);
+        assertThat(pool.live()).as("kept idle: the bound").isEqualTo(2);
+        store.close();
+        assertThat(pool.live()).isZero();
+    }
+
+    /** The stage is handed back at close: a write after it must fail, not touch memory it no longer owns. */
     @Test
     void aClosedStageRefusesWrites() throws IOException {
         try (FileChannel file =
                 FileChannel.open(root.resolve("f"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            StagedFileWrites out = new StagedFileWrites(file);
+            StagePool pool = new StagePool(SLICE, 1);
+            StagedFileWrites out = new StagedFileWrites(file, pool);
             out.write(ByteBuffer.wrap(new byte[] {1, 2}));
             out.flush();
             out.close();
-            out.close(); // once freed, not twice
+            out.close(); // once handed back, not twice
+            assertThat(pool.live()).as("the stage kept for the next writes").isEqualTo(1);
             assertThatThrownBy(() -> out.write(ByteBuffer.wrap(new byte[] {3})))
                     .isInstanceOf(ClosedChannelException.class);
             assertThatThrownBy(out::flush).isInstanceOf(ClosedChannelException.class);
