@@ -162,11 +162,11 @@ final class Q1Pipelines {
     private static final AtomicLong FIRST_ROW_FAULTS = new AtomicLong();
 
     /**
-     * Runs {@code pipeline} to its end; walsink pipelines write a new table at {@code table}, and
-     * checkpoints go to {@code checkpoints}. A failure fails the run (no restarts).
+     * Runs {@code pipeline} to its end; walsink pipelines write a new table at {@code table}.
+     * Checkpoints stay in memory ({@link InMemoryCheckpoints}). A failure fails the run (no restarts).
      */
-    static Timing run(Pipeline pipeline, Settings s, Path table, Path checkpoints) throws Exception {
-        Configuration conf = flinkConfig(s, checkpoints);
+    static Timing run(Pipeline pipeline, Settings s, Path table) throws Exception {
+        Configuration conf = flinkConfig(s);
         return switch (pipeline) {
             case DATASTREAM_WALSINK, DATASTREAM_DISCARD_KEYED, DATASTREAM_DISCARD_UNSHUFFLED -> dataStream(
                     pipeline, s, table, conf);
@@ -229,9 +229,7 @@ final class Q1Pipelines {
      * issue's reference) unless {@code sqlFromGenerator}: then a view of the change numbers from
      * the FLIP-27 generator the DataStream jobs use. The datagen sequence costs more per row than
      * the rest of the blackhole job, and keeps every value it has yet to emit in operator state,
-     * so a checkpoint of a 6 M-row run wrote millions of longs (14 s of CPU, mostly system time,
-     * in the checkpoint threads); a walsink run that outlasts the checkpoint interval pays that
-     * and a shorter blackhole run does not. datagen cannot tell its first row: SQL's time is
+     * which the checkpoints hold in memory ({@link InMemoryCheckpoints}). datagen cannot tell its first row: SQL's time is
      * then Flink's net runtime and its CPU counted from the submission, for both sides alike.
      */
     private static Timing sql(boolean walsink, Settings s, Path table, Configuration conf)
@@ -308,13 +306,10 @@ final class Q1Pipelines {
      * end until the next periodic checkpoint fires: up to a whole interval (10 s) of waiting,
      * at a phase Flink draws at random, which would swamp a 10-30 s run.
      */
-    private static Configuration flinkConfig(Settings s, Path checkpoints) {
+    private static Configuration flinkConfig(Settings s) {
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, s.finalCheckpoint());
-        // SQL's datagen sequence keeps every value it has yet to emit in operator state (12 MB per
-        // subtask at the start of a 3 M run), beyond the 5 MB the JobManager's in-memory storage takes.
-        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, InMemoryCheckpoints.class.getName());
         // A restarted job re-reads part of its input: its time would not be a run's time.
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         return conf;

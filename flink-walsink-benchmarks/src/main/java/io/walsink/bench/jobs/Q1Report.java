@@ -193,7 +193,7 @@ public final class Q1Report {
         try {
             Path table = dir.resolve("table");
             ThreadCpu.Sampler sampler = threadCpu ? ThreadCpu.start(THREAD_SAMPLE_PERIOD) : null;
-            Q1Pipelines.Timing timing = Q1Pipelines.run(p, s, table, dir.resolve("checkpoints"));
+            Q1Pipelines.Timing timing = Q1Pipelines.run(p, s, table);
             Map<String, ThreadCpu.Usage> threads = sampler == null ? Map.of() : sampler.stop();
             Q1Check.Outcome check = p.walsink() && verify
                     ? Q1Check.verify(table, s.rows(), s.finalCheckpoint() ? ReadMode.COMMITTED : ReadMode.LATEST)

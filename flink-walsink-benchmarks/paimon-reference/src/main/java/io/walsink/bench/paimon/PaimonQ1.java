@@ -74,8 +74,7 @@ public final class PaimonQ1 {
                     default -> throw new IllegalArgumentException(
                             "sink must be paimon or blackhole, got '" + sink + "'");
                 };
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(spec, run, dir));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(spec, run));
         env.setParallelism(Integer.parseInt(spec.getProperty("parallelism")));
         env.enableCheckpointing(Long.parseLong(spec.getProperty("checkpoint-ms")));
         StreamTableEnvironment t = StreamTableEnvironment.create(
@@ -127,15 +126,12 @@ public final class PaimonQ1 {
     }
 
     /** As the benchmarks configure walsink's runs (see their Q1Pipelines). */
-    private static Configuration flinkConfig(Properties spec, String run, Path dir) {
+    private static Configuration flinkConfig(Properties spec, String run) {
         Configuration conf = new Configuration();
         conf.set(
                 CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH,
                 Boolean.parseBoolean(spec.getProperty(run + "final-checkpoint", spec.getProperty("final-checkpoint"))));
-        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        conf.set(
-                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                dir.resolve("checkpoints").toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, InMemoryCheckpoints.class.getName());
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         return conf;
     }
