@@ -31,7 +31,7 @@ final class SqlVsPaimonDefinition {
                     new Option("--parallelism", "2", "source and sink parallelism of every job"),
                     new Option("--warmup-rows", "300000", "rows of each side's unreported warm-up pair; 0: none"),
                     new Option("--seed", "42", "seed of the key order and values"),
-                    new Option("--paimon-heap", "2g", "-Xmx of the Paimon JVM"),
+                    new Option("--paimon-heap", "3g", "-Xms = -Xmx of the Paimon JVM, as the walsink side's"),
                     new Option(
                             "--paimon-module",
                             "",
