@@ -39,10 +39,12 @@ final class StagePool {
                 stage.buffer().clear();
                 return stage;
             }
+        }
+        long address = MemoryUtil.allocateMemory(bytes); // counted only once it exists
+        synchronized (this) {
             live++;
             allocations++;
         }
-        long address = MemoryUtil.allocateMemory(bytes);
         return new Stage(address, MemoryUtil.directBuffer(address, bytes));
     }
 
