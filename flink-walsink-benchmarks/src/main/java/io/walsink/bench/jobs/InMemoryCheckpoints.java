@@ -7,8 +7,8 @@ import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 /**
  * The jobs' checkpoint storage: the JobManager's memory, with room for SQL's datagen sequence.
  * That source keeps every value it has yet to emit in operator state, and Flink's file storage
- * writes list state with a flush, so a system call, per element: a checkpoint of a 12 M-row run
- * cost 10-20 s of CPU in Flink's checkpoint threads, more in a longer run (a sink slower than
+ * writes list state with a flush, so a system call, per element: the checkpoints of a 12 M-row
+ * SQL run cost 12-18 s of CPU in Flink's checkpoint threads, more in a longer run (a sink slower than
  * blackhole pays it more often), none of it the sink's work. In memory the same state costs
  * no system calls. Named by class in {@code execution.checkpointing.storage}.
  */
